@@ -1,0 +1,42 @@
+#pragma once
+// What every subcommand shares at the CLI boundary: exit codes, error printing, output routing.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace opmfu::cli {
+
+/// Documented in `opmfu --help` and docs/cli.md.
+enum ExitCode : int {
+  kExitOk = 0,        ///< ran; nothing at or above the failure threshold
+  kExitFindings = 1,  ///< ran; findings, or a check failed
+  kExitUsage = 2,     ///< usage or input error: the result is not to be trusted
+  kExitInternal = 3,  ///< a bug in opmfu
+};
+
+/// A subcommand sets this while its options are parsed; main runs it afterwards.
+using Action = std::function<int()>;
+
+/// Prints "opmfu: error: <message>" on stderr and returns the matching exit code.
+int ReportError(const Error& error);
+/// Prints "opmfu: warning: <message>" on stderr.
+void ReportWarning(std::string_view message);
+
+/// Writes to `output_path` atomically, or to stdout when it is empty or "-".
+Status EmitOutput(std::string_view content, const std::string& output_path);
+
+std::optional<std::string> GetEnv(const char* name);
+
+/// Colour for the `full` format: --color always|never|auto (auto: a terminal, and NO_COLOR unset).
+bool UseColor(std::string_view mode, bool writing_to_file);
+
+/// Adds `opmfu registry ...` to the app.
+void AddRegistryCommand(CLI::App& app, Action& action);
+
+}  // namespace opmfu::cli

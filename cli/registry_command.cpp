@@ -1,0 +1,338 @@
+// `opmfu registry list|check|add`: thin glue between the flags and the registry and rules libraries.
+
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_support.h"
+#include "common/config.h"
+#include "common/diagnostic_format.h"
+#include "common/file_io.h"
+#include "common/text.h"
+#include "registry/edit.h"
+#include "registry/listing.h"
+#include "registry/locate.h"
+#include "rules/registry_checks.h"
+
+namespace opmfu::cli {
+namespace {
+
+struct LocateFlags {
+  std::string formulas;
+  std::string python;
+
+  void Add(CLI::App& command) {
+    command.add_option("--formulas", formulas,
+                       "the _flops_formulas.py to use (else $OPMFU_FORMULAS, else found "
+                       "on the sys.path of --python)");
+    command.add_option("--python", python,
+                       "interpreter whose sys.path holds torch_npu (else $OPMFU_PYTHON, "
+                       "else python3); only asked for sys.path");
+  }
+
+  Result<registry::LocatedFormulas> Locate() const {
+    registry::LocateOptions options;
+    if (!formulas.empty()) options.formulas_flag = formulas;
+    if (!python.empty()) options.python_flag = python;
+    options.formulas_env = GetEnv("OPMFU_FORMULAS");
+    options.python_env = GetEnv("OPMFU_PYTHON");
+    return registry::LocateFormulas(options);
+  }
+};
+
+// ---- list -------------------------------------------------------------------------------------
+
+struct ListFlags {
+  LocateFlags locate;
+  std::string format = "table";
+  std::string output;
+};
+
+int RunList(const ListFlags& flags) {
+  auto format = registry::ParseListFormat(flags.format);
+  if (!format.ok()) return ReportError(format.error());
+  auto located = flags.locate.Locate();
+  if (!located.ok()) return ReportError(located.error());
+  auto file = registry::LoadFormulaFile(located->path, registry::ParseDepth::kSignatures);
+  if (!file.ok()) return ReportError(file.error());
+
+  if (Status written = EmitOutput(registry::RenderListing(*file, *format), flags.output); !written.ok()) {
+    return ReportError(written.error());
+  }
+  if (file->registrations.empty()) {
+    std::cerr << file->path << ": no @register_npu_flop registrations found\n";
+  }
+  if (!file->parsed_cleanly()) {
+    const SourcePosition at = file->tree.PositionAt(ts_node_start_byte(*file->tree.FirstError()));
+    ReportWarning(file->path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                  ": syntax error; the listing may be incomplete (run `opmfu registry check`)");
+    return kExitFindings;
+  }
+  return kExitOk;
+}
+
+// ---- check ------------------------------------------------------------------------------------
+
+struct DiagnosticFlags {
+  std::string output_format = "full";
+  std::string output;
+  std::string color = "auto";
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  std::vector<std::string> severity;
+  std::string fail_on;
+  bool no_config = false;
+
+  void Add(CLI::App& command) {
+    command.add_option("--output-format", output_format, "full, concise, gcc, json, sarif or github")
+        ->capture_default_str();
+    command.add_option("-o,--output", output, "write findings to FILE (atomically) instead of stdout");
+    command.add_option("--color", color, "colour in the full format: auto, always or never")->capture_default_str();
+    command.add_option("--select", select, "only these rules (ids, names, prefixes like OPM5, or ALL)")->delimiter(',');
+    command.add_option("--ignore", ignore, "skip these rules")->delimiter(',');
+    command.add_option("--severity", severity, "override a rule's severity: OPM506=error")->delimiter(',');
+    command.add_option("--fail-on", fail_on, "lowest severity that makes the exit code 1 (default: warning)");
+    command.add_flag("--no-config", no_config, "ignore .opmfu.yaml files");
+  }
+
+  Result<RuleOverrides> Overrides(std::span<const RuleDescriptor> rules) const {
+    RuleOverrides overrides;
+    for (const std::string& selector : select) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
+    for (const std::string& selector : ignore) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
+    overrides.select = select;
+    overrides.ignore = ignore;
+    for (const std::string& text : severity) {
+      OPMFU_ASSIGN_OR_RETURN(auto entry, ParseSeverityOverride(text));
+      OPMFU_RETURN_IF_ERROR(ValidateSelector(entry.first, rules));
+      overrides.severity.push_back(entry);
+    }
+    return overrides;
+  }
+};
+
+struct CheckFlags {
+  LocateFlags locate;
+  DiagnosticFlags diagnostics;
+  std::vector<std::string> files;
+  bool fix = false;
+  bool diff = false;
+};
+
+// --fix / --diff: the safe fixes of one file's findings. A file that did not parse cleanly is never
+// changed. Returns the findings that remain.
+Result<std::vector<Diagnostic>> ApplySafeFixes(const registry::FormulaFile& file, std::vector<Diagnostic> found,
+                                               bool write, std::string& diff_out) {
+  std::vector<TextEdit> edits;
+  std::vector<Diagnostic> remaining;
+  for (Diagnostic& d : found) {
+    if (d.fix && d.fix->safe && file.parsed_cleanly()) {
+      edits.insert(edits.end(), d.fix->edits.begin(), d.fix->edits.end());
+    } else {
+      remaining.push_back(std::move(d));
+    }
+  }
+  if (edits.empty()) return remaining;
+  if (!write) {
+    diff_out += UnifiedDiff(file.path, file.tree.source(), edits);
+    return found;  // nothing changed on disk: every finding still stands
+  }
+  OPMFU_ASSIGN_OR_RETURN(std::string fixed, ApplyEdits(file.tree.source(), edits));
+  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(file.path, fixed));
+  std::cerr << "Fixed " << edits.size() << (edits.size() == 1 ? " finding" : " findings") << " in " << file.path
+            << ".\n";
+  return remaining;
+}
+
+int RunCheck(const CheckFlags& flags) {
+  const std::vector<RuleDescriptor> rules = rules::RuleDescriptors(rules::RuleScope::kRegistry);
+  auto format = ParseOutputFormat(flags.diagnostics.output_format);
+  if (!format.ok()) return ReportError(format.error());
+  auto overrides = flags.diagnostics.Overrides(rules);
+  if (!overrides.ok()) return ReportError(overrides.error());
+  std::optional<Severity> fail_on_flag;
+  if (!flags.diagnostics.fail_on.empty()) {
+    auto parsed = ParseSeverity(flags.diagnostics.fail_on);
+    if (!parsed.ok()) return ReportError(parsed.error());
+    fail_on_flag = *parsed;
+  }
+
+  std::vector<std::string> files = flags.files;
+  if (files.empty()) {
+    auto located = flags.locate.Locate();
+    if (!located.ok()) return ReportError(located.error());
+    files.push_back(located->path.string());
+  }
+
+  int exit_code = kExitOk;
+  std::vector<Diagnostic> diagnostics;
+  std::string diff;
+  Severity fail_on = fail_on_flag.value_or(Severity::kWarning);
+  for (const std::string& path : files) {
+    Config config;
+    if (!flags.diagnostics.no_config) {
+      auto loaded = ConfigFor(path, rules);
+      if (!loaded.ok()) return ReportError(loaded.error());
+      config = std::move(*loaded);
+      if (config.fail_on && !fail_on_flag) fail_on = *config.fail_on;
+    }
+    auto file = registry::LoadFormulaFile(path);
+    if (!file.ok()) {
+      exit_code = ReportError(file.error());  // the other files are still checked
+      continue;
+    }
+    std::vector<Diagnostic> found = rules::CheckFormulaFile(*file, EffectiveRules(config, *overrides, rules, path));
+    if (flags.fix || flags.diff) {
+      auto remaining = ApplySafeFixes(*file, std::move(found), flags.fix && !flags.diff, diff);
+      if (!remaining.ok()) return ReportError(remaining.error());
+      found = std::move(*remaining);
+    }
+    diagnostics.insert(diagnostics.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+  }
+
+  if (flags.diff) {
+    // --diff previews the fixes instead of listing findings (ruff's convention): exit 1 if any.
+    if (Status written = EmitOutput(diff, flags.diagnostics.output); !written.ok()) return ReportError(written.error());
+    if (exit_code != kExitOk) return exit_code;
+    return diff.empty() ? kExitOk : kExitFindings;
+  }
+  FormatOptions options;
+  options.tool_version = OPMFU_VERSION;
+  options.rules = rules;
+  options.color = UseColor(flags.diagnostics.color, !flags.diagnostics.output.empty());
+  if (Status written = EmitOutput(FormatDiagnostics(diagnostics, *format, options), flags.diagnostics.output);
+      !written.ok()) {
+    return ReportError(written.error());
+  }
+  const DiagnosticCounts counts = CountDiagnostics(diagnostics);
+  if (*format == OutputFormat::kFull || *format == OutputFormat::kConcise || *format == OutputFormat::kGcc) {
+    std::cerr << SummaryLine(counts) << "\n";
+  }
+  if (exit_code != kExitOk) return exit_code;
+  const bool failed =
+      std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) { return d.severity >= fail_on; });
+  return failed ? kExitFindings : kExitOk;
+}
+
+// ---- add --------------------------------------------------------------------------------------
+
+struct AddFlags {
+  LocateFlags locate;
+  std::string target;
+  std::string from;
+  bool write = false;
+  std::string color = "auto";
+};
+
+// Findings on the inserted function, moved back to where the user wrote it (the --from file).
+std::vector<Diagnostic> FindingsOnAddition(const registry::FormulaFile& edited, const registry::PlannedAddition& plan,
+                                           const std::string& from_path) {
+  const std::vector<RuleDescriptor> rules = rules::RuleDescriptors(rules::RuleScope::kRegistry);
+  auto config = ConfigFor(edited.path, rules);
+  const auto effective = EffectiveRules(config.ok() ? *config : Config{}, {}, rules, edited.path);
+  std::vector<Diagnostic> mine;
+  for (Diagnostic& d : rules::CheckFormulaFile(edited, effective)) {
+    const int line = d.range.start.line;
+    if (line < plan.decorator_line || line >= plan.decorator_line + plan.inserted_line_count) continue;
+    if (d.severity == Severity::kInfo) continue;
+    const int shift = plan.source_def_line - plan.function_line;
+    if (line == plan.decorator_line) {
+      d.notes.push_back({"", std::nullopt, "on the decorator opmfu would add: " + d.snippet});
+      d.range = {{plan.source_def_line, 1}, {plan.source_def_line, 2}};
+      d.snippet.clear();
+    } else {
+      d.range.start.line += shift;
+      d.range.end.line += shift;
+    }
+    for (Note& note : d.notes) {
+      if (note.file != edited.path || !note.position) continue;
+      note.file = from_path;
+      note.position->line += shift;
+    }
+    d.file = from_path;
+    d.fix.reset();  // its byte offsets point into the edited formulas file
+    mine.push_back(std::move(d));
+  }
+  return mine;
+}
+
+int RunAdd(const AddFlags& flags) {
+  auto located = flags.locate.Locate();
+  if (!located.ok()) return ReportError(located.error());
+  auto formulas = registry::LoadFormulaFile(located->path);
+  if (!formulas.ok()) return ReportError(formulas.error());
+  auto candidate = registry::LoadFormulaFile(flags.from);
+  if (!candidate.ok()) return ReportError(candidate.error());
+  auto plan = registry::PlanAddition(*formulas, *candidate, flags.target);
+  if (!plan.ok()) return ReportError(plan.error());
+
+  auto edited = registry::ParseFormulaFile(formulas->path, plan->new_source);
+  if (!edited.ok()) return ReportError(edited.error());
+  const std::vector<Diagnostic> findings = FindingsOnAddition(*edited, *plan, flags.from);
+  if (!findings.empty()) {
+    std::cerr << "opmfu: error: refusing to add `" << plan->function_name
+              << "`: it fails `opmfu registry check` (a wrong formula is worse than none)\n\n";
+    FormatOptions options;
+    options.tool_version = OPMFU_VERSION;
+    options.color = UseColor(flags.color, false);
+    std::cerr << FormatDiagnostics(findings, OutputFormat::kFull, options);
+    return kExitFindings;
+  }
+
+  if (!flags.write) {
+    std::cout << UnifiedDiff(formulas->path, formulas->tree.source(), {plan->edit});
+    std::cerr << "Preview only: run again with --write to change " << formulas->path << " (a .bak copy is kept).\n";
+    return kExitOk;
+  }
+  // Refuse to overwrite edits made since we read the file.
+  auto current = ReadTextFile(located->path);
+  if (!current.ok()) return ReportError(current.error());
+  if (*current != formulas->tree.source()) {
+    return ReportError(Error::Input(formulas->path + ": changed while opmfu was working; nothing was written"));
+  }
+  const std::string backup = located->path.string() + ".bak";
+  if (Status saved = CopyFileAtomically(located->path, backup); !saved.ok()) return ReportError(saved.error());
+  if (Status written = WriteFileAtomically(located->path, plan->new_source); !written.ok()) {
+    return ReportError(written.error());
+  }
+  std::cerr << "Added `" << plan->function_name << "` as target '" << flags.target << "' at " << formulas->path << ":"
+            << plan->decorator_line << " (backup: " << backup << ").\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddRegistryCommand(CLI::App& app, Action& action) {
+  CLI::App* registry = app.add_subcommand("registry", "list, check and add @register_npu_flop FLOPs formulas");
+  registry->require_subcommand(1);
+  registry->footer("The formulas file is torch_npu/profiler/_flops_formulas.py. It is read, never imported or run.");
+
+  auto list = std::make_shared<ListFlags>();
+  CLI::App* list_command = registry->add_subcommand("list", "every @register_npu_flop registration, in file order");
+  list->locate.Add(*list_command);
+  list_command->add_option("--format", list->format, "table, json, markdown or csv")->capture_default_str();
+  list_command->add_option("-o,--output", list->output, "write the listing to FILE (atomically)");
+  list_command->callback([list, &action] { action = [list] { return RunList(*list); }; });
+
+  auto check = std::make_shared<CheckFlags>();
+  CLI::App* check_command =
+      registry->add_subcommand("check", "validate registrations: duplicates, malformed targets, unsafe formulas");
+  check_command->add_option("files", check->files, "formulas files (default: the one --formulas/--python find)");
+  check->locate.Add(*check_command);
+  check->diagnostics.Add(*check_command);
+  check_command->add_flag("--fix", check->fix, "apply the safe fixes in place (files that parse cleanly only)");
+  check_command->add_flag("--diff", check->diff, "print the safe fixes as a unified diff and change nothing");
+  check_command->callback([check, &action] { action = [check] { return RunCheck(*check); }; });
+
+  auto add = std::make_shared<AddFlags>();
+  CLI::App* add_command =
+      registry->add_subcommand("add", "insert a new formula under a target; prints the diff unless --write");
+  add_command->add_option("--target", add->target, "what to hook, as module:attr (e.g. torch_npu:npu_my_op)")
+      ->required();
+  add_command->add_option("--from", add->from, "a Python file holding exactly one plain function: the formula")
+      ->required();
+  add->locate.Add(*add_command);
+  add_command->add_flag("--write", add->write, "change the formulas file (atomically, keeping FILE.bak)");
+  add_command->add_option("--color", add->color, "colour for refusals: auto, always or never");
+  add_command->callback([add, &action] { action = [add] { return RunAdd(*add); }; });
+}
+
+}  // namespace opmfu::cli

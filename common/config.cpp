@@ -1,0 +1,272 @@
+#include "common/config.h"
+
+#include <fnmatch.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/file_io.h"
+#include "common/text.h"
+
+namespace opmfu {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kTopLevelKeys = {"select",  "ignore",  "severity", "per-file-ignores",
+                                                "exclude", "fail-on", "analyze"};
+const std::vector<std::string> kAnalyzeKeys = {"jobs", "export-type"};
+const std::vector<std::string> kExportTypes = {"db", "text", "csv", "json"};
+
+// Config errors carry the file and the 1-based position yaml-cpp reports.
+class ConfigReader {
+ public:
+  ConfigReader(fs::path path, std::span<const RuleDescriptor> rules) : path_(std::move(path)), rules_(rules) {}
+
+  Error At(const YAML::Node& node, const std::string& message) const {
+    const YAML::Mark mark = node.Mark();
+    std::string where = path_.string();
+    if (!mark.is_null()) where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+    return Error::Usage(where + ": " + message);
+  }
+
+  Result<std::string> Scalar(const YAML::Node& node, std::string_view what) const {
+    if (!node.IsScalar()) return At(node, std::string(what) + " must be a single value");
+    return node.Scalar();
+  }
+
+  Result<std::vector<std::string>> Selectors(const YAML::Node& node, std::string_view key) const {
+    std::vector<std::string> out;
+    const auto add = [&](const YAML::Node& item) -> Status {
+      OPMFU_ASSIGN_OR_RETURN(std::string selector, Scalar(item, "a rule selector"));
+      if (Status valid = ValidateSelector(selector, rules_); !valid.ok()) {
+        return At(item, "'" + std::string(key) + "': " + valid.error().message);
+      }
+      out.push_back(selector);
+      return Ok();
+    };
+    if (node.IsScalar()) {
+      OPMFU_RETURN_IF_ERROR(add(node));
+    } else if (node.IsSequence()) {
+      for (const YAML::Node& item : node) OPMFU_RETURN_IF_ERROR(add(item));
+    } else {
+      return At(node, "'" + std::string(key) + "' must be a list of rule ids or names");
+    }
+    return out;
+  }
+
+  Result<std::vector<std::string>> Strings(const YAML::Node& node, std::string_view key) const {
+    if (!node.IsSequence()) return At(node, "'" + std::string(key) + "' must be a list");
+    std::vector<std::string> out;
+    for (const YAML::Node& item : node) {
+      OPMFU_ASSIGN_OR_RETURN(std::string value, Scalar(item, "an entry of '" + std::string(key) + "'"));
+      out.push_back(value);
+    }
+    return out;
+  }
+
+  Result<Severity> SeverityValue(const YAML::Node& node) const {
+    OPMFU_ASSIGN_OR_RETURN(std::string text, Scalar(node, "a severity"));
+    auto severity = ParseSeverity(text);
+    if (!severity.ok()) return At(node, severity.error().message);
+    return *severity;
+  }
+
+  Error UnknownKey(const YAML::Node& key, const std::vector<std::string>& known, std::string_view section) const {
+    const std::string name = key.IsScalar() ? key.Scalar() : "?";
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    return At(key,
+              "unknown key '" + name + "'" + std::string(section) + DidYouMean(name, known) + "; known keys: " + list);
+  }
+
+  Result<Config> Read(const YAML::Node& root) const {
+    Config config;
+    config.path = path_;
+    if (root.IsNull()) return config;  // an empty file is a valid config
+    if (!root.IsMap()) return At(root, "the config must be a mapping of keys (select, ignore, ...)");
+    for (const auto& entry : root) {
+      const YAML::Node& key = entry.first;
+      const YAML::Node& value = entry.second;
+      const std::string name = key.IsScalar() ? key.Scalar() : "";
+      if (name == "select") {
+        OPMFU_ASSIGN_OR_RETURN(config.select, Selectors(value, name));
+      } else if (name == "ignore") {
+        OPMFU_ASSIGN_OR_RETURN(config.ignore, Selectors(value, name));
+      } else if (name == "severity") {
+        if (!value.IsMap()) return At(value, "'severity' must map rule selectors to error, warning or info");
+        for (const auto& item : value) {
+          OPMFU_ASSIGN_OR_RETURN(auto selectors, Selectors(item.first, name));
+          OPMFU_ASSIGN_OR_RETURN(Severity severity, SeverityValue(item.second));
+          config.severity.emplace_back(selectors.front(), severity);
+        }
+      } else if (name == "per-file-ignores") {
+        if (!value.IsMap()) return At(value, "'per-file-ignores' must map file globs to rule lists");
+        for (const auto& item : value) {
+          OPMFU_ASSIGN_OR_RETURN(std::string glob, Scalar(item.first, "a file glob"));
+          OPMFU_ASSIGN_OR_RETURN(auto selectors, Selectors(item.second, name));
+          config.per_file_ignores.emplace_back(glob, selectors);
+        }
+      } else if (name == "exclude") {
+        OPMFU_ASSIGN_OR_RETURN(config.exclude, Strings(value, name));
+      } else if (name == "fail-on") {
+        OPMFU_ASSIGN_OR_RETURN(config.fail_on, SeverityValue(value));
+      } else if (name == "analyze") {
+        OPMFU_RETURN_IF_ERROR(ReadAnalyze(value, config.analyze));
+      } else {
+        return UnknownKey(key, kTopLevelKeys, "");
+      }
+    }
+    return config;
+  }
+
+  Status ReadAnalyze(const YAML::Node& node, AnalyzeConfig& analyze) const {
+    if (!node.IsMap()) return At(node, "'analyze' must be a mapping (jobs, export-type)");
+    for (const auto& entry : node) {
+      const std::string name = entry.first.IsScalar() ? entry.first.Scalar() : "";
+      if (name == "jobs") {
+        OPMFU_ASSIGN_OR_RETURN(std::string text, Scalar(entry.second, "'jobs'"));
+        const bool digits = !text.empty() && text.size() < 6 &&
+                            std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+        if (!digits || std::stoi(text) < 1) return At(entry.second, "'jobs' must be a whole number from 1");
+        analyze.jobs = std::stoi(text);
+      } else if (name == "export-type") {
+        OPMFU_ASSIGN_OR_RETURN(std::string text, Scalar(entry.second, "'export-type'"));
+        if (std::find(kExportTypes.begin(), kExportTypes.end(), text) == kExportTypes.end()) {
+          return At(entry.second, "unknown export-type '" + text + "'" + DidYouMean(text, kExportTypes) +
+                                      "; choose db, text, csv or json");
+        }
+        analyze.export_type = text;
+      } else {
+        return UnknownKey(entry.first, kAnalyzeKeys, " in 'analyze'");
+      }
+    }
+    return Ok();
+  }
+
+ private:
+  fs::path path_;
+  std::span<const RuleDescriptor> rules_;
+};
+
+bool IsIdPrefix(std::string_view selector) {
+  if (selector.size() < 4 || selector.substr(0, 3) != "OPM") return false;
+  return std::all_of(selector.begin() + 3, selector.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+bool GlobMatches(const std::string& glob, const fs::path& relative) {
+  const std::string path = relative.generic_string();
+  if (fnmatch(glob.c_str(), path.c_str(), 0) == 0) return true;
+  // A glob without a slash also matches by file name alone, as .gitignore does.
+  return glob.find('/') == std::string::npos && fnmatch(glob.c_str(), relative.filename().c_str(), 0) == 0;
+}
+
+}  // namespace
+
+Result<Config> LoadConfigFile(const fs::path& path, std::span<const RuleDescriptor> rules) {
+  OPMFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, ReadLimits{.max_bytes = 4U << 20, .reject_nul = true}));
+  if (!IsValidUtf8(text)) return Error::Usage(path.string() + ": not valid UTF-8");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& error) {
+    std::string where = path.string();
+    if (!error.mark.is_null()) {
+      where += ":" + std::to_string(error.mark.line + 1) + ":" + std::to_string(error.mark.column + 1);
+    }
+    return Error::Usage(where + ": invalid YAML: " + error.msg);
+  }
+  try {
+    return ConfigReader(path, rules).Read(root);
+  } catch (const YAML::Exception& error) {
+    return Error::Usage(path.string() + ": " + error.msg);
+  }
+}
+
+std::optional<fs::path> FindConfigFile(const fs::path& input) {
+  std::error_code ec;
+  fs::path directory = fs::absolute(input, ec);
+  if (ec) return std::nullopt;
+  if (!fs::is_directory(directory, ec)) directory = directory.parent_path();
+  while (true) {
+    const fs::path candidate = directory / kConfigFileName;
+    if (fs::is_regular_file(candidate, ec)) return candidate;
+    if (!directory.has_parent_path() || directory.parent_path() == directory) return std::nullopt;
+    directory = directory.parent_path();
+  }
+}
+
+Result<Config> ConfigFor(const fs::path& input, std::span<const RuleDescriptor> rules) {
+  const auto path = FindConfigFile(input);
+  if (!path) return Config{};
+  return LoadConfigFile(*path, rules);
+}
+
+bool SelectorMatches(std::string_view selector, const RuleDescriptor& rule) {
+  if (selector == "ALL" || selector == rule.id || selector == rule.name) return true;
+  return IsIdPrefix(selector) && StartsWith(rule.id, selector);
+}
+
+Status ValidateSelector(std::string_view selector, std::span<const RuleDescriptor> rules) {
+  const bool any =
+      std::any_of(rules.begin(), rules.end(), [&](const RuleDescriptor& r) { return SelectorMatches(selector, r); });
+  if (any) return Ok();
+  std::vector<std::string> names;
+  for (const RuleDescriptor& rule : rules) {
+    names.push_back(rule.id);
+    names.push_back(rule.name);
+  }
+  return Error::Usage("unknown rule '" + std::string(selector) + "'" + DidYouMean(selector, names));
+}
+
+std::map<std::string, std::optional<Severity>> EffectiveRules(const Config& config, const RuleOverrides& overrides,
+                                                              std::span<const RuleDescriptor> rules,
+                                                              const fs::path& file) {
+  const auto matches_any = [](const std::vector<std::string>& selectors, const RuleDescriptor& rule) {
+    return std::any_of(selectors.begin(), selectors.end(),
+                       [&](const std::string& s) { return SelectorMatches(s, rule); });
+  };
+  std::vector<std::string> file_ignores;
+  if (!config.per_file_ignores.empty()) {
+    std::error_code ec;
+    const fs::path base = config.path.parent_path();
+    const fs::path relative = fs::absolute(file, ec).lexically_relative(fs::absolute(base, ec));
+    for (const auto& [glob, selectors] : config.per_file_ignores) {
+      if (GlobMatches(glob, relative)) file_ignores.insert(file_ignores.end(), selectors.begin(), selectors.end());
+    }
+  }
+  const std::vector<std::string>& select = overrides.select.empty() ? config.select : overrides.select;
+  std::map<std::string, std::optional<Severity>> effective;
+  for (const RuleDescriptor& rule : rules) {
+    bool enabled = select.empty() || matches_any(select, rule);
+    if (matches_any(config.ignore, rule) || matches_any(overrides.ignore, rule) || matches_any(file_ignores, rule)) {
+      enabled = false;
+    }
+    if (!enabled) {
+      effective[rule.id] = std::nullopt;
+      continue;
+    }
+    Severity severity = rule.default_severity;
+    for (const auto& [selector, level] : config.severity) {
+      if (SelectorMatches(selector, rule)) severity = level;
+    }
+    for (const auto& [selector, level] : overrides.severity) {
+      if (SelectorMatches(selector, rule)) severity = level;
+    }
+    effective[rule.id] = severity;
+  }
+  return effective;
+}
+
+Result<std::pair<std::string, Severity>> ParseSeverityOverride(std::string_view text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0) {
+    return Error::Usage("--severity takes RULE=LEVEL, e.g. OPM104=error; got '" + std::string(text) + "'");
+  }
+  OPMFU_ASSIGN_OR_RETURN(Severity severity, ParseSeverity(text.substr(equals + 1)));
+  return std::make_pair(std::string(text.substr(0, equals)), severity);
+}
+
+}  // namespace opmfu

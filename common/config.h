@@ -1,0 +1,66 @@
+#pragma once
+// `.opmfu.yaml`: rule selection and severities, per-file ignores, excludes, and analysis options.
+// The nearest file found upward from an input applies to it; unknown keys and rule ids are errors.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "common/result.h"
+
+namespace opmfu {
+
+inline constexpr const char* kConfigFileName = ".opmfu.yaml";
+
+/// Options for `opmfu analyze` that a project may fix in its config (CLI flags override them).
+struct AnalyzeConfig {
+  std::optional<int> jobs;
+  std::optional<std::string> export_type;  ///< db, text, csv or json
+};
+
+struct Config {
+  std::filesystem::path path;       ///< the file it came from; empty for built-in defaults
+  std::vector<std::string> select;  ///< rule selectors; empty means every rule
+  std::vector<std::string> ignore;
+  std::vector<std::pair<std::string, Severity>> severity;                          ///< selector -> severity override
+  std::vector<std::pair<std::string, std::vector<std::string>>> per_file_ignores;  ///< glob -> selectors
+  std::vector<std::string> exclude;  ///< globs, relative to the config file's directory
+  std::optional<Severity> fail_on;
+  AnalyzeConfig analyze;
+};
+
+/// Loads and validates one config file against the known rules.
+Result<Config> LoadConfigFile(const std::filesystem::path& path, std::span<const RuleDescriptor> rules);
+
+/// The nearest `.opmfu.yaml` in the input's directory or above, if any.
+std::optional<std::filesystem::path> FindConfigFile(const std::filesystem::path& input);
+
+/// Config for an input: the nearest file's, or the defaults when there is none.
+Result<Config> ConfigFor(const std::filesystem::path& input, std::span<const RuleDescriptor> rules);
+
+/// Selectors: "ALL", a rule id ("OPM504"), an id prefix ("OPM5", "OPM50") or a rule name.
+bool SelectorMatches(std::string_view selector, const RuleDescriptor& rule);
+/// Usage error with a "did you mean" when the selector names no rule.
+Status ValidateSelector(std::string_view selector, std::span<const RuleDescriptor> rules);
+
+/// Overrides given on the command line; they win over the config file.
+struct RuleOverrides {
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  std::vector<std::pair<std::string, Severity>> severity;
+};
+
+/// For each rule id, the severity it reports at, or nullopt when it is off for `file`.
+std::map<std::string, std::optional<Severity>> EffectiveRules(const Config& config, const RuleOverrides& overrides,
+                                                              std::span<const RuleDescriptor> rules,
+                                                              const std::filesystem::path& file);
+
+/// Parses "OPM104=error" (the --severity flag).
+Result<std::pair<std::string, Severity>> ParseSeverityOverride(std::string_view text);
+
+}  // namespace opmfu

@@ -1,0 +1,85 @@
+#pragma once
+// One finding, wherever it comes from (lint rules, registry checks, analysis checks), and the
+// rule metadata the output formats need. Formatting lives in diagnostic_format.h.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "common/text_edit.h"
+
+namespace opmfu {
+
+enum class Severity { kInfo = 0, kWarning = 1, kError = 2 };
+
+std::string_view SeverityName(Severity severity);  ///< "info", "warning", "error"
+Result<Severity> ParseSeverity(std::string_view text);
+
+/// 1-based line and column; columns count Unicode code points, not bytes.
+struct SourcePosition {
+  int line = 1;
+  int column = 1;
+  friend bool operator==(const SourcePosition&, const SourcePosition&) = default;
+  friend auto operator<=>(const SourcePosition&, const SourcePosition&) = default;
+};
+
+struct SourceRange {
+  SourcePosition start;
+  SourcePosition end;  ///< exclusive
+};
+
+/// A related place, e.g. one step of a value's provenance chain ("`level` (train.py:80)").
+struct Note {
+  std::string file;
+  std::optional<SourcePosition> position;
+  std::string message;
+};
+
+/// A fix the tool can apply. `safe` fixes are applied by --fix; the others only shown.
+struct Fix {
+  std::string message;
+  std::vector<TextEdit> edits;  ///< byte offsets into the diagnostic's file
+  bool safe = true;
+};
+
+struct Diagnostic {
+  std::string rule_id;    ///< "OPM504"
+  std::string rule_name;  ///< "formula-returns-float"
+  Severity severity = Severity::kWarning;
+  std::string file;  ///< as the user named it
+  SourceRange range;
+  std::string message;
+  std::string help;     ///< what to do about it; may be empty
+  std::string snippet;  ///< the source line at range.start, for the `full` format
+  std::vector<Note> notes;
+  std::optional<Fix> fix;
+};
+
+/// Stable output order: file, position, rule id.
+void SortDiagnostics(std::vector<Diagnostic>& diagnostics);
+
+/// What a formatter needs to know about a rule (SARIF `rules[]`, docs links).
+struct RuleDescriptor {
+  std::string id;
+  std::string name;
+  Severity default_severity = Severity::kWarning;
+  std::string summary;
+  std::string docs_path;  ///< relative to the repository, e.g. "docs/rules/OPM504.md"
+};
+
+/// Counts by severity, for summary lines and exit codes.
+struct DiagnosticCounts {
+  int errors = 0;
+  int warnings = 0;
+  int infos = 0;
+  int fixable = 0;
+  int total() const { return errors + warnings + infos; }
+};
+DiagnosticCounts CountDiagnostics(const std::vector<Diagnostic>& diagnostics);
+
+/// "Found 3 findings (2 errors, 1 warning)." or "No findings."
+std::string SummaryLine(const DiagnosticCounts& counts);
+
+}  // namespace opmfu

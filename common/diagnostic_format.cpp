@@ -1,0 +1,340 @@
+#include "common/diagnostic_format.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/text.h"
+
+namespace opmfu {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct FormatEntry {
+  const char* name;
+  OutputFormat format;
+};
+constexpr FormatEntry kFormats[] = {
+    {"full", OutputFormat::kFull}, {"concise", OutputFormat::kConcise}, {"gcc", OutputFormat::kGcc},
+    {"json", OutputFormat::kJson}, {"sarif", OutputFormat::kSarif},     {"github", OutputFormat::kGithub},
+};
+
+std::string Location(const Diagnostic& d) {
+  return d.file + ":" + std::to_string(d.range.start.line) + ":" + std::to_string(d.range.start.column);
+}
+
+std::string DocsLink(const FormatOptions& options, const std::vector<RuleDescriptor>& rules, std::string_view id) {
+  for (const RuleDescriptor& rule : rules) {
+    if (rule.id == id && !rule.docs_path.empty()) return options.docs_base + rule.docs_path;
+  }
+  return {};
+}
+
+struct Style {
+  bool on;
+  std::string Wrap(std::string_view code, std::string_view text) const {
+    if (!on) return std::string(text);
+    return "\x1b[" + std::string(code) + "m" + std::string(text) + "\x1b[0m";
+  }
+};
+
+std::string_view SeverityColor(Severity severity) {
+  switch (severity) {
+    case Severity::kError:
+      return "1;31";
+    case Severity::kWarning:
+      return "1;33";
+    case Severity::kInfo:
+      return "1;36";
+  }
+  return "1";
+}
+
+std::string FormatFull(const std::vector<Diagnostic>& diagnostics, const FormatOptions& options) {
+  const Style style{options.color};
+  std::string out;
+  for (const Diagnostic& d : diagnostics) {
+    out += style.Wrap(SeverityColor(d.severity), std::string(SeverityName(d.severity)) + "[" + d.rule_id + "]");
+    out += style.Wrap("1", ": " + SanitizeUtf8(d.message)) + "\n";
+    const std::string line_number = std::to_string(d.range.start.line);
+    const std::string gutter(line_number.size() + 1, ' ');
+    out += gutter + style.Wrap("1;34", "-->") + " " + Location(d) + "\n";
+    if (!d.snippet.empty()) {
+      const std::string snippet = SanitizeUtf8(d.snippet);
+      // Tabs would shift the caret; show them as single spaces.
+      std::string shown = snippet;
+      std::replace(shown.begin(), shown.end(), '\t', ' ');
+      const int start = d.range.start.column;
+      int width = 1;
+      if (d.range.end.line == d.range.start.line && d.range.end.column > start) {
+        width = d.range.end.column - start;
+      } else if (d.range.end.line > d.range.start.line) {
+        width = std::max(1, CodePointCount(shown, shown.size()) - start + 1);
+      }
+      out += gutter + style.Wrap("1;34", "|") + "\n";
+      out += style.Wrap("1;34", line_number + " |") + " " + shown + "\n";
+      out += gutter + style.Wrap("1;34", "|") + " " + std::string(static_cast<std::size_t>(start - 1), ' ') +
+             style.Wrap(SeverityColor(d.severity), std::string(static_cast<std::size_t>(width), '^')) + "\n";
+      out += gutter + style.Wrap("1;34", "|") + "\n";
+    }
+    for (const Note& note : d.notes) {
+      std::string where = note.file;
+      if (note.position) where += ":" + std::to_string(note.position->line);
+      out += gutter + "= note: " + (where.empty() ? "" : where + ": ") + SanitizeUtf8(note.message) + "\n";
+    }
+    if (!d.help.empty()) out += gutter + "= " + style.Wrap("1", "help") + ": " + SanitizeUtf8(d.help) + "\n";
+    if (d.fix) out += gutter + "= fix" + (d.fix->safe ? "" : " (unsafe)") + ": " + SanitizeUtf8(d.fix->message) + "\n";
+    const std::string link = DocsLink(options, options.rules, d.rule_id);
+    if (!link.empty()) out += gutter + "= docs: " + link + "\n";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string FormatConcise(const std::vector<Diagnostic>& diagnostics) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics) {
+    out += Location(d) + ": " + d.rule_id + (d.fix && d.fix->safe ? " [*] " : " ") + SanitizeUtf8(d.message) + "\n";
+  }
+  return out;
+}
+
+std::string FormatGcc(const std::vector<Diagnostic>& diagnostics) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics) {
+    out += Location(d) + ": " + std::string(SeverityName(d.severity)) + ": " + SanitizeUtf8(d.message) + " [" +
+           d.rule_id + "]\n";
+  }
+  return out;
+}
+
+json PositionJson(const SourcePosition& position) { return {{"row", position.line}, {"column", position.column}}; }
+
+std::string DumpJson(const json& value) { return value.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+
+std::string FormatJson(const std::vector<Diagnostic>& diagnostics, const FormatOptions& options) {
+  json array = json::array();
+  for (const Diagnostic& d : diagnostics) {
+    json fix = nullptr;
+    if (d.fix) {
+      json edits = json::array();
+      for (const TextEdit& edit : d.fix->edits) {
+        edits.push_back({{"begin_byte", edit.begin}, {"end_byte", edit.end}, {"content", edit.replacement}});
+      }
+      fix = {{"message", d.fix->message}, {"applicability", d.fix->safe ? "safe" : "unsafe"}, {"edits", edits}};
+    }
+    json notes = json::array();
+    for (const Note& note : d.notes) {
+      json entry = {{"filename", note.file}, {"message", note.message}};
+      entry["location"] = note.position ? PositionJson(*note.position) : json(nullptr);
+      notes.push_back(entry);
+    }
+    const std::string link = DocsLink(options, options.rules, d.rule_id);
+    array.push_back({{"code", d.rule_id},
+                     {"name", d.rule_name},
+                     {"severity", SeverityName(d.severity)},
+                     {"message", d.message},
+                     {"filename", d.file},
+                     {"location", PositionJson(d.range.start)},
+                     {"end_location", PositionJson(d.range.end)},
+                     {"help", d.help.empty() ? json(nullptr) : json(d.help)},
+                     {"notes", notes},
+                     {"fix", fix},
+                     {"url", link.empty() ? json(nullptr) : json(link)}});
+  }
+  return DumpJson(array);
+}
+
+std::string_view SarifLevel(Severity severity) {
+  switch (severity) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "note";
+  }
+  return "warning";
+}
+
+// RFC 3986 path characters stay; everything else is percent-encoded.
+std::string UriFromPath(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::string_view("/-._~").find(static_cast<char>(c)) != std::string_view::npos) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    }
+  }
+  return out;
+}
+
+std::string FormatSarif(const std::vector<Diagnostic>& diagnostics, const FormatOptions& options) {
+  std::vector<RuleDescriptor> rules = options.rules;
+  // Rules that reported but were not described still need an entry for ruleIndex.
+  for (const Diagnostic& d : diagnostics) {
+    const bool known =
+        std::any_of(rules.begin(), rules.end(), [&](const RuleDescriptor& r) { return r.id == d.rule_id; });
+    if (!known) rules.push_back({d.rule_id, d.rule_name, d.severity, d.message, ""});
+  }
+  std::map<std::string, std::size_t> rule_index;
+  json rule_array = json::array();
+  for (const RuleDescriptor& rule : rules) {
+    rule_index[rule.id] = rule_array.size();
+    json entry = {{"id", rule.id},
+                  {"name", rule.name},
+                  {"shortDescription", {{"text", rule.summary}}},
+                  {"fullDescription", {{"text", rule.summary}}},
+                  {"defaultConfiguration", {{"level", SarifLevel(rule.default_severity)}}}};
+    if (!rule.docs_path.empty()) {
+      // SARIF wants absolute URIs; without a docs base, name the page in the help text instead.
+      if (options.docs_base.empty()) {
+        entry["help"] = {{"text", "See " + rule.docs_path}};
+      } else {
+        entry["helpUri"] = options.docs_base + rule.docs_path;
+      }
+    }
+    rule_array.push_back(entry);
+  }
+  json results = json::array();
+  for (const Diagnostic& d : diagnostics) {
+    json region = {{"startLine", d.range.start.line},
+                   {"startColumn", d.range.start.column},
+                   {"endLine", d.range.end.line},
+                   {"endColumn", d.range.end.column}};
+    if (!d.snippet.empty()) region["snippet"] = {{"text", d.snippet}};
+    std::string text = d.message;
+    if (!d.help.empty()) text += "\nhelp: " + d.help;
+    json result = {
+        {"ruleId", d.rule_id},
+        {"ruleIndex", rule_index[d.rule_id]},
+        {"level", SarifLevel(d.severity)},
+        {"message", {{"text", text}}},
+        {"locations", json::array({{{"physicalLocation",
+                                     {{"artifactLocation", {{"uri", UriFromPath(d.file)}}}, {"region", region}}}}})}};
+    if (!d.notes.empty()) {
+      json related = json::array();
+      for (const Note& note : d.notes) {
+        json location = {{"message", {{"text", note.message}}}};
+        if (!note.file.empty()) {
+          json physical = {{"artifactLocation", {{"uri", UriFromPath(note.file)}}}};
+          if (note.position) {
+            physical["region"] = {{"startLine", note.position->line}, {"startColumn", note.position->column}};
+          }
+          location["physicalLocation"] = physical;
+        }
+        related.push_back(location);
+      }
+      result["relatedLocations"] = related;
+    }
+    results.push_back(result);
+  }
+  json driver = {{"name", "opmfu"}, {"version", options.tool_version}};
+  if (!options.docs_base.empty()) driver["informationUri"] = options.docs_base;
+  driver["rules"] = rule_array;
+  json log = {
+      {"$schema", "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       json::array({{{"tool", {{"driver", driver}}}, {"columnKind", "unicodeCodePoints"}, {"results", results}}})}};
+  return DumpJson(log);
+}
+
+// GitHub workflow commands: data escapes %, CR, LF; property values also ':' and ','.
+std::string EscapeGithubData(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%') {
+      out += "%25";
+    } else if (c == '\r') {
+      out += "%0D";
+    } else if (c == '\n') {
+      out += "%0A";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string EscapeGithubProperty(std::string_view text) {
+  std::string out;
+  for (char c : EscapeGithubData(text)) {
+    if (c == ':') {
+      out += "%3A";
+    } else if (c == ',') {
+      out += "%2C";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string FormatGithub(const std::vector<Diagnostic>& diagnostics) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics) {
+    std::string_view command = d.severity == Severity::kError     ? "error"
+                               : d.severity == Severity::kWarning ? "warning"
+                                                                  : "notice";
+    out += "::" + std::string(command) + " title=" + EscapeGithubProperty("opmfu (" + d.rule_id + ")") +
+           ",file=" + EscapeGithubProperty(d.file) + ",line=" + std::to_string(d.range.start.line);
+    // GitHub rejects columns on annotations that span lines.
+    if (d.range.end.line == d.range.start.line) {
+      out += ",col=" + std::to_string(d.range.start.column) + ",endLine=" + std::to_string(d.range.end.line) +
+             ",endColumn=" + std::to_string(d.range.end.column);
+    } else {
+      out += ",endLine=" + std::to_string(d.range.end.line);
+    }
+    std::string message = d.message;
+    if (!d.help.empty()) message += "\nhelp: " + d.help;
+    out += "::" + EscapeGithubData(SanitizeUtf8(message)) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& OutputFormatNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> list;
+    for (const FormatEntry& entry : kFormats) list.emplace_back(entry.name);
+    return list;
+  }();
+  return names;
+}
+
+Result<OutputFormat> ParseOutputFormat(std::string_view name) {
+  for (const FormatEntry& entry : kFormats) {
+    if (name == entry.name) return entry.format;
+  }
+  return Error::Usage("unknown output format '" + std::string(name) + "'" + DidYouMean(name, OutputFormatNames()) +
+                      "; choose one of full, concise, gcc, json, sarif, github");
+}
+
+std::string FormatDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat format,
+                              const FormatOptions& options) {
+  switch (format) {
+    case OutputFormat::kFull:
+      return FormatFull(diagnostics, options);
+    case OutputFormat::kConcise:
+      return FormatConcise(diagnostics);
+    case OutputFormat::kGcc:
+      return FormatGcc(diagnostics);
+    case OutputFormat::kJson:
+      return FormatJson(diagnostics, options);
+    case OutputFormat::kSarif:
+      return FormatSarif(diagnostics, options);
+    case OutputFormat::kGithub:
+      return FormatGithub(diagnostics);
+  }
+  return {};
+}
+
+}  // namespace opmfu

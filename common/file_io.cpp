@@ -1,0 +1,125 @@
+#include "common/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+namespace opmfu {
+
+namespace fs = std::filesystem;
+
+std::string ErrnoMessage(int errnum) {
+  char buffer[256];
+  // GNU strerror_r returns the message pointer (which may or may not be `buffer`).
+  return std::string(strerror_r(errnum, buffer, sizeof buffer));
+}
+
+namespace {
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  /// Closes now and reports the error close() may carry (a delayed write error, say).
+  int Close() {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string PathError(const fs::path& path, std::string_view cause) {
+  return path.string() + ": " + std::string(cause);
+}
+
+}  // namespace
+
+Result<std::string> ReadTextFile(const fs::path& path, const ReadLimits& limits) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return Error::Input(PathError(path, ErrnoMessage(errno)));
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) return Error::Input(PathError(path, ErrnoMessage(errno)));
+  if (S_ISDIR(info.st_mode)) return Error::Input(PathError(path, "is a directory, not a file"));
+  if (!S_ISREG(info.st_mode)) return Error::Input(PathError(path, "is not a regular file"));
+  if (static_cast<std::uint64_t>(info.st_size) > limits.max_bytes) {
+    return Error::Input(PathError(path, "file too large (" + std::to_string(info.st_size) + " bytes; the limit is " +
+                                            std::to_string(limits.max_bytes) + ")"));
+  }
+  std::string content;
+  content.resize(static_cast<std::size_t>(info.st_size));
+  std::size_t filled = 0;
+  while (true) {
+    if (filled == content.size()) content.resize(content.size() + 4096);  // the file grew while we read
+    const ssize_t n = ::read(fd.get(), content.data() + filled, content.size() - filled);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error::Input(PathError(path, ErrnoMessage(errno)));
+    }
+    if (n == 0) break;
+    filled += static_cast<std::size_t>(n);
+    if (filled > limits.max_bytes) return Error::Input(PathError(path, "file too large"));
+  }
+  content.resize(filled);
+  if (limits.reject_nul) {
+    const std::size_t nul = content.find('\0');
+    if (nul != std::string::npos) {
+      return Error::Input(PathError(path, "binary file (NUL byte at offset " + std::to_string(nul) + ")"));
+    }
+  }
+  return content;
+}
+
+Status WriteFileAtomically(const fs::path& path, std::string_view content) {
+  const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::random_device entropy;
+  const fs::path temp =
+      directory / ("." + path.filename().string() + ".opmfu-" + std::to_string(entropy() % 1000000000U) + ".tmp");
+
+  mode_t mode = 0644;
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0) {
+    if (S_ISDIR(existing.st_mode)) return Error::Input(PathError(path, "is a directory, not a file"));
+    mode = existing.st_mode & 07777;
+  }
+
+  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+  if (fd.get() < 0) return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errno)));
+  auto fail = [&](int errnum) {
+    ::unlink(temp.c_str());
+    return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum)));
+  };
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd.get(), content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(errno);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fchmod(fd.get(), mode) != 0) return fail(errno);
+  if (::fsync(fd.get()) != 0) return fail(errno);
+  if (fd.Close() != 0) return fail(errno);
+  if (::rename(temp.c_str(), path.c_str()) != 0) return fail(errno);
+  return Ok();
+}
+
+Status CopyFileAtomically(const fs::path& from, const fs::path& to) {
+  auto content = ReadTextFile(from, ReadLimits{.max_bytes = ReadLimits{}.max_bytes, .reject_nul = false});
+  if (!content.ok()) return content.take_error();
+  return WriteFileAtomically(to, *content);
+}
+
+}  // namespace opmfu

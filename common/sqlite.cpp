@@ -1,0 +1,103 @@
+#include "common/sqlite.h"
+
+namespace opmfu {
+
+namespace {
+
+Error SqliteError(const std::string& path, sqlite3* db, std::string_view what) {
+  const std::string message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
+  return Error::Input(path + ": " + std::string(what) + ": " + message);
+}
+
+}  // namespace
+
+Result<Database> Database::Open(const std::filesystem::path& path, int flags, std::string_view purpose) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<sqlite3, SqliteCloser> db(raw);
+  if (rc != SQLITE_OK) return SqliteError(path.string(), db.get(), "cannot open for " + std::string(purpose));
+  sqlite3_extended_result_codes(db.get(), 1);
+  // A database another process holds locked must fail in bounded time, never hang.
+  sqlite3_busy_timeout(db.get(), 2000);
+  // Reading the schema makes SQLite check the header: a text file named .db fails here, not later.
+  char* message = nullptr;
+  if (sqlite3_exec(db.get(), "SELECT count(*) FROM sqlite_master", nullptr, nullptr, &message) != SQLITE_OK) {
+    const std::string text = message != nullptr ? message : "unreadable";
+    sqlite3_free(message);
+    return Error::Input(path.string() + ": " + text);
+  }
+  return Database(db.release(), path.string());
+}
+
+Result<Database> Database::OpenReadOnly(const std::filesystem::path& path) {
+  return Open(path, SQLITE_OPEN_READONLY, "reading");
+}
+
+Result<Database> Database::OpenForWrite(const std::filesystem::path& path) {
+  return Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "writing");
+}
+
+Result<Statement> Database::Prepare(std::string_view sql) {
+  sqlite3_stmt* raw = nullptr;
+  const int rc = sqlite3_prepare_v2(handle_.get(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(raw);
+    return SqliteError(path_, handle_.get(), "query failed");
+  }
+  return Statement(raw, path_);
+}
+
+Status Database::Execute(std::string_view sql) {
+  const std::string text(sql);
+  char* message = nullptr;
+  if (sqlite3_exec(handle_.get(), text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    const std::string reason = message != nullptr ? message : "failed";
+    sqlite3_free(message);
+    return Error::Input(path_ + ": " + reason);
+  }
+  return Ok();
+}
+
+Result<bool> Database::HasTable(std::string_view table) {
+  OPMFU_ASSIGN_OR_RETURN(Statement statement,
+                         Prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1"));
+  OPMFU_RETURN_IF_ERROR(statement.Bind(1, table));
+  return statement.Step();
+}
+
+Result<bool> Statement::Step() {
+  const int rc = sqlite3_step(handle_.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteError(context_, sqlite3_db_handle(handle_.get()), "query failed");
+}
+
+Status Statement::Reset() {
+  if (sqlite3_reset(handle_.get()) != SQLITE_OK) {
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "query failed");
+  }
+  return Ok();
+}
+
+Status Statement::Bind(int index, std::int64_t value) {
+  if (sqlite3_bind_int64(handle_.get(), index, value) != SQLITE_OK) {
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+  }
+  return Ok();
+}
+
+Status Statement::Bind(int index, std::string_view value) {
+  if (sqlite3_bind_text(handle_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT) !=
+      SQLITE_OK) {
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+  }
+  return Ok();
+}
+
+std::string_view Statement::Text(int column) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(handle_.get(), column));
+  if (text == nullptr) return {};
+  return {text, static_cast<std::size_t>(sqlite3_column_bytes(handle_.get(), column))};
+}
+
+}  // namespace opmfu

@@ -1,0 +1,66 @@
+#pragma once
+// Owning wrappers around sqlite3 and sqlite3_stmt. Profiling databases are user data: they are
+// only ever opened read-only.
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace opmfu {
+
+struct SqliteCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct StatementFinalizer {
+  void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
+};
+
+class Statement {
+ public:
+  /// Advances to the next row: true on a row, false when done, Error on failure.
+  Result<bool> Step();
+  Status Reset();
+  Status Bind(int index, std::int64_t value);
+  Status Bind(int index, std::string_view value);
+
+  bool IsNull(int column) const { return sqlite3_column_type(handle_.get(), column) == SQLITE_NULL; }
+  std::int64_t Int64(int column) const { return sqlite3_column_int64(handle_.get(), column); }
+  double Double(int column) const { return sqlite3_column_double(handle_.get(), column); }
+  std::string_view Text(int column) const;
+  int ColumnCount() const { return sqlite3_column_count(handle_.get()); }
+
+ private:
+  friend class Database;
+  Statement(sqlite3_stmt* statement, std::string context) : handle_(statement), context_(std::move(context)) {}
+  std::unique_ptr<sqlite3_stmt, StatementFinalizer> handle_;
+  std::string context_;  ///< the database path, for messages
+};
+
+class Database {
+ public:
+  /// Opens an existing database strictly read-only (SQLITE_OPEN_READONLY, no journal or WAL file is
+  /// created). The file is checked to be a SQLite database before anything else is read.
+  static Result<Database> OpenReadOnly(const std::filesystem::path& path);
+  /// Opens (creating if needed) a database opmfu owns, for writing results.
+  static Result<Database> OpenForWrite(const std::filesystem::path& path);
+
+  Result<Statement> Prepare(std::string_view sql);
+  Status Execute(std::string_view sql);
+  Result<bool> HasTable(std::string_view table);
+  const std::string& path() const { return path_; }
+
+ private:
+  Database(sqlite3* db, std::string path) : handle_(db), path_(std::move(path)) {}
+  static Result<Database> Open(const std::filesystem::path& path, int flags, std::string_view purpose);
+  std::unique_ptr<sqlite3, SqliteCloser> handle_;
+  std::string path_;
+};
+
+}  // namespace opmfu

@@ -1,0 +1,50 @@
+#pragma once
+// Small text helpers: spelling suggestions, UTF-8 columns and repair, line access.
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opmfu {
+
+/// Levenshtein distance, for "did you mean" hints.
+std::size_t EditDistance(std::string_view a, std::string_view b);
+
+/// The candidate closest to `word`, if it is close enough to be a plausible typo
+/// (ninja's SpellcheckString: at most a third of the word's length, at least 1, at most 3 edits).
+std::optional<std::string> SuggestSpelling(std::string_view word, std::span<const std::string> candidates);
+
+/// " (did you mean 'x'?)" or "".
+std::string DidYouMean(std::string_view word, std::span<const std::string> candidates);
+
+/// True when `text` is well-formed UTF-8.
+bool IsValidUtf8(std::string_view text);
+
+/// Byte offset of the first ill-formed UTF-8 sequence, if any.
+std::optional<std::size_t> FirstInvalidUtf8(std::string_view text);
+
+/// `text` with every ill-formed UTF-8 sequence replaced by U+FFFD, so it can go into JSON or a
+/// terminal; valid input comes back unchanged.
+std::string SanitizeUtf8(std::string_view text);
+
+/// Number of code points in the first `byte_count` bytes of `line` (clamped to the line).
+int CodePointCount(std::string_view line, std::size_t byte_count);
+
+/// Byte offsets where each line starts; lines end at '\n'.
+std::vector<std::size_t> LineStarts(std::string_view text);
+
+/// Line `index` (0-based) of `text` without its line break; empty past the end.
+std::string_view LineAt(std::string_view text, std::size_t index);
+
+std::string_view TrimWhitespace(std::string_view text);
+bool StartsWith(std::string_view text, std::string_view prefix);
+std::vector<std::string> SplitString(std::string_view text, char separator);
+
+/// Quotes a value for a one-line message: 'value', with control characters escaped and
+/// long values shortened.
+std::string QuoteForMessage(std::string_view value, std::size_t max_length = 80);
+
+}  // namespace opmfu

@@ -1,0 +1,29 @@
+#pragma once
+// Byte-range edits on a text and the unified diff they make; shared by `registry add` and
+// `lint --fix --diff`.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace opmfu {
+
+/// Replace bytes [begin, end) of the original text with `replacement` (begin == end inserts).
+struct TextEdit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::string replacement;
+};
+
+/// Applies edits given against the same original text. They may come in any order but must not
+/// overlap; anything else is a usage error, not a silent merge.
+Result<std::string> ApplyEdits(std::string_view original, std::vector<TextEdit> edits);
+
+/// A unified diff (`--- a/path`, `+++ b/path`, hunks with `context` lines) of what `edits` do to
+/// `original`; empty when the edits change nothing. Edits must be valid for ApplyEdits.
+std::string UnifiedDiff(std::string_view path, std::string_view original, std::vector<TextEdit> edits, int context = 3);
+
+}  // namespace opmfu

@@ -1,0 +1,258 @@
+#include "common/tree_sitter.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "common/python_split.h"
+
+#include "common/text.h"
+
+extern "C" const TSLanguage* tree_sitter_python();
+extern "C" const TSLanguage* tree_sitter_bash();
+
+namespace opmfu {
+
+const TSLanguage* LanguageOf(Grammar grammar) {
+  return grammar == Grammar::kPython ? tree_sitter_python() : tree_sitter_bash();
+}
+
+std::string_view GrammarName(Grammar grammar) {
+  return grammar == Grammar::kPython ? "tree-sitter-python" : "tree-sitter-bash";
+}
+
+Status CheckGrammarAbi() {
+  std::string problems;
+  for (Grammar grammar : {Grammar::kPython, Grammar::kBash}) {
+    const std::uint32_t abi = ts_language_version(LanguageOf(grammar));
+    if (abi < TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION || abi > TREE_SITTER_LANGUAGE_VERSION) {
+      problems += std::string(problems.empty() ? "" : "; ") + std::string(GrammarName(grammar)) + " has ABI " +
+                  std::to_string(abi);
+    }
+  }
+  if (problems.empty()) return Ok();
+  return Error::Internal("grammar ABI mismatch: " + problems + ", but the tree-sitter runtime accepts " +
+                         std::to_string(TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION) + "-" +
+                         std::to_string(TREE_SITTER_LANGUAGE_VERSION) +
+                         "; rebuild with the grammars pinned in grammars/package-lock.json");
+}
+
+std::string_view SyntaxTree::Text(TSNode node) const {
+  const std::uint32_t begin = ts_node_start_byte(node);
+  const std::uint32_t end = ts_node_end_byte(node);
+  if (begin >= source_.size() || end < begin) return {};
+  return std::string_view(source_).substr(begin, end - begin);
+}
+
+std::string_view SyntaxTree::LineOf(std::uint32_t byte_offset) const {
+  const std::size_t offset = std::min<std::size_t>(byte_offset, source_.size());
+  const std::size_t before = offset == 0 ? std::string::npos : source_.rfind('\n', offset - 1);
+  const std::size_t start = before == std::string::npos ? 0 : before + 1;
+  std::size_t end = source_.find('\n', offset);
+  if (end == std::string::npos) end = source_.size();
+  std::string_view line = std::string_view(source_).substr(start, end - start);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+SourcePosition SyntaxTree::PositionAt(std::uint32_t byte_offset) const {
+  const std::size_t offset = std::min<std::size_t>(byte_offset, source_.size());
+  const int line =
+      static_cast<int>(std::count(source_.begin(), source_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  const std::size_t before = offset == 0 ? std::string::npos : source_.rfind('\n', offset - 1);
+  const std::size_t start = before == std::string::npos ? 0 : before + 1;
+  const std::string_view prefix = std::string_view(source_).substr(start, offset - start);
+  return {line + 1, CodePointCount(prefix, prefix.size()) + 1};
+}
+
+SourceRange SyntaxTree::RangeOf(TSNode node) const {
+  // Points give rows cheaply; columns still need the line text to count code points.
+  const TSPoint start = ts_node_start_point(node);
+  const TSPoint end = ts_node_end_point(node);
+  const std::string_view start_line = LineOf(ts_node_start_byte(node));
+  const std::string_view end_line = LineOf(ts_node_end_byte(node));
+  return {{static_cast<int>(start.row) + 1, CodePointCount(start_line, start.column) + 1},
+          {static_cast<int>(end.row) + 1, CodePointCount(end_line, end.column) + 1}};
+}
+
+SyntaxTree::SyntaxTree(std::string source, std::vector<std::unique_ptr<TSTree, TreeDeleter>> trees, bool bodies_skipped)
+    : source_(std::move(source)), bodies_skipped_(bodies_skipped), trees_(std::move(trees)) {
+  for (const auto& tree : trees_) roots_.push_back(ts_tree_root_node(tree.get()));
+}
+
+bool SyntaxTree::has_error() const {
+  return std::any_of(roots_.begin(), roots_.end(), [](TSNode root) { return ts_node_has_error(root); });
+}
+
+std::optional<TSNode> SyntaxTree::FirstError() const {
+  std::optional<TSNode> found;
+  for (TSNode root : roots_) {
+    if (found || !ts_node_has_error(root)) continue;
+    WalkTree(root, [&](TSNode node) {
+      if (found) return false;
+      if (ts_node_is_missing(node) || std::strcmp(ts_node_type(node), "ERROR") == 0) {
+        found = node;
+        return false;
+      }
+      return ts_node_has_error(node);
+    });
+    if (!found) found = root;  // an error tree-sitter flags without an ERROR node of its own
+  }
+  return found;
+}
+
+namespace {
+
+using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
+
+// One parser per thread and grammar: creating parsers is cheap, but not free on many small files.
+Result<TSParser*> ThreadParser(Grammar grammar) {
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parsers[2];
+  auto& parser = parsers[grammar == Grammar::kPython ? 0 : 1];
+  if (!parser) {
+    parser.reset(ts_parser_new());
+    if (!ts_parser_set_language(parser.get(), LanguageOf(grammar))) {
+      parser.reset();
+      return Error::Internal(std::string(GrammarName(grammar)) + " does not fit the tree-sitter runtime");
+    }
+  }
+  return parser.get();
+}
+
+// Parses `source` limited to `ranges` (the whole text when empty).
+Result<TreePtr> ParseRanges(Grammar grammar, const std::string& source, const std::vector<TSRange>& ranges) {
+  OPMFU_ASSIGN_OR_RETURN(TSParser * parser, ThreadParser(grammar));
+  ts_parser_set_included_ranges(parser, ranges.empty() ? nullptr : ranges.data(),
+                                static_cast<std::uint32_t>(ranges.size()));
+  TSTree* tree = ts_parser_parse_string(parser, nullptr, source.data(), static_cast<std::uint32_t>(source.size()));
+  ts_parser_set_included_ranges(parser, nullptr, 0);
+  if (tree == nullptr) {
+    ts_parser_reset(parser);
+    return Error::Internal("tree-sitter gave up parsing");
+  }
+  return TreePtr(tree);
+}
+
+TSPoint EndPoint(const std::string& source) {
+  const std::size_t last_newline = source.rfind('\n');
+  const auto rows = static_cast<std::uint32_t>(std::count(source.begin(), source.end(), '\n'));
+  const std::size_t column = last_newline == std::string::npos ? source.size() : source.size() - last_newline - 1;
+  return {rows, static_cast<std::uint32_t>(column)};
+}
+
+// Spans start and end at line starts, except a span that ends with a file lacking a final newline.
+TSRange ToRange(const SourceSpan& span, const std::string& source, const TSPoint& end_of_file) {
+  const TSPoint end = span.end == source.size() ? end_of_file : TSPoint{static_cast<std::uint32_t>(span.end_row), 0};
+  return {{static_cast<std::uint32_t>(span.begin_row), 0},
+          end,
+          static_cast<std::uint32_t>(span.begin),
+          static_cast<std::uint32_t>(span.end)};
+}
+
+// The spans to parse, grouped into parts cut at `cuts`.
+std::vector<std::vector<TSRange>> RangesByPart(const std::string& source, const std::vector<SourceSpan>& spans,
+                                               const std::vector<SplitPoint>& cuts) {
+  const TSPoint end_of_file = EndPoint(source);
+  std::vector<SourceSpan> bounds;
+  std::size_t begin = 0;
+  std::size_t begin_row = 0;
+  for (const SplitPoint& cut : cuts) {
+    bounds.push_back({begin, cut.byte, begin_row, cut.row});
+    begin = cut.byte;
+    begin_row = cut.row;
+  }
+  bounds.push_back({begin, source.size(), begin_row, static_cast<std::size_t>(end_of_file.row)});
+
+  std::vector<std::vector<TSRange>> parts(bounds.size());
+  for (std::size_t part = 0; part < bounds.size(); ++part) {
+    for (const SourceSpan& span : spans) {
+      // Cuts are statement starts, which never fall inside a skipped body: intersections of a
+      // span with a part start and end at line starts too.
+      const std::size_t from = std::max(span.begin, bounds[part].begin);
+      const std::size_t to = std::min(span.end, bounds[part].end);
+      if (from >= to) continue;
+      const std::size_t from_row = from == span.begin ? span.begin_row : bounds[part].begin_row;
+      const std::size_t to_row = to == span.end ? span.end_row : bounds[part].end_row;
+      parts[part].push_back(ToRange({from, to, from_row, to_row}, source, end_of_file));
+    }
+  }
+  return parts;
+}
+
+// Parses the parts on `threads` threads; nullopt if any part has an error.
+std::optional<std::vector<TreePtr>> ParseInParts(Grammar grammar, const std::string& source,
+                                                 const std::vector<std::vector<TSRange>>& parts, unsigned threads) {
+  std::vector<std::optional<Result<TreePtr>>> results(parts.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < parts.size(); i = next++)
+      results[i].emplace(ParseRanges(grammar, source, parts[i]));
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned i = 1; i < std::min<std::size_t>(threads, parts.size()); ++i) workers.emplace_back(work);
+    work();
+  }
+  std::vector<TreePtr> trees;
+  for (auto& result : results) {
+    if (!result->ok() || ts_node_has_error(ts_tree_root_node(result->value().get()))) return std::nullopt;
+    trees.push_back(std::move(*result).value());
+  }
+  return trees;
+}
+
+}  // namespace
+
+Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options) {
+  if (source.size() > UINT32_MAX / 2) return Error::Input("source too large to parse");
+  const unsigned threads =
+      options.threads != 0 ? options.threads : std::min(4U, std::max(1U, std::thread::hardware_concurrency()));
+  if (grammar == Grammar::kPython) {
+    std::optional<std::vector<SourceSpan>> spans;
+    if (options.python_signatures_only) spans = SignatureSpans(source);
+    // tree-sitter finds the included range to lex in by a linear search, so a part should hold
+    // only so many ranges.
+    constexpr std::size_t kRangesPerPart = 128;
+    std::size_t parts = source.size() >= options.parallel_threshold ? threads : 1;
+    if (spans) parts = std::max(parts, spans->size() / kRangesPerPart + 1);
+    std::vector<SplitPoint> cuts;
+    if (parts > 1) cuts = TopLevelSplitPoints(source, parts);
+    if (spans || !cuts.empty()) {
+      const std::vector<SourceSpan> covered =
+          spans ? *spans : std::vector<SourceSpan>{{0, source.size(), 0, EndPoint(source).row}};
+      if (auto trees = ParseInParts(grammar, source, RangesByPart(source, covered, cuts), threads)) {
+        return SyntaxTree(std::move(source), std::move(*trees), spans.has_value());
+      }
+      // An error in some part: parse the whole file as one, so what is reported never depends
+      // on how it was cut.
+    }
+  }
+  OPMFU_ASSIGN_OR_RETURN(TreePtr tree, ParseRanges(grammar, source, {}));
+  std::vector<TreePtr> trees;
+  trees.push_back(std::move(tree));
+  return SyntaxTree(std::move(source), std::move(trees), false);
+}
+
+TSNode ChildByField(TSNode node, std::string_view field) {
+  // tree-sitter resolves a field name by scanning every name of the grammar; callers ask for the
+  // same few names millions of times, so remember the ids (per thread: no locking).
+  struct CachedField {
+    const TSLanguage* language;
+    std::string_view name;
+    TSFieldId id;
+  };
+  thread_local std::vector<CachedField> cache;
+  if (ts_node_is_null(node)) return node;
+  const TSLanguage* language = ts_tree_language(node.tree);
+  for (const CachedField& entry : cache) {
+    if (entry.language == language && entry.name == field) return ts_node_child_by_field_id(node, entry.id);
+  }
+  const TSFieldId id = ts_language_field_id_for_name(language, field.data(), static_cast<std::uint32_t>(field.size()));
+  cache.push_back({language, field, id});
+  return ts_node_child_by_field_id(node, id);
+}
+
+bool IsType(TSNode node, std::string_view type) { return !ts_node_is_null(node) && type == ts_node_type(node); }
+
+}  // namespace opmfu

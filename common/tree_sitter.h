@@ -1,0 +1,123 @@
+#pragma once
+// Owning wrappers around the tree-sitter C API and the two grammars opmfu compiles in.
+
+#include <tree_sitter/api.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "common/result.h"
+
+namespace opmfu {
+
+enum class Grammar { kPython, kBash };
+
+const TSLanguage* LanguageOf(Grammar grammar);
+std::string_view GrammarName(Grammar grammar);
+
+/// Checks that both grammars' ABI fits the linked runtime; the error is one line naming both.
+Status CheckGrammarAbi();
+
+struct TreeDeleter {
+  void operator()(TSTree* tree) const { ts_tree_delete(tree); }
+};
+struct ParserDeleter {
+  void operator()(TSParser* parser) const { ts_parser_delete(parser); }
+};
+
+/// A parsed file: owns its source text and its trees, so nodes stay valid as long as it lives.
+/// A large file may be parsed in parts (one tree each, cut at top-level statements); node offsets
+/// and points are always relative to the whole file.
+class SyntaxTree {
+ public:
+  SyntaxTree(SyntaxTree&&) noexcept = default;
+  SyntaxTree& operator=(SyntaxTree&&) noexcept = default;
+
+  /// The root of each part, in file order.
+  const std::vector<TSNode>& roots() const { return roots_; }
+  /// The root of a file parsed in one part (small inputs, tests).
+  TSNode root() const { return roots_.front(); }
+  const std::string& source() const { return source_; }
+  bool has_error() const;
+
+  /// Source text of a node.
+  std::string_view Text(TSNode node) const;
+  /// 1-based position (code-point column) of a byte offset.
+  SourcePosition PositionAt(std::uint32_t byte_offset) const;
+  SourceRange RangeOf(TSNode node) const;
+  /// The whole source line holding a byte offset.
+  std::string_view LineOf(std::uint32_t byte_offset) const;
+  /// The first ERROR or MISSING node, in document order, if the parse was not clean.
+  std::optional<TSNode> FirstError() const;
+  /// True when function bodies were left out (ParseOptions::python_signatures_only).
+  bool bodies_skipped() const { return bodies_skipped_; }
+
+ private:
+  friend Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const struct ParseOptions& options);
+  SyntaxTree(std::string source, std::vector<std::unique_ptr<TSTree, TreeDeleter>> trees, bool bodies_skipped);
+
+  std::string source_;
+  bool bodies_skipped_ = false;
+  std::vector<std::unique_ptr<TSTree, TreeDeleter>> trees_;
+  std::vector<TSNode> roots_;
+};
+
+struct ParseOptions {
+  /// Threads for one large Python file (0: as many as there are cores, at most 4). A file with a
+  /// syntax error is always re-parsed whole, so results never depend on this.
+  unsigned threads = 0;
+  /// Below this size a file is parsed in one piece.
+  std::size_t parallel_threshold = std::size_t{256} << 10;
+  /// Python only: parse decorators, signatures and each function's first statement, and skip
+  /// the rest of top-level function bodies. For readers that need no more (`registry list`).
+  bool python_signatures_only = false;
+};
+
+/// Parses `source`. Fails only when tree-sitter itself cannot (syntax errors give a tree with
+/// ERROR nodes, not an Error).
+Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options = {});
+
+/// Calls `visit` for each top-level statement of every part, in order (cursor-based: linear in
+/// the number of statements).
+template <typename Visit>
+void ForEachTopLevelNode(const SyntaxTree& tree, Visit&& visit) {
+  for (TSNode root : tree.roots()) {
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      do {
+        TSNode node = ts_tree_cursor_current_node(&cursor);
+        if (ts_node_is_named(node)) visit(node);
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+  }
+}
+
+/// Named field child, or a null node. `field` must outlive the process (a string literal): its
+/// id is cached.
+TSNode ChildByField(TSNode node, std::string_view field);
+bool IsType(TSNode node, std::string_view type);
+
+/// Visits every node below `root` in document order without recursion (deep nesting is input we
+/// must survive). `visit` returns false to skip a node's children.
+template <typename Visit>
+void WalkTree(TSNode root, Visit&& visit) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  struct CursorGuard {
+    TSTreeCursor* cursor;
+    ~CursorGuard() { ts_tree_cursor_delete(cursor); }
+  } guard{&cursor};
+  while (true) {
+    const bool descend = visit(ts_tree_cursor_current_node(&cursor));
+    if (descend && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) return;
+    }
+  }
+}
+
+}  // namespace opmfu

@@ -1,0 +1,207 @@
+#include "linter/python_syntax.h"
+
+#include <cstring>
+
+#include "common/text.h"
+
+namespace opmfu::python {
+
+namespace {
+
+// Decodes the escape sequences Python gives meaning to in a non-raw str literal; the ones
+// registration arguments could plausibly contain. Unknown escapes stay as written, as in Python.
+void AppendEscape(std::string_view escape, std::string& out) {
+  if (escape.size() < 2) {
+    out.append(escape);
+    return;
+  }
+  switch (escape[1]) {
+    case 'n':
+      out += '\n';
+      return;
+    case 't':
+      out += '\t';
+      return;
+    case 'r':
+      out += '\r';
+      return;
+    case '\\':
+      out += '\\';
+      return;
+    case '\'':
+      out += '\'';
+      return;
+    case '"':
+      out += '"';
+      return;
+    case '\n':
+      return;  // line continuation inside the literal
+    case 'x':
+      if (escape.size() == 4) {
+        out += static_cast<char>(std::stoi(std::string(escape.substr(2)), nullptr, 16));
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  out.append(escape);
+}
+
+std::optional<std::string> SingleStringValue(const SyntaxTree& tree, TSNode node) {
+  TSNode start = ts_node_named_child(node, 0);
+  std::string_view prefix = IsType(start, "string_start") ? tree.Text(start) : std::string_view();
+  bool raw = false;
+  for (char c : prefix) {
+    if (c == 'b' || c == 'B') return std::nullopt;
+    if (c == 'r' || c == 'R') raw = true;
+  }
+  std::string value;
+  const std::uint32_t count = ts_node_named_child_count(node);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(node, i);
+    const std::string_view type = ts_node_type(child);
+    if (type == "interpolation") return std::nullopt;
+    if (type == "string_content") {
+      // Escape sequences are children of string_content in this grammar version; walk them.
+      std::uint32_t cursor = ts_node_start_byte(child);
+      const std::uint32_t content_count = ts_node_named_child_count(child);
+      for (std::uint32_t j = 0; j < content_count; ++j) {
+        TSNode part = ts_node_named_child(child, j);
+        if (IsType(part, "interpolation")) return std::nullopt;
+        if (!IsType(part, "escape_sequence")) continue;
+        value.append(tree.source(), cursor, ts_node_start_byte(part) - cursor);
+        if (raw) {
+          value.append(tree.Text(part));
+        } else {
+          AppendEscape(tree.Text(part), value);
+        }
+        cursor = ts_node_end_byte(part);
+      }
+      value.append(tree.source(), cursor, ts_node_end_byte(child) - cursor);
+    } else if (type == "escape_sequence") {
+      if (raw) {
+        value.append(tree.Text(child));
+      } else {
+        AppendEscape(tree.Text(child), value);
+      }
+    }
+  }
+  return value;
+}
+
+void BindImport(const SyntaxTree& tree, TSNode name_node, const std::string& module_prefix, ImportBindings& out) {
+  if (IsType(name_node, "aliased_import")) {
+    TSNode name = ChildByField(name_node, "name");
+    TSNode alias = ChildByField(name_node, "alias");
+    if (ts_node_is_null(name) || ts_node_is_null(alias)) return;
+    out[std::string(tree.Text(alias))] = module_prefix + std::string(tree.Text(name));
+  } else if (IsType(name_node, "dotted_name")) {
+    const std::string dotted(tree.Text(name_node));
+    if (module_prefix.empty()) {
+      // `import a.b` binds only `a`.
+      const std::string first = dotted.substr(0, dotted.find('.'));
+      out[first] = first;
+    } else {
+      out[std::string(LastComponent(dotted))] = module_prefix + dotted;
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> StringLiteralValue(const SyntaxTree& tree, TSNode node) {
+  if (IsType(node, "parenthesized_expression") && ts_node_named_child_count(node) == 1) {
+    return StringLiteralValue(tree, ts_node_named_child(node, 0));
+  }
+  if (IsType(node, "string")) return SingleStringValue(tree, node);
+  if (IsType(node, "concatenated_string")) {
+    std::string value;
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      auto part = SingleStringValue(tree, ts_node_named_child(node, i));
+      if (!part) return std::nullopt;
+      value += *part;
+    }
+    return value;
+  }
+  return std::nullopt;
+}
+
+LiteralKind ClassifyLiteral(const SyntaxTree& tree, TSNode node) {
+  if (ts_node_is_null(node)) return LiteralKind::kOther;
+  const std::string_view type = ts_node_type(node);
+  if (type == "true") return LiteralKind::kTrue;
+  if (type == "false") return LiteralKind::kFalse;
+  if (type == "none") return LiteralKind::kNone;
+  if (type == "integer") return LiteralKind::kInteger;
+  if (type == "float") return LiteralKind::kFloat;
+  if ((type == "string" || type == "concatenated_string") && StringLiteralValue(tree, node)) {
+    return LiteralKind::kString;
+  }
+  return LiteralKind::kOther;
+}
+
+ImportBindings CollectImports(const SyntaxTree& tree) {
+  ImportBindings bindings;
+  for (TSNode root : tree.roots())
+    WalkTree(root, [&](TSNode node) {
+      const std::string_view type = ts_node_type(node);
+      if (type == "import_statement") {
+        const std::uint32_t count = ts_node_named_child_count(node);
+        for (std::uint32_t i = 0; i < count; ++i) BindImport(tree, ts_node_named_child(node, i), "", bindings);
+        return false;
+      }
+      if (type == "import_from_statement") {
+        TSNode module = ChildByField(node, "module_name");
+        if (ts_node_is_null(module)) return false;
+        const std::string prefix = std::string(tree.Text(module)) + ".";
+        const std::uint32_t count = ts_node_named_child_count(node);
+        for (std::uint32_t i = 0; i < count; ++i) {
+          TSNode child = ts_node_named_child(node, i);
+          if (ts_node_eq(child, module)) continue;
+          BindImport(tree, child, prefix, bindings);
+        }
+        return false;
+      }
+      // Imports inside functions bind locally; a module's own bindings are what registrations see.
+      return type != "function_definition" && type != "class_definition";
+    });
+  return bindings;
+}
+
+std::optional<std::string> QualifiedName(const SyntaxTree& tree, TSNode expression, const ImportBindings& imports) {
+  if (IsType(expression, "identifier")) {
+    const std::string_view name = tree.Text(expression);
+    auto found = imports.find(name);
+    return found != imports.end() ? found->second : std::string(name);
+  }
+  if (IsType(expression, "attribute")) {
+    auto object = QualifiedName(tree, ChildByField(expression, "object"), imports);
+    TSNode attribute = ChildByField(expression, "attribute");
+    if (!object || ts_node_is_null(attribute)) return std::nullopt;
+    return *object + "." + std::string(tree.Text(attribute));
+  }
+  return std::nullopt;
+}
+
+std::string_view LastComponent(std::string_view dotted) {
+  const std::size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode function_definition) {
+  TSNode body = ChildByField(function_definition, "body");
+  if (ts_node_is_null(body) || ts_node_named_child_count(body) == 0) return std::nullopt;
+  TSNode first = ts_node_named_child(body, 0);
+  if (!IsType(first, "expression_statement") || ts_node_named_child_count(first) != 1) return std::nullopt;
+  auto text = StringLiteralValue(tree, ts_node_named_child(first, 0));
+  if (!text) return std::nullopt;
+  for (std::string_view line : SplitString(*text, '\n')) {
+    const std::string_view trimmed = TrimWhitespace(line);
+    if (!trimmed.empty()) return std::string(trimmed);
+  }
+  return std::nullopt;
+}
+
+}  // namespace opmfu::python

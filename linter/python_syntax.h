@@ -1,0 +1,37 @@
+#pragma once
+// Python front end: literal values, import bindings and dotted names, read statically from a
+// tree-sitter-python tree. Nothing here executes or imports the code it reads.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/tree_sitter.h"
+
+namespace opmfu::python {
+
+/// The value of a plain string literal (or an implicit concatenation of them); nullopt for
+/// f-strings with replacement fields, bytes, and anything that is not a string literal.
+std::optional<std::string> StringLiteralValue(const SyntaxTree& tree, TSNode node);
+
+enum class LiteralKind { kString, kTrue, kFalse, kNone, kInteger, kFloat, kOther };
+LiteralKind ClassifyLiteral(const SyntaxTree& tree, TSNode node);
+
+/// Local name -> what it was imported as, for the import statements of a module (at any depth, so
+/// imports inside try/except are seen). `import a.b as c` binds c -> "a.b"; `import a.b` binds
+/// a -> "a"; `from x import y as z` binds z -> "x.y"; relative modules keep their dots: ".m.y".
+using ImportBindings = std::map<std::string, std::string, std::less<>>;
+ImportBindings CollectImports(const SyntaxTree& tree);
+
+/// Dotted name of an identifier or attribute chain with its first part resolved through the
+/// imports ("P.profile" -> "torch_npu.profiler.profile"); nullopt for other expressions.
+std::optional<std::string> QualifiedName(const SyntaxTree& tree, TSNode expression, const ImportBindings& imports);
+
+/// The last part of a dotted name: "a.b.c" -> "c".
+std::string_view LastComponent(std::string_view dotted);
+
+/// First line of a function's docstring, if its body starts with a string literal.
+std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode function_definition);
+
+}  // namespace opmfu::python

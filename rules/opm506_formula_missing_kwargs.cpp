@@ -1,0 +1,40 @@
+#include "rules/registry_checks.h"
+
+namespace opmfu::rules {
+
+void CheckFormulaMissingKwargs(RuleCheckContext& context) {
+  for (const registry::Registration& registration : context.file.registrations) {
+    if (!IsType(registration.function, "function_definition")) continue;
+    TSNode parameters = ChildByField(registration.function, "parameters");
+    if (ts_node_is_null(parameters)) continue;
+    bool has_kwargs = false;
+    TSNode last{};
+    const std::uint32_t count = ts_node_named_child_count(parameters);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode parameter = ts_node_named_child(parameters, i);
+      if (IsType(parameter, "comment")) continue;
+      last = parameter;
+      const bool typed_splat =
+          IsType(parameter, "typed_parameter") && IsType(ts_node_named_child(parameter, 0), "dictionary_splat_pattern");
+      has_kwargs = has_kwargs || IsType(parameter, "dictionary_splat_pattern") || typed_splat;
+    }
+    if (has_kwargs) continue;
+    Fix fix;
+    fix.message = "add `**kwargs` to the parameters of `" + registration.function_name + "`";
+    if (ts_node_is_null(last)) {
+      const std::uint32_t open = ts_node_start_byte(parameters) + 1;  // just after '('
+      fix.edits.push_back({open, open, "**kwargs"});
+    } else {
+      fix.edits.push_back({ts_node_end_byte(last), ts_node_end_byte(last), ", **kwargs"});
+    }
+    context
+        .Report(ChildByField(registration.function, "name"),
+                "formula `" + registration.function_name +
+                    "` does not accept **kwargs: a call that passes a keyword it does not name raises inside the "
+                    "hook, and that call gets no FLOPs record",
+                "mirror the real API's parameter names and defaults, and end the signature with **kwargs")
+        .fix = std::move(fix);
+  }
+}
+
+}  // namespace opmfu::rules

@@ -1,0 +1,38 @@
+#pragma once
+// The registry of every rule opmfu can report: one row per rule, in id order. Ids are stable and
+// never reused. Each row has a docs page at docs/rules/<id>.md.
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "common/diagnostic.h"
+
+namespace opmfu::rules {
+
+/// Which command reports a rule.
+enum class RuleScope { kMeta, kLint, kRegistry };
+
+struct RuleCheckContext;
+/// A registry check reads the parsed formulas file in the context and reports into it.
+using RegistryCheck = void (*)(RuleCheckContext& context);
+
+struct RuleInfo {
+  std::string_view id;
+  std::string_view name;
+  Severity severity;
+  RuleScope scope;
+  std::string_view summary;
+  RegistryCheck registry_check = nullptr;  ///< set for registry rules
+};
+
+std::span<const RuleInfo> AllRules();
+/// By id ("OPM504") or name ("formula-returns-float").
+const RuleInfo* FindRule(std::string_view id_or_name);
+
+/// Descriptors (for configs, selectors and SARIF) of the rules a command can report; the meta
+/// rules come with every scope.
+std::vector<RuleDescriptor> RuleDescriptors(std::optional<RuleScope> scope = std::nullopt);
+
+}  // namespace opmfu::rules

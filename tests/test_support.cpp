@@ -1,0 +1,102 @@
+#include "tests/test_support.h"
+
+#include "common/parse_allocator.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace opmfu::testing {
+
+namespace fs = std::filesystem;
+
+// The tests parse with the allocator the binary uses; it must be in place before any parse.
+[[maybe_unused]] const bool kParseAllocatorInstalled = (InstallParseAllocator(), true);
+
+fs::path SourceDir() { return OPMFU_SOURCE_DIR; }
+
+TempDir::TempDir() {
+  std::random_device entropy;
+  path_ = fs::temp_directory_path() / ("opmfu-test-" + std::to_string(entropy()) + std::to_string(entropy()));
+  fs::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // Tests may leave read-only directories behind; make them writable so removal succeeds.
+  for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+  }
+  fs::remove_all(path_, ec);
+}
+
+fs::path TempDir::Write(const std::string& relative, const std::string& content) const {
+  const fs::path target = path_ / relative;
+  fs::create_directories(target.parent_path());
+  std::ofstream out(target, std::ios::binary);
+  out << content;
+  return target;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+RunResult RunOpmfu(const std::vector<std::string>& args, const fs::path& cwd,
+                   const std::map<std::string, std::string>& env) {
+  TempDir scratch;
+  const fs::path out_path = scratch.path() / "stdout";
+  const fs::path err_path = scratch.path() / "stderr";
+
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    if (text.rfind("OPMFU_", 0) == 0 || text.rfind("NO_COLOR=", 0) == 0) continue;
+    environment.push_back(text);
+  }
+  for (const auto& [key, value] : env) environment.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+
+  std::vector<std::string> argv_storage = {OPMFU_BINARY};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : argv_storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const fs::path directory = cwd.empty() ? SourceDir() : cwd;
+  posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot run " + argv_storage[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+
+  RunResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  return result;
+}
+
+}  // namespace opmfu::testing

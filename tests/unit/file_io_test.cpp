@@ -1,0 +1,91 @@
+#include "common/file_io.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "tests/test_support.h"
+
+namespace opmfu {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+TEST(ReadTextFile, ReadsAFile) {
+  TempDir dir;
+  const auto path = dir.Write("a.py", "x = 1\n");
+  auto content = ReadTextFile(path);
+  ASSERT_TRUE(content.ok());
+  EXPECT_EQ(*content, "x = 1\n");
+}
+
+TEST(ReadTextFile, NamesThePathAndTheCause) {
+  TempDir dir;
+  auto missing = ReadTextFile(dir.path() / "nope.py");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, (dir.path() / "nope.py").string() + ": No such file or directory");
+
+  auto directory = ReadTextFile(dir.path());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_NE(directory.error().message.find("is a directory"), std::string::npos);
+
+  const auto binary = dir.Write("b.py", std::string("ab\0cd", 5));
+  auto rejected = ReadTextFile(binary);
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_NE(rejected.error().message.find("binary file (NUL byte at offset 2)"), std::string::npos);
+  EXPECT_TRUE(ReadTextFile(binary, {.max_bytes = 100, .reject_nul = false}).ok());
+
+  auto large = ReadTextFile(dir.Write("big", std::string(200, 'x')), {.max_bytes = 100, .reject_nul = true});
+  ASSERT_FALSE(large.ok());
+  EXPECT_NE(large.error().message.find("file too large (200 bytes; the limit is 100)"), std::string::npos);
+}
+
+TEST(ReadTextFile, ReportsUnreadableFiles) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads files regardless of permissions";
+  TempDir dir;
+  const auto path = dir.Write("secret.py", "x");
+  fs::permissions(path, fs::perms::none);
+  auto content = ReadTextFile(path);
+  ASSERT_FALSE(content.ok());
+  EXPECT_NE(content.error().message.find("Permission denied"), std::string::npos);
+}
+
+TEST(WriteFileAtomically, ReplacesContentKeepsModeAndLeavesNoTempFile) {
+  TempDir dir;
+  const auto path = dir.Write("out.txt", "old");
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::owner_exec);
+  ASSERT_TRUE(WriteFileAtomically(path, "new content").ok());
+  EXPECT_EQ(testing::ReadFile(path), "new content");
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::owner_exec);
+  int entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
+TEST(WriteFileAtomically, FailsCleanlyInAMissingDirectory) {
+  TempDir dir;
+  Status status = WriteFileAtomically(dir.path() / "no" / "such" / "out.txt", "x");
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("cannot write"), std::string::npos);
+}
+
+TEST(WriteFileAtomically, LeavesTheOldFileWhenTheDirectoryIsReadOnly) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes regardless of permissions";
+  TempDir dir;
+  const auto path = dir.Write("sub/out.txt", "old");
+  fs::permissions(path.parent_path(), fs::perms::owner_read | fs::perms::owner_exec);
+  EXPECT_FALSE(WriteFileAtomically(path, "new").ok());
+  EXPECT_EQ(testing::ReadFile(path), "old");
+}
+
+TEST(CopyFileAtomically, CopiesBytesExactly) {
+  TempDir dir;
+  const std::string bytes("a\0b\xFF", 4);
+  const auto from = dir.Write("from.bin", bytes);
+  ASSERT_TRUE(CopyFileAtomically(from, dir.path() / "to.bin").ok());
+  EXPECT_EQ(testing::ReadFile(dir.path() / "to.bin"), bytes);
+}
+
+}  // namespace
+}  // namespace opmfu

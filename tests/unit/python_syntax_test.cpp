@@ -1,0 +1,91 @@
+#include "linter/python_syntax.h"
+
+#include <gtest/gtest.h>
+
+namespace opmfu::python {
+namespace {
+
+SyntaxTree Parse(const std::string& source) {
+  auto tree = ParseSource(Grammar::kPython, source);
+  EXPECT_TRUE(tree.ok());
+  return std::move(tree).value();
+}
+
+// The value of `x = <literal>` on the first line.
+TSNode FirstAssignedValue(const SyntaxTree& tree) {
+  TSNode statement = ts_node_named_child(tree.root(), 0);
+  return ChildByField(ts_node_named_child(statement, 0), "right");
+}
+
+TEST(StringLiteralValue, DecodesPlainRawAndConcatenatedStrings) {
+  struct Case {
+    const char* source;
+    std::optional<std::string> value;
+  };
+  const Case cases[] = {
+      {"x = 'torch:mm'\n", "torch:mm"},
+      {"x = \"a\\tb\\\\c\\\"\"\n", "a\tb\\c\""},
+      {"x = r'a\\tb'\n", "a\\tb"},
+      {"x = 'torch' ':mm'\n", "torch:mm"},
+      {"x = ('torch_npu:'\n     'npu_op')\n", "torch_npu:npu_op"},
+      {"x = '''multi\nline'''\n", "multi\nline"},
+      {"x = '\\x41'\n", "A"},
+      {"x = f'{a}:mm'\n", std::nullopt},
+      {"x = f'plain'\n", "plain"},
+      {"x = b'bytes'\n", std::nullopt},
+      {"x = name\n", std::nullopt},
+  };
+  for (const Case& c : cases) {
+    const SyntaxTree tree = Parse(c.source);
+    EXPECT_EQ(StringLiteralValue(tree, FirstAssignedValue(tree)), c.value) << c.source;
+  }
+}
+
+TEST(ClassifyLiteral, KnowsPythonLiterals) {
+  const std::pair<const char*, LiteralKind> cases[] = {
+      {"x = True\n", LiteralKind::kTrue},  {"x = False\n", LiteralKind::kFalse}, {"x = None\n", LiteralKind::kNone},
+      {"x = 12\n", LiteralKind::kInteger}, {"x = 1.5e3\n", LiteralKind::kFloat}, {"x = 's'\n", LiteralKind::kString},
+      {"x = f(1)\n", LiteralKind::kOther},
+  };
+  for (const auto& [source, kind] : cases) {
+    const SyntaxTree tree = Parse(source);
+    EXPECT_EQ(ClassifyLiteral(tree, FirstAssignedValue(tree)), kind) << source;
+  }
+}
+
+TEST(CollectImports, BindsEveryImportForm) {
+  const SyntaxTree tree = Parse(
+      "import torch_npu\n"
+      "import torch_npu.profiler as prof\n"
+      "from torch_npu.profiler import profile as P, ProfilerLevel\n"
+      "from ._flops_registry import register_npu_flop as reg\n"
+      "try:\n    from torch_npu.profiler import _ExperimentalConfig\nexcept ImportError:\n    pass\n"
+      "def f():\n    import os as hidden\n");
+  const ImportBindings imports = CollectImports(tree);
+  EXPECT_EQ(imports.at("torch_npu"), "torch_npu");
+  EXPECT_EQ(imports.at("prof"), "torch_npu.profiler");
+  EXPECT_EQ(imports.at("P"), "torch_npu.profiler.profile");
+  EXPECT_EQ(imports.at("ProfilerLevel"), "torch_npu.profiler.ProfilerLevel");
+  EXPECT_EQ(imports.at("reg"), "._flops_registry.register_npu_flop");
+  EXPECT_EQ(imports.at("_ExperimentalConfig"), "torch_npu.profiler._ExperimentalConfig");
+  EXPECT_EQ(imports.count("hidden"), 0U);  // function-local
+}
+
+TEST(QualifiedName, ResolvesTheFirstPartThroughImports) {
+  const SyntaxTree tree = Parse("import torch_npu.profiler as prof\nx = prof.ProfilerLevel.Level1\n");
+  const ImportBindings imports = CollectImports(tree);
+  TSNode value = ChildByField(ts_node_named_child(ts_node_named_child(tree.root(), 1), 0), "right");
+  EXPECT_EQ(QualifiedName(tree, value, imports), "torch_npu.profiler.ProfilerLevel.Level1");
+  EXPECT_EQ(LastComponent("a.b.c"), "c");
+  EXPECT_EQ(LastComponent("plain"), "plain");
+}
+
+TEST(DocstringFirstLine, SkipsLeadingBlankLines) {
+  const SyntaxTree tree = Parse("def f():\n    \"\"\"\n    First line.\n    More.\n    \"\"\"\n    return 1\n");
+  EXPECT_EQ(DocstringFirstLine(tree, ts_node_named_child(tree.root(), 0)), "First line.");
+  const SyntaxTree none = Parse("def g():\n    return 1\n");
+  EXPECT_EQ(DocstringFirstLine(none, ts_node_named_child(none.root(), 0)), std::nullopt);
+}
+
+}  // namespace
+}  // namespace opmfu::python

@@ -1,0 +1,62 @@
+#include "common/text_edit.h"
+
+#include <gtest/gtest.h>
+
+namespace opmfu {
+namespace {
+
+TEST(ApplyEdits, AppliesInAnyOrder) {
+  auto result = ApplyEdits("hello world", {{6, 11, "there"}, {0, 5, "HELLO"}, {11, 11, "!"}});
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(*result, "HELLO there!");
+}
+
+TEST(ApplyEdits, RejectsOverlapsAndOutOfRange) {
+  EXPECT_FALSE(ApplyEdits("abcdef", {{0, 3, "x"}, {2, 4, "y"}}).ok());
+  EXPECT_FALSE(ApplyEdits("abc", {{2, 9, "x"}}).ok());
+  EXPECT_FALSE(ApplyEdits("abc", {{2, 1, "x"}}).ok());
+}
+
+TEST(UnifiedDiff, InsertionOfWholeLinesKeepsThreeLinesOfContext) {
+  const std::string text = "1\n2\n3\n4\n5\n6\n";
+  const std::string diff = UnifiedDiff("f.py", text, {{6, 6, "new\n"}});
+  EXPECT_EQ(diff,
+            "--- a/f.py\n+++ b/f.py\n"
+            "@@ -1,6 +1,7 @@\n 1\n 2\n 3\n+new\n 4\n 5\n 6\n");
+}
+
+TEST(UnifiedDiff, ReplacementInsideALine) {
+  const std::string text = "a\nb = 1\nc\n";
+  const std::string diff = UnifiedDiff("x.py", text, {{6, 7, "2"}}, 0);
+  EXPECT_EQ(diff, "--- a/x.py\n+++ b/x.py\n@@ -2 +2 @@\n-b = 1\n+b = 2\n");
+}
+
+TEST(UnifiedDiff, DistantEditsGetSeparateHunksWithShiftedNumbers) {
+  std::string text;
+  for (int i = 1; i <= 20; ++i) text += std::to_string(i) + "\n";
+  // Insert a line after "1" and replace "20".
+  const std::size_t twenty = text.find("20\n");
+  const std::string diff = UnifiedDiff("n", text, {{2, 2, "x\n"}, {twenty, twenty + 2, "XX"}}, 1);
+  EXPECT_EQ(diff,
+            "--- a/n\n+++ b/n\n"
+            "@@ -1,2 +1,3 @@\n 1\n+x\n 2\n"
+            "@@ -19,2 +20,2 @@\n 19\n-20\n+XX\n");
+}
+
+TEST(UnifiedDiff, MarksAMissingFinalNewline) {
+  const std::string diff = UnifiedDiff("f", "a\nb", {{3, 3, "c"}}, 0);
+  EXPECT_EQ(diff,
+            "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-b\n\\ No newline at end of file\n+bc\n\\ No newline at end of file\n");
+}
+
+TEST(UnifiedDiff, EmptyWhenNothingChanges) {
+  EXPECT_EQ(UnifiedDiff("f", "abc\n", {}), "");
+  EXPECT_EQ(UnifiedDiff("f", "abc\n", {{0, 3, "abc"}}), "");
+}
+
+TEST(UnifiedDiff, AbsolutePathsGetNoPrefixes) {
+  EXPECT_EQ(UnifiedDiff("/tmp/f", "a\n", {{0, 1, "b"}}, 0), "--- /tmp/f\n+++ /tmp/f\n@@ -1 +1 @@\n-a\n+b\n");
+}
+
+}  // namespace
+}  // namespace opmfu
