@@ -59,7 +59,7 @@ inline Status Ok() { return Unit{}; }
 /// `OPMFU_ASSIGN_OR_RETURN(auto file, ReadTextFile(path));` declares `file` from a Result, or
 /// returns the Result's Error from the enclosing function (absl's ASSIGN_OR_RETURN, SerenityOS TRY).
 #define OPMFU_ASSIGN_OR_RETURN(lhs, expr) \
-  OPMFU_ASSIGN_OR_RETURN_IMPL_(OPMFU_CONCAT_(opmfu_result_, __LINE__), lhs, expr)
+  OPMFU_ASSIGN_OR_RETURN_IMPL_(OPMFU_CONCAT_(opmfu_result_, __COUNTER__), lhs, expr)
 #define OPMFU_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                 \
   if (!tmp.ok()) {                                   \
@@ -68,8 +68,9 @@ inline Status Ok() { return Unit{}; }
   lhs = std::move(tmp).value()
 
 /// Returns the Error of a Status-returning expression from the enclosing function.
-#define OPMFU_RETURN_IF_ERROR(expr)                             \
-  do {                                                          \
-    auto opmfu_status_ = (expr);                                \
-    if (!opmfu_status_.ok()) return opmfu_status_.take_error(); \
+#define OPMFU_RETURN_IF_ERROR(expr) OPMFU_RETURN_IF_ERROR_IMPL_(OPMFU_CONCAT_(opmfu_status_, __COUNTER__), expr)
+#define OPMFU_RETURN_IF_ERROR_IMPL_(tmp, expr) \
+  do {                                         \
+    auto tmp = (expr);                         \
+    if (!tmp.ok()) return tmp.take_error();    \
   } while (false)

@@ -94,6 +94,20 @@ Status Statement::Bind(int index, std::string_view value) {
   return Ok();
 }
 
+Status Statement::Bind(int index, double value) {
+  if (sqlite3_bind_double(handle_.get(), index, value) != SQLITE_OK) {
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+  }
+  return Ok();
+}
+
+Status Statement::BindNull(int index) {
+  if (sqlite3_bind_null(handle_.get(), index) != SQLITE_OK) {
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+  }
+  return Ok();
+}
+
 std::string_view Statement::Text(int column) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(handle_.get(), column));
   if (text == nullptr) return {};

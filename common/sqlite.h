@@ -29,12 +29,16 @@ class Statement {
   Status Reset();
   Status Bind(int index, std::int64_t value);
   Status Bind(int index, std::string_view value);
+  Status Bind(int index, double value);
+  Status BindNull(int index);
 
   bool IsNull(int column) const { return sqlite3_column_type(handle_.get(), column) == SQLITE_NULL; }
   std::int64_t Int64(int column) const { return sqlite3_column_int64(handle_.get(), column); }
   double Double(int column) const { return sqlite3_column_double(handle_.get(), column); }
   std::string_view Text(int column) const;
   int ColumnCount() const { return sqlite3_column_count(handle_.get()); }
+  /// For what the accessors above do not cover (column types).
+  sqlite3_stmt* handle() const { return handle_.get(); }
 
  private:
   friend class Database;

@@ -1,0 +1,222 @@
+#include "engine/operator_mfu.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "engine/numeric.h"
+
+namespace opmfu::engine {
+
+namespace {
+
+// (kernel_name, kernel_ts, kernel_end): the key both joins use. NULL names equal each other, as
+// in a pandas merge.
+struct KernelKey {
+  std::optional<std::string> name;
+  std::int64_t ts = 0;
+  std::int64_t end = 0;
+  bool operator==(const KernelKey&) const = default;
+};
+
+struct KernelKeyHash {
+  std::size_t operator()(const KernelKey& key) const {
+    std::size_t h = key.name ? std::hash<std::string>{}(*key.name) : 0x9e3779b9U;
+    h ^= std::hash<std::int64_t>{}(key.ts) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= std::hash<std::int64_t>{}(key.end) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+  }
+};
+
+struct TimeKeyHash {
+  std::size_t operator()(const std::pair<std::int64_t, std::int64_t>& key) const {
+    return std::hash<std::int64_t>{}(key.first) * 31 + std::hash<std::int64_t>{}(key.second);
+  }
+};
+
+// A row of the candidate table D: a compute link joined with its kernel's shapes.
+struct Candidate {
+  const KernelLink* link;
+  const KernelShape* shape;
+};
+
+}  // namespace
+
+std::optional<FlopsMessage> ParseFlopsMessage(const std::optional<std::string>& message) {
+  if (!message) return std::nullopt;
+  std::string_view text = *message;
+  // Python's `$` also matches just before one final newline.
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits >= text.size() || text[digits] != '-') return std::nullopt;
+  const std::string_view name = text.substr(digits + 1);
+  if (name.empty() || name.find('\n') != std::string_view::npos) return std::nullopt;
+  // Leading zeros are fine ("007"); values beyond int64 are refused rather than rounded.
+  std::int64_t flops = 0;
+  for (std::size_t i = 0; i < digits; ++i) {
+    const int digit = text[i] - '0';
+    if (flops > (INT64_MAX - digit) / 10) return std::nullopt;
+    flops = flops * 10 + digit;
+  }
+  return FlopsMessage{flops, std::string(name)};
+}
+
+Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes) {
+  using Level = RankNote::Level;
+  MfuCalculation calculation;
+  notes.push_back({Level::kInfo, "Start MFU calculation."});
+  if (!chip.valid()) {
+    notes.push_back({Level::kError, "Can not get chip info. Skip MFU calculation."});
+    return calculation;
+  }
+  if (!data.shapes_query_returned_rows) {
+    notes.push_back({Level::kError, "Query Kernel Shapes Failed. Skip MFU calculation."});
+    return calculation;
+  }
+  const auto finished = [&] {
+    notes.push_back(
+        {Level::kInfo, "MFU calculation finished, result rows: " + std::to_string(calculation.results.size())});
+  };
+  if (!data.flops_ranges || data.flops_ranges->empty()) {
+    notes.push_back({Level::kWarning, "No mfu_flops ranges found. Skip MFU calculation."});
+    finished();
+    return calculation;
+  }
+  if (data.compute_link_count == 0) {
+    notes.push_back({Level::kWarning, "Can not get cpu-op to device-kernel correlation. Skip MFU calculation."});
+    finished();
+    return calculation;
+  }
+
+  // Step 1: the ranges whose message parses with flops > 0, in Q2 order.
+  struct Range {
+    std::int64_t start;
+    std::int64_t end;
+    FlopsMessage message;
+  };
+  std::vector<Range> ranges;
+  for (const FlopsRange& range : *data.flops_ranges) {
+    auto parsed = ParseFlopsMessage(range.message);
+    if (!parsed) {
+      calculation.all_messages_parsed = false;
+      continue;
+    }
+    if (parsed->flops > 0) ranges.push_back({range.start, range.end, std::move(*parsed)});
+  }
+  if (ranges.empty()) {
+    notes.push_back({Level::kWarning, "No valid flops values found in mfu_flops ranges."});
+    finished();
+    return calculation;
+  }
+
+  // Step 2: D = compute links x shapes on the kernel key, stable-sorted by (op_ts, kernel_ts, kernel_end).
+  std::unordered_map<KernelKey, std::vector<const KernelShape*>, KernelKeyHash> shapes_by_key;
+  for (const KernelShape& shape : data.shapes) {
+    if (!shape.kernel_ts || !shape.kernel_end) continue;  // a NULL time never equals a coerced one
+    shapes_by_key[{shape.kernel_name, *shape.kernel_ts, *shape.kernel_end}].push_back(&shape);
+  }
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < data.compute_link_count; ++i) {
+    const KernelLink& link = data.kernel_links[i];
+    auto found = shapes_by_key.find({link.kernel_name, link.kernel_ts, link.kernel_end});
+    if (found == shapes_by_key.end()) continue;
+    for (const KernelShape* shape : found->second) candidates.push_back({&link, shape});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.link->op_ts, a.link->kernel_ts, a.link->kernel_end) <
+           std::tie(b.link->op_ts, b.link->kernel_ts, b.link->kernel_end);
+  });
+
+  // Step 3: each range charges every kernel of the ops that start inside it with its whole FLOPs.
+  for (const Range& range : ranges) {
+    if (range.end <= range.start) continue;
+    const auto first = std::lower_bound(candidates.begin(), candidates.end(), range.start,
+                                        [](const Candidate& c, std::int64_t value) { return c.link->op_ts < value; });
+    const auto last = std::upper_bound(first, candidates.end(), range.end,
+                                       [](std::int64_t value, const Candidate& c) { return value < c.link->op_ts; });
+    if (first == last) continue;
+    std::vector<const Candidate*> kernels;
+    std::unordered_set<std::pair<std::int64_t, std::int64_t>, TimeKeyHash> seen;
+    std::int64_t total = 0;
+    for (auto it = first; it != last; ++it) {
+      if (!seen.insert({it->link->kernel_ts, it->link->kernel_end}).second) continue;
+      kernels.push_back(&*it);
+      total += it->shape->task_duration;
+    }
+    if (total <= 0) continue;
+    // The dtype comes from the first kernel, before zero-duration kernels are dropped (B2).
+    OPMFU_ASSIGN_OR_RETURN(DtypeClass dtype, DtypeClassOf(kernels.front()->shape->input_types));
+    const double peak = chip.PeakFlops(dtype);
+    for (const Candidate* kernel : kernels) {
+      const std::int64_t duration = kernel->shape->task_duration;
+      if (duration <= 0) continue;
+      // This exact order of double operations is what upstream computes.
+      const double seconds = static_cast<double>(duration) * 1e-9;
+      const double flops_per_second = static_cast<double>(range.message.flops) / seconds;
+      KernelMfu result;
+      result.kernel_name = kernel->link->kernel_name;
+      result.kernel_ts = kernel->link->kernel_ts;
+      result.kernel_end = kernel->link->kernel_end;
+      result.mfu = flops_per_second / peak;
+      result.actual_tflops = Round2(flops_per_second / 1e12);
+      result.flops = range.message.flops;
+      result.flops_op_name = range.message.name;
+      result.kernel_duration = duration;
+      result.chip_peak = peak;
+      result.input_shapes = kernel->shape->input_shapes;
+      result.output_shapes = kernel->shape->output_shapes;
+      calculation.results.push_back(std::move(result));
+    }
+  }
+  finished();
+  return calculation;
+}
+
+std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation) {
+  std::unordered_map<KernelKey, std::vector<std::size_t>, KernelKeyHash> results_by_key;
+  for (std::size_t i = 0; i < calculation.results.size(); ++i) {
+    const KernelMfu& result = calculation.results[i];
+    results_by_key[{result.kernel_name, result.kernel_ts, result.kernel_end}].push_back(i);
+  }
+  std::vector<MergedKernel> merged;
+  merged.reserve(data.kernel_links.size());
+  for (std::size_t i = 0; i < data.kernel_links.size(); ++i) {
+    const KernelLink& link = data.kernel_links[i];
+    auto found = results_by_key.find({link.kernel_name, link.kernel_ts, link.kernel_end});
+    if (found == results_by_key.end()) {
+      merged.push_back({i, std::nullopt});
+      continue;
+    }
+    for (std::size_t result : found->second) merged.push_back({i, result});
+  }
+  return merged;
+}
+
+std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& data, const MfuCalculation& calculation,
+                                         const std::vector<MergedKernel>& merged) {
+  std::vector<OperatorMfuRow> rows;
+  for (const MergedKernel& entry : merged) {
+    if (!entry.mfu) continue;
+    const KernelLink& link = data.kernel_links[entry.link];
+    const KernelMfu& result = calculation.results[*entry.mfu];
+    OperatorMfuRow row;
+    row.rank_id = rank_id;
+    row.op_name = link.op_name;
+    row.kernel_name = link.kernel_name;
+    row.kernel_start = link.kernel_ts;
+    row.kernel_end = link.kernel_end;
+    row.kernel_duration = result.kernel_duration;
+    row.mfu = Round4(result.mfu);
+    row.actual_tflops = result.actual_tflops;
+    row.chip_peak_tflops = Round2((result.chip_peak > 0 ? result.chip_peak : 0.0) / 1e12);
+    row.flops = result.flops;
+    row.flops_op_name = result.flops_op_name;
+    row.input_shapes = result.input_shapes;
+    row.output_shapes = result.output_shapes;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace opmfu::engine

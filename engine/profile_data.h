@@ -1,0 +1,58 @@
+#pragma once
+// What one rank's profiler DB holds for the MFU analysis, after the queries of
+// shared/spec/mfu-analysis.md section 2 (Q1-Q5). Times are nanoseconds.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opmfu::engine {
+
+/// A `Module`-domain MSTX range (Q1).
+struct ModuleRange {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::optional<std::string> name;
+};
+
+/// An `mfu_flops`-domain MSTX event (Q2); the message should be "<flops>-<op name>".
+struct FlopsRange {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::optional<std::string> message;
+};
+
+/// One framework-op-to-kernel link (Q3/Q4), times NULL->0 coerced.
+struct KernelLink {
+  std::optional<std::string> kernel_name;
+  std::int64_t kernel_ts = 0;
+  std::int64_t kernel_end = 0;
+  std::optional<std::string> op_name;
+  std::int64_t op_ts = 0;
+  std::int64_t op_end = 0;
+};
+
+/// A compute kernel with its shapes and types (Q5). Times are as stored: a NULL stays absent.
+struct KernelShape {
+  std::optional<std::string> kernel_name;
+  std::optional<std::int64_t> kernel_ts;
+  std::optional<std::int64_t> kernel_end;
+  std::int64_t task_duration = 0;  ///< NULL->0 coerced, as the calculator does
+  std::optional<std::string> input_types;
+  std::optional<std::string> input_shapes;   ///< quotes stripped
+  std::optional<std::string> output_shapes;  ///< quotes stripped
+};
+
+/// Everything read from one rank's DB.
+struct RankData {
+  std::vector<ModuleRange> modules;
+  std::optional<std::vector<FlopsRange>> flops_ranges;  ///< nullopt: no MSTX_EVENTS table
+  /// kernel_df: compute links (in Q3 order), then HCCL, then schedule-task links.
+  std::vector<KernelLink> kernel_links;
+  std::size_t compute_link_count = 0;  ///< the first links are the compute ones (op_kernel_df)
+  std::vector<KernelShape> shapes;
+  bool shapes_query_returned_rows = false;
+};
+
+}  // namespace opmfu::engine

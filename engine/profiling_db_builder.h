@@ -1,0 +1,81 @@
+#pragma once
+// Writes synthetic Ascend PyTorch profiler databases with the tables and columns CANN writes:
+// for `opmfu demo`, the tests and the benchmarks.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.h"
+
+namespace opmfu::engine {
+
+class ProfilingDbBuilder {
+ public:
+  /// A framework op (PYTORCH_API row); returns its connection id for linking kernels.
+  std::int64_t AddOp(std::string_view name, std::int64_t start, std::int64_t end);
+
+  struct Kernel {
+    std::string name;
+    std::int64_t start = 0;
+    std::int64_t end = 0;
+    std::optional<std::string> input_types = std::string("FLOAT16;FLOAT16");
+    std::optional<std::string> input_shapes = std::string("\"16,16;16,16\"");
+    std::optional<std::string> output_shapes = std::string("\"16,16\"");
+    std::string op_type = "MatMulV2";
+  };
+  /// A compute kernel (TASK + COMPUTE_TASK_INFO) launched by the given ops (CONNECTION_IDS rows).
+  void AddKernel(const std::vector<std::int64_t>& op_connections, const Kernel& kernel);
+  /// An HCCL op (COMMUNICATION_OP) linked to an op.
+  void AddCommunication(std::int64_t op_connection, std::string_view op_type, std::int64_t start, std::int64_t end);
+  /// An MSTX event; ranges have event type 2.
+  void AddMstx(std::string_view domain, std::optional<std::string_view> message, std::int64_t start, std::int64_t end,
+               int event_type = 2);
+  void AddStep(std::int64_t id, std::int64_t start, std::int64_t end);
+  /// Leaves a table out of the written file (to build broken inputs).
+  void OmitTable(std::string_view table) { omitted_.emplace_back(table); }
+
+  /// Writes a new database at `path` (replacing a file there) in one transaction.
+  Status Write(const std::filesystem::path& path) const;
+
+  std::size_t kernel_count() const { return tasks_.size(); }
+
+ private:
+  std::int64_t Intern(std::string_view text);
+
+  struct Op {
+    std::int64_t start, end, connection, name;
+  };
+  struct Task {
+    std::int64_t start, end, connection, global_task_id, name, op_type;
+    std::optional<std::int64_t> input_types, input_shapes, output_shapes;
+  };
+  struct Communication {
+    std::int64_t start, end, connection, op_type;
+  };
+  struct Mstx {
+    std::int64_t start, end, event_type;
+    std::optional<std::int64_t> message;
+    std::int64_t domain;
+  };
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, std::int64_t> string_ids_;
+  std::vector<Op> ops_;
+  std::vector<Task> tasks_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> connections_;  // (api id, flow id)
+  std::vector<Communication> communications_;
+  std::vector<Mstx> mstx_;
+  std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> steps_;
+  std::vector<std::string> omitted_;
+  std::int64_t next_connection_ = 1;
+};
+
+/// Writes `<rank_directory>/PROF_000001_demo/device_<device>/info.json.<device>`.
+Status WriteDeviceInfo(const std::filesystem::path& rank_directory, int device, std::string_view ai_core_num_json,
+                       std::string_view aic_frequency_json);
+
+}  // namespace opmfu::engine

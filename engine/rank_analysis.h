@@ -1,0 +1,37 @@
+#pragma once
+// One rank, end to end: read its DB and chip info, compute OperatorMFU and ModuleMFU rows.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/mfu_rows.h"
+#include "engine/rank_reader.h"
+
+namespace opmfu::engine {
+
+struct RankAnalysis {
+  std::int64_t rank_id = 0;
+  std::vector<OperatorMfuRow> operator_rows;
+  std::vector<ModuleMfuRow> module_rows;
+  /// Upstream declares kernel_duration INTEGER only if every merged kernel got an MFU, and
+  /// flops INTEGER only if, besides, every FLOPs message parsed (spec 4.5).
+  bool all_kernels_matched = true;
+  bool all_messages_parsed = true;
+  std::vector<RankNote> notes;
+};
+
+struct RankInput {
+  std::int64_t rank_id = 0;
+  std::filesystem::path rank_directory;  ///< where device_*/info.json.* is looked for
+  std::filesystem::path db_path;
+  std::optional<std::int64_t> step_id;  ///< restrict to one STEP_TIME step
+};
+
+/// Analyses one rank. An Error means this rank produced nothing and why (a broken DB, an
+/// unsupported dtype, a step that does not exist); other ranks are unaffected.
+Result<RankAnalysis> AnalyzeRank(const RankInput& input);
+
+}  // namespace opmfu::engine

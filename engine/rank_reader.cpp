@@ -1,0 +1,184 @@
+#include "engine/rank_reader.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "common/sqlite.h"
+#include "common/text.h"
+
+namespace opmfu::engine {
+
+namespace {
+
+// The queries keep upstream's join structure and ORDER BY, so SQLite returns ties in the same
+// order (shared/spec/mfu-analysis.md section 2 and B17).
+constexpr const char* kModuleQuery =
+    "SELECT e.startNs, e.endNs, message.value FROM MSTX_EVENTS e "
+    "LEFT JOIN STRING_IDS message ON e.message = message.id "
+    "LEFT JOIN STRING_IDS domain ON e.domainId = domain.id "
+    "WHERE e.eventType = 2 AND domain.value = 'Module' ORDER BY e.startNs";
+
+constexpr const char* kFlopsQuery =
+    "SELECT e.startNs, e.endNs, message.value FROM MSTX_EVENTS e "
+    "LEFT JOIN STRING_IDS message ON e.message = message.id "
+    "LEFT JOIN STRING_IDS domain ON e.domainId = domain.id "
+    "WHERE domain.value = 'mfu_flops' ORDER BY e.startNs";
+
+std::string TaskLinkQuery(std::string_view kernel_table) {
+  return "WITH links AS (SELECT kernel_string.value AS name, t.startNs, t.endNs, c.id AS api_connection "
+         "FROM " +
+         std::string(kernel_table) +
+         " k LEFT JOIN TASK t ON k.globalTaskId = t.globalTaskId "
+         "LEFT JOIN STRING_IDS kernel_string ON kernel_string.id = k.name "
+         "LEFT JOIN CONNECTION_IDS c ON c.connectionId = t.connectionId) "
+         "SELECT links.name AS kernel_name, links.startNs AS kernel_ts, links.endNs AS kernel_end, "
+         "op_string.value AS op_name, api.startNs AS op_ts, api.endNs AS op_end FROM links "
+         "JOIN PYTORCH_API api ON links.api_connection = api.connectionId "
+         "JOIN STRING_IDS op_string ON api.name = op_string.id ORDER BY op_ts, kernel_ts";
+}
+
+constexpr const char* kCommunicationLinkQuery =
+    "WITH links AS (SELECT kernel_string.value AS name, m.startNs, m.endNs, c.id AS api_connection "
+    "FROM COMMUNICATION_OP m JOIN STRING_IDS kernel_string ON kernel_string.id = m.opType "
+    "JOIN CONNECTION_IDS c ON c.connectionId = m.connectionId) "
+    "SELECT links.name AS kernel_name, links.startNs AS kernel_ts, links.endNs AS kernel_end, "
+    "op_string.value AS op_name, api.startNs AS op_ts, api.endNs AS op_end FROM links "
+    "JOIN PYTORCH_API api ON links.api_connection = api.connectionId "
+    "JOIN STRING_IDS op_string ON api.name = op_string.id ORDER BY op_ts, kernel_ts";
+
+constexpr const char* kShapesQuery =
+    "WITH kernels AS (SELECT (SELECT value FROM STRING_IDS WHERE id = k.name) AS kernel_name, k.globalTaskId, "
+    "(SELECT value FROM STRING_IDS WHERE id = k.opType) AS type, "
+    "(SELECT value FROM STRING_IDS WHERE id = k.inputShapes) AS input_shapes, "
+    "(SELECT value FROM STRING_IDS WHERE id = k.inputDataTypes) AS input_types, "
+    "(SELECT value FROM STRING_IDS WHERE id = k.outputShapes) AS output_shapes FROM COMPUTE_TASK_INFO k) "
+    "SELECT kernels.kernel_name, kernels.input_shapes, kernels.input_types, kernels.output_shapes, "
+    "t.startNs AS kernel_ts, t.endNs AS kernel_end, t.endNs - t.startNs AS task_duration "
+    "FROM kernels JOIN TASK t ON kernels.globalTaskId = t.globalTaskId ORDER BY t.startNs";
+
+std::optional<std::string> OptionalText(const Statement& row, int column) {
+  if (row.IsNull(column)) return std::nullopt;
+  return std::string(row.Text(column));
+}
+
+std::int64_t Coerced(const Statement& row, int column) {
+  const int type = sqlite3_column_type(row.handle(), column);
+  if (type == SQLITE_TEXT) return CoerceInt(type, 0, 0.0, row.Text(column));
+  return CoerceInt(type, row.Int64(column), row.Double(column), {});
+}
+
+std::optional<std::int64_t> Raw(const Statement& row, int column) {
+  const int type = sqlite3_column_type(row.handle(), column);
+  if (type == SQLITE_NULL) return std::nullopt;
+  if (type == SQLITE_INTEGER) return row.Int64(column);
+  if (type == SQLITE_FLOAT) {
+    const double value = row.Double(column);
+    if (value == std::trunc(value) && std::abs(value) < 9.2e18) return static_cast<std::int64_t>(value);
+  }
+  return std::nullopt;  // text or fractional: never equal to a coerced integer key
+}
+
+// Strips every leading and trailing quote character, as Python's str.strip("\"'") does.
+std::string StripQuotes(std::string_view text) {
+  const std::size_t first = text.find_first_not_of("\"'");
+  if (first == std::string_view::npos) return {};
+  const std::size_t last = text.find_last_not_of("\"'");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+// Runs a query; on failure logs upstream's "read failed" error and returns false.
+template <typename OnRow>
+bool RunQuery(Database& db, const std::string& sql, std::vector<RankNote>& notes, OnRow&& on_row) {
+  auto statement = db.Prepare(sql);
+  if (!statement.ok()) {
+    notes.push_back(
+        {RankNote::Level::kError, "File " + db.path() + " read failed error: " + statement.error().message});
+    return false;
+  }
+  while (true) {
+    auto row = statement->Step();
+    if (!row.ok()) {
+      notes.push_back({RankNote::Level::kError, "File " + db.path() + " read failed error: " + row.error().message});
+      return false;
+    }
+    if (!*row) return true;
+    on_row(*statement);
+  }
+}
+
+}  // namespace
+
+std::int64_t CoerceInt(int sqlite_type, std::int64_t as_int, double as_double, std::string_view as_text) {
+  switch (sqlite_type) {
+    case SQLITE_INTEGER:
+      return as_int;
+    case SQLITE_FLOAT:
+      if (!std::isfinite(as_double) || std::abs(as_double) >= 9.2e18) return 0;
+      return static_cast<std::int64_t>(as_double);
+    case SQLITE_TEXT: {
+      const std::string_view text = TrimWhitespace(as_text);
+      std::int64_t integer = 0;
+      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), integer);
+      if (error == std::errc() && end == text.data() + text.size()) return integer;
+      double real = 0.0;
+      auto [real_end, real_error] = std::from_chars(text.data(), text.data() + text.size(), real);
+      if (real_error == std::errc() && real_end == text.data() + text.size() && std::isfinite(real) &&
+          std::abs(real) < 9.2e18) {
+        return static_cast<std::int64_t>(real);
+      }
+      return 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes) {
+  OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(db_path));
+  RankData data;
+
+  RunQuery(db, kModuleQuery, notes, [&](const Statement& row) {
+    data.modules.push_back({Coerced(row, 0), Coerced(row, 1), OptionalText(row, 2)});
+  });
+
+  OPMFU_ASSIGN_OR_RETURN(bool has_mstx, db.HasTable("MSTX_EVENTS"));
+  if (has_mstx) {
+    std::vector<FlopsRange> ranges;
+    if (RunQuery(db, kFlopsQuery, notes, [&](const Statement& row) {
+          ranges.push_back({Coerced(row, 0), Coerced(row, 1), OptionalText(row, 2)});
+        })) {
+      data.flops_ranges = std::move(ranges);
+    }
+  }
+
+  const auto read_links = [&](const std::string& sql) {
+    RunQuery(db, sql, notes, [&](const Statement& row) {
+      data.kernel_links.push_back({OptionalText(row, 0), Coerced(row, 1), Coerced(row, 2), OptionalText(row, 3),
+                                   Coerced(row, 4), Coerced(row, 5)});
+    });
+  };
+  OPMFU_ASSIGN_OR_RETURN(bool has_compute, db.HasTable("COMPUTE_TASK_INFO"));
+  OPMFU_ASSIGN_OR_RETURN(bool has_communication, db.HasTable("COMMUNICATION_OP"));
+  OPMFU_ASSIGN_OR_RETURN(bool has_schedule, db.HasTable("COMMUNICATION_SCHEDULE_TASK_INFO"));
+  if (has_compute) read_links(TaskLinkQuery("COMPUTE_TASK_INFO"));
+  data.compute_link_count = data.kernel_links.size();
+  if (has_communication) read_links(kCommunicationLinkQuery);
+  if (has_schedule) read_links(TaskLinkQuery("COMMUNICATION_SCHEDULE_TASK_INFO"));
+
+  RunQuery(db, kShapesQuery, notes, [&](const Statement& row) {
+    data.shapes_query_returned_rows = true;
+    KernelShape shape;
+    shape.kernel_name = OptionalText(row, 0);
+    if (!row.IsNull(1)) shape.input_shapes = StripQuotes(row.Text(1));
+    shape.input_types = OptionalText(row, 2);
+    if (!row.IsNull(3)) shape.output_shapes = StripQuotes(row.Text(3));
+    if (shape.input_shapes == "N/A" || shape.output_shapes == "N/A") return;
+    shape.kernel_ts = Raw(row, 4);
+    shape.kernel_end = Raw(row, 5);
+    shape.task_duration = Coerced(row, 6);
+    data.shapes.push_back(std::move(shape));
+  });
+  return data;
+}
+
+}  // namespace opmfu::engine

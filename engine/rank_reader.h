@@ -1,0 +1,27 @@
+#pragma once
+// Reads one rank's `ascend_pytorch_profiler_<rank>.db` (read-only) into RankData.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/profile_data.h"
+
+namespace opmfu::engine {
+
+/// A message for the rank's log, with upstream's wording where upstream logs one.
+struct RankNote {
+  enum class Level { kInfo, kWarning, kError };
+  Level level;
+  std::string text;
+};
+
+/// Reads the tables the analysis needs. A database that cannot be opened at all is an Error; a
+/// missing table or a failing query is logged in `notes` and read as empty, as upstream does.
+Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes);
+
+/// "NULL->0 int": numbers as stored, text parsed as a number, anything else 0; floats truncate.
+std::int64_t CoerceInt(int sqlite_type, std::int64_t as_int, double as_double, std::string_view as_text);
+
+}  // namespace opmfu::engine
