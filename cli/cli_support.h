@@ -38,5 +38,9 @@ bool UseColor(std::string_view mode, bool writing_to_file);
 
 /// Adds `opmfu registry ...` to the app.
 void AddRegistryCommand(CLI::App& app, Action& action);
+/// Adds `opmfu analyze` to the app.
+void AddAnalyzeCommand(CLI::App& app, Action& action);
+/// Adds `opmfu demo` to the app.
+void AddDemoCommand(CLI::App& app, Action& action);
 
 }  // namespace opmfu::cli

@@ -1,0 +1,212 @@
+// `opmfu analyze`: thin glue between the flags (ours and msprof-analyze's spellings) and engine/.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_support.h"
+#include "common/text.h"
+#include "engine/analyze.h"
+#include "engine/numeric.h"
+
+namespace opmfu::cli {
+namespace {
+
+struct AnalyzeFlags {
+  std::string profiling_path;
+  std::string output_path;
+  std::string export_type = "db";
+  std::string rank_list;
+  std::string mode;
+  std::optional<std::int64_t> step_id;
+  unsigned jobs = 0;
+  bool agent = false;
+  bool verbose = false;
+};
+
+Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string& text) {
+  if (text.empty() || text == "all") return std::optional<std::vector<std::int64_t>>{};
+  std::vector<std::int64_t> ranks;
+  for (const std::string& token : SplitString(text, ',')) {
+    const std::string_view trimmed = TrimWhitespace(token);
+    if (trimmed.empty() || trimmed.size() > 9 ||
+        !std::all_of(trimmed.begin(), trimmed.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      return Error::Usage("--rank-list: '" + token + "' is not a rank id (expected e.g. 0,1,3 or all)");
+    }
+    ranks.push_back(std::stoll(std::string(trimmed)));
+  }
+  return std::optional<std::vector<std::int64_t>>(ranks);
+}
+
+std::string Percent(double mfu) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f%%", mfu * 100.0);
+  return buffer;
+}
+
+void PrintKernels(std::ostream& out, const char* title, std::vector<const engine::OperatorMfuRow*> rows) {
+  out << title << "\n";
+  for (const engine::OperatorMfuRow* row : rows) {
+    out << "  " << Percent(row->mfu) << "  rank " << row->rank_id << "  " << row->op_name.value_or("?") << " -> "
+        << row->kernel_name.value_or("?") << "  " << row->kernel_duration << " ns  " << row->actual_tflops
+        << " TFLOPS  shapes " << row->input_shapes.value_or("-") << "\n";
+  }
+}
+
+void PrintSummary(const engine::AnalyzeReport& report) {
+  std::ostream& out = std::cout;
+  const auto& tables = report.tables;
+  const std::size_t ranks = report.ranks.size();
+  out << "Analysed " << ranks << (ranks == 1 ? " rank" : " ranks") << " under " << report.discovery.root.string()
+      << " (operator-level MFU, as msprof-analyze -m operator_mfu computes it)\n";
+  for (const engine::RankOutcome& rank : report.ranks) {
+    out << "  rank " << rank.location.rank_id << ": ";
+    if (rank.failure) {
+      out << "FAILED: " << *rank.failure << " (" << rank.location.db_path.string() << ")\n";
+      continue;
+    }
+    const auto& analysis = rank.analysis;
+    out << analysis.operator_rows.size() << " OperatorMFU rows, " << analysis.module_rows.size() << " ModuleMFU rows";
+    if (analysis.operator_rows.empty()) {
+      // The last warning or error says why the result is empty.
+      for (auto it = analysis.notes.rbegin(); it != analysis.notes.rend(); ++it) {
+        if (it->level != engine::RankNote::Level::kInfo && it->text.rfind("No valid MFU data", 0) != 0 &&
+            it->text != "No MFU calculated for kernels.") {
+          out << "; no MFU: " << it->text;
+          break;
+        }
+      }
+    }
+    out << "\n";
+  }
+  out << "OperatorMFU: " << tables.operator_rows.size() << " rows; ModuleMFU: " << tables.module_rows.size()
+      << " rows\n";
+  if (!tables.operator_rows.empty()) {
+    std::size_t bands[5] = {};
+    for (const auto& row : tables.operator_rows) {
+      const double m = row.mfu;
+      bands[m < 0.2 ? 0 : m < 0.3 ? 1 : m < 0.6 ? 2 : m < 0.7 ? 3 : 4]++;
+    }
+    out << "MFU bands: <20%: " << bands[0] << "  20-30%: " << bands[1] << "  30-60%: " << bands[2]
+        << "  60-70%: " << bands[3] << "  >70%: " << bands[4] << "\n";
+    std::vector<const engine::OperatorMfuRow*> sorted;
+    for (const auto& row : tables.operator_rows) sorted.push_back(&row);
+    std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->mfu < b->mfu; });
+    const std::size_t n = std::min<std::size_t>(5, sorted.size());
+    PrintKernels(out, "Lowest MFU kernels:", {sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n)});
+    PrintKernels(out, "Highest MFU kernels:", {sorted.rbegin(), sorted.rbegin() + static_cast<std::ptrdiff_t>(n)});
+  }
+  for (const auto& path : report.written) out << "Wrote " << path.string() << "\n";
+}
+
+int RunAnalyzeCommand(const AnalyzeFlags& flags) {
+  if (!flags.mode.empty() && flags.mode != "operator_mfu") {
+    return ReportError(Error::Usage("-m " + flags.mode + ": opmfu analyze runs operator_mfu only"));
+  }
+  engine::AnalyzeOptions options;
+  options.profiling_path = flags.profiling_path;
+  if (!flags.output_path.empty()) options.output_path = flags.output_path;
+  if (flags.export_type == "db") {
+    options.export_type = engine::ExportType::kDb;
+  } else if (flags.export_type == "csv") {
+    options.export_type = engine::ExportType::kCsv;
+  } else if (flags.export_type == "json") {
+    options.export_type = engine::ExportType::kJson;
+  } else if (flags.export_type == "text") {
+    return ReportError(
+        Error::Usage("--export-type text (the per-rank .xlsx workbooks) is not implemented yet; use db, "
+                     "csv or json"));
+  } else {
+    const std::vector<std::string> names = {"db", "text", "csv", "json"};
+    return ReportError(Error::Usage("unknown export type '" + flags.export_type + "'" +
+                                    DidYouMean(flags.export_type, names) + "; choose db, csv or json"));
+  }
+  auto ranks = ParseRankList(flags.rank_list);
+  if (!ranks.ok()) return ReportError(ranks.error());
+  options.rank_list = *ranks;
+  options.step_id = flags.step_id;
+  options.jobs = flags.jobs;
+
+  auto report = engine::RunAnalyze(options);
+  if (!report.ok()) {
+    if (flags.agent) {
+      std::cout << nlohmann::ordered_json{{"status", "error"},
+                                          {"code", 2},
+                                          {"message", {{"err", report.error().message}}},
+                                          {"suggestion", ""}}
+                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n";
+    }
+    return ReportError(report.error());
+  }
+  if (!report->discovery.correction.empty()) ReportWarning(report->discovery.correction);
+  for (const std::string& note : report->discovery.notes) ReportWarning(note);
+  if (!report->unknown_ranks.empty()) {
+    std::string ids;
+    for (std::int64_t id : report->unknown_ranks) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    ReportWarning("Invalid Rank id: [" + ids + "].");
+  }
+  for (const engine::RankOutcome& rank : report->ranks) {
+    for (const engine::RankNote& note : rank.analysis.notes) {
+      if (note.level == engine::RankNote::Level::kInfo && !flags.verbose) continue;
+      std::cerr << "opmfu: rank " << rank.location.rank_id << ": "
+                << (note.level == engine::RankNote::Level::kError     ? "error: "
+                    : note.level == engine::RankNote::Level::kWarning ? "warning: "
+                                                                      : "")
+                << note.text << "\n";
+    }
+  }
+  const bool failed = report->failed_ranks() > 0;
+  if (flags.agent) {
+    nlohmann::ordered_json message = nlohmann::ordered_json::object();
+    if (!report->written.empty()) {
+      if (flags.export_type == "db") {
+        message = {{"db_path", report->written.front().string()}, {"tables", {"OperatorMFU", "ModuleMFU"}}};
+      } else {
+        message = {{"csv_dir", report->output_directory.string()}};
+      }
+    }
+    std::cout << nlohmann::ordered_json{{"status", failed ? "partial" : "success"},
+                                        {"code", failed ? 1 : 0},
+                                        {"message", message},
+                                        {"suggestion", failed ? "some ranks failed; run without --agent for the reasons"
+                                                              : "kernel- and module-level MFU; ModuleMFU only when the "
+                                                                "data has Module-domain msTX ranges"}}
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+  } else {
+    PrintSummary(*report);
+  }
+  return failed ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+void AddAnalyzeCommand(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<AnalyzeFlags>();
+  CLI::App* command = app.add_subcommand("analyze", "operator- and module-level MFU from a profiling directory");
+  command
+      ->add_option("-d,--profiling-path,--profiling_path", flags->profiling_path,
+                   "the profiling directory (parent of the *_ascend_pt directories)")
+      ->required();
+  command->add_option("-o,--output-path,--output_path", flags->output_path,
+                      "where cluster_analysis_output/ goes (default: the profiling directory)");
+  command->add_option("--export-type,--export_type", flags->export_type, "db (cluster_analysis.db), csv or json")
+      ->capture_default_str();
+  command->add_option("--rank-list,--rank_list", flags->rank_list, "ranks to analyse, e.g. 0,1,3 (default: all)");
+  command->add_option("--step-id,--step_id", flags->step_id, "only what starts inside this STEP_TIME step");
+  command->add_option("--jobs", flags->jobs, "ranks analysed at once (default: one per core)");
+  command->add_option("-m,--mode", flags->mode, "accepted for msprof-analyze compatibility: operator_mfu");
+  command->add_flag("--agent", flags->agent,
+                    "print one JSON line (msprof-analyze's agent format) instead of a summary");
+  command->add_flag("-v,--verbose", flags->verbose, "also print each rank's progress messages");
+  command->footer(
+      "Differences from msprof-analyze: a failing rank is reported and the others are still written (exit 1); "
+      "ranks are ordered by id; --step-id really filters; tables without rows are dropped, not left stale.");
+  command->callback([flags, &action] { action = [flags] { return RunAnalyzeCommand(*flags); }; });
+}
+
+}  // namespace opmfu::cli

@@ -1,0 +1,93 @@
+// `opmfu demo`: writes the synthetic profiling directory and the example files.
+
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_support.h"
+#include "cli/embedded_files.h"
+#include "common/file_io.h"
+#include "engine/demo.h"
+
+namespace opmfu::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kMarker = ".opmfu-demo";
+
+struct DemoFlags {
+  std::string directory = "opmfu-demo";
+  int ranks = 2;
+  int steps = 2;
+  int layers = 4;
+  std::uint64_t seed = 1;
+  bool without_modules = false;
+};
+
+int RunDemo(const DemoFlags& flags) {
+  const fs::path directory = flags.directory;
+  std::error_code ec;
+  // Never write over somebody's data: only into a new or empty directory, or an earlier demo.
+  if (fs::exists(directory, ec)) {
+    if (!fs::is_directory(directory, ec))
+      return ReportError(Error::Input(directory.string() + ": exists and is not a directory"));
+    const bool empty = fs::directory_iterator(directory, ec) == fs::directory_iterator();
+    if (!empty && !fs::exists(directory / kMarker, ec)) {
+      return ReportError(Error::Input(directory.string() +
+                                      ": exists and is not an opmfu demo directory; give a new or empty directory"));
+    }
+    for (const auto& entry : fs::directory_iterator(directory, ec)) {
+      if (entry.path().filename().string().ends_with("_ascend_pt")) fs::remove_all(entry.path(), ec);
+    }
+  }
+  fs::create_directories(directory, ec);
+  if (ec) return ReportError(Error::Input(directory.string() + ": cannot create: " + ec.message()));
+  if (Status marked = WriteFileAtomically(directory / kMarker, "written by opmfu demo\n"); !marked.ok()) {
+    return ReportError(marked.error());
+  }
+  engine::DemoOptions options;
+  options.directory = directory;
+  options.ranks = flags.ranks;
+  options.steps = flags.steps;
+  options.layers = flags.layers;
+  options.seed = flags.seed;
+  options.with_modules = !flags.without_modules;
+  auto summary = engine::WriteDemo(options);
+  if (!summary.ok()) return ReportError(summary.error());
+  for (const EmbeddedFile& file : EmbeddedExampleFiles()) {
+    const fs::path path = directory / "example" / std::string(file.name);
+    fs::create_directories(path.parent_path(), ec);
+    if (Status written = WriteFileAtomically(path, file.content); !written.ok()) return ReportError(written.error());
+    if (path.extension() == ".sh") fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add, ec);
+  }
+  std::cout << "Wrote a synthetic profiling directory: " << flags.ranks << (flags.ranks == 1 ? " rank" : " ranks")
+            << ", " << summary->kernels_per_rank << " kernels per rank, under " << directory.string() << "\n";
+  for (const fs::path& rank : summary->rank_directories) std::cout << "  " << rank.string() << "\n";
+  std::cout << "and the example launcher, script and formulas in " << (directory / "example").string() << "\n"
+            << "Next: opmfu analyze -d " << directory.string() << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddDemoCommand(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<DemoFlags>();
+  CLI::App* command =
+      app.add_subcommand("demo", "write a synthetic profiling directory and example files to try opmfu on");
+  command->add_option("directory", flags->directory, "where to write (new, empty, or an earlier demo)")
+      ->capture_default_str();
+  command->add_option("--ranks", flags->ranks, "ranks (one DB each)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  command->add_option("--steps", flags->steps, "training steps per rank")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  command->add_option("--layers,--ops-per-step", flags->layers, "transformer layers per step (about 14 kernels each)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  command->add_option("--seed", flags->seed, "random seed; the same seed gives the same data")->capture_default_str();
+  command->add_flag("--without-modules", flags->without_modules, "no Module ranges (so no ModuleMFU)");
+  command->callback([flags, &action] { action = [flags] { return RunDemo(*flags); }; });
+}
+
+}  // namespace opmfu::cli

@@ -1,0 +1,48 @@
+#pragma once
+// `opmfu analyze`: discover ranks, analyse them in parallel, write the tables.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/discovery.h"
+#include "engine/output.h"
+#include "engine/rank_analysis.h"
+
+namespace opmfu::engine {
+
+enum class ExportType { kDb, kCsv, kJson };
+
+struct AnalyzeOptions {
+  std::filesystem::path profiling_path;
+  std::optional<std::filesystem::path> output_path;  ///< default: the (corrected) profiling path
+  ExportType export_type = ExportType::kDb;
+  std::optional<std::vector<std::int64_t>> rank_list;
+  std::optional<std::int64_t> step_id;
+  unsigned jobs = 0;  ///< 0: one per core
+};
+
+struct RankOutcome {
+  RankLocation location;
+  std::optional<std::string> failure;  ///< why this rank produced nothing at all
+  RankAnalysis analysis;
+};
+
+struct AnalyzeReport {
+  Discovery discovery;
+  std::vector<std::int64_t> unknown_ranks;  ///< --rank-list ids that were not found
+  std::vector<RankOutcome> ranks;           ///< in rank order
+  AnalysisTables tables;
+  std::filesystem::path output_directory;  ///< <OUT>/cluster_analysis_output
+  std::vector<std::filesystem::path> written;
+
+  std::size_t failed_ranks() const;
+};
+
+/// Runs the whole analysis. An Error means nothing could be analysed (no data, bad options, the
+/// output cannot be written); a rank that fails is reported in its RankOutcome instead.
+Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options);
+
+}  // namespace opmfu::engine

@@ -1,0 +1,168 @@
+#include "engine/demo.h"
+
+#include <random>
+
+#include "engine/profiling_db_builder.h"
+
+namespace opmfu::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// 24 AI cores at 1800 MHz: the FP16 peak the demo's durations are derived from.
+constexpr double kPeakFp16 = 24.0 * 1800.0 * 8192.0 * 1e6;
+
+class RankWriter {
+ public:
+  RankWriter(const DemoOptions& options, int rank)
+      : options_(options), random_(options.seed * 1000003ULL + static_cast<std::uint64_t>(rank)) {}
+
+  void WriteStep(int step) {
+    const std::int64_t step_start = clock_;
+    if (options_.with_modules) modules_.push_back({"Model", clock_, 0});
+    const std::size_t model = modules_.empty() ? 0 : modules_.size() - 1;
+    for (int layer = 0; layer < options_.layers; ++layer) Layer(layer);
+    if (options_.with_modules) modules_[model].end = clock_ + 10;
+    clock_ += 1000;
+    // Backward: matmuls for each layer, outside every Module range (as real traces are).
+    for (int layer = options_.layers - 1; layer >= 0; --layer) {
+      for (int g = 0; g < 2; ++g) Gemm("aten::mm", "mm", "MatMulV2", 4096, 4096, 4096, "BF16;BF16", 0.45);
+    }
+    // Optimizer and gradient all-reduce.
+    const std::int64_t reduce = db_.AddOp("c10d::allreduce_", clock_, clock_ + 200);
+    db_.AddCommunication(reduce, "hcom_allReduce_", clock_ + 300, clock_ + 300 + Jitter(2'000'000));
+    clock_ += 2'500'000;
+    Elementwise("aten::_foreach_add_", "ForeachAdd", 40'000);
+    db_.AddStep(step, step_start, clock_);
+    clock_ += 5000;
+  }
+
+  Result<DemoSummary> Finish(const fs::path& rank_directory, int rank) {
+    for (const ModuleSpan& module : modules_) db_.AddMstx("Module", module.name, module.start, module.end);
+    const fs::path db =
+        rank_directory / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(rank) + ".db");
+    OPMFU_RETURN_IF_ERROR(db_.Write(db));
+    OPMFU_RETURN_IF_ERROR(WriteDeviceInfo(rank_directory, rank % 16, "24", "\"1800\""));
+    return DemoSummary{{rank_directory}, db_.kernel_count()};
+  }
+
+ private:
+  std::int64_t Jitter(std::int64_t nanoseconds) {
+    std::uniform_real_distribution<double> factor(0.8, 1.25);
+    return static_cast<std::int64_t>(static_cast<double>(nanoseconds) * factor(random_));
+  }
+
+  // An op with a FLOPs range whose kernel runs at `efficiency` (+-) of the peak.
+  void Gemm(const char* op, const char* flops_name, const char* kernel, std::int64_t m, std::int64_t k, std::int64_t n,
+            const char* types, double efficiency, int batch = 1) {
+    const std::int64_t flops = 2 * batch * m * k * n;
+    std::uniform_real_distribution<double> spread(0.6, 1.3);
+    const double peak = std::string_view(types).rfind("INT8", 0) == 0 ? 2 * kPeakFp16 : kPeakFp16;
+    const auto duration =
+        static_cast<std::int64_t>(static_cast<double>(flops) / (peak * efficiency * spread(random_)) * 1e9) + 1;
+    const std::int64_t op_start = clock_;
+    const std::int64_t connection = db_.AddOp(op, op_start, op_start + 120);
+    db_.AddMstx("mfu_flops", std::to_string(flops) + "-" + flops_name, op_start - 5, op_start + 130);
+    ProfilingDbBuilder::Kernel launched;
+    launched.name = kernel;
+    launched.start = kernel_clock_ = std::max(kernel_clock_, op_start + 500);
+    launched.end = launched.start + duration;
+    launched.input_types = types;
+    const std::string shape =
+        (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(m) + "," + std::to_string(k);
+    const std::string weight =
+        (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(k) + "," + std::to_string(n);
+    launched.input_shapes = "\"" + shape + ";" + weight + "\"";
+    launched.output_shapes =
+        "\"" + (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(m) + "," + std::to_string(n) + "\"";
+    launched.op_type = kernel;
+    db_.AddKernel({connection}, launched);
+    kernel_clock_ = launched.end + 200;
+    clock_ += 300;
+  }
+
+  void Elementwise(const char* op, const char* kernel, std::int64_t nanoseconds) {
+    const std::int64_t connection = db_.AddOp(op, clock_, clock_ + 60);
+    ProfilingDbBuilder::Kernel launched;
+    launched.name = kernel;
+    launched.start = kernel_clock_ = std::max(kernel_clock_, clock_ + 400);
+    launched.end = launched.start + Jitter(nanoseconds);
+    launched.op_type = kernel;
+    launched.input_shapes = "\"8,4096,4096\"";
+    launched.output_shapes = "\"8,4096,4096\"";
+    db_.AddKernel({connection}, launched);
+    kernel_clock_ = launched.end + 200;
+    clock_ += 150;
+  }
+
+  void Layer(int layer) {
+    const std::int64_t start = clock_;
+    std::size_t index = 0;
+    if (options_.with_modules) {
+      modules_.push_back({"Layer", start, 0});
+      index = modules_.size() - 1;
+    }
+    const auto sub = [&](const char* name, auto&& body) {
+      const std::int64_t sub_start = clock_;
+      body();
+      if (options_.with_modules) modules_.push_back({name, sub_start, clock_});
+      clock_ += 20;
+    };
+    sub("Attention", [&] {
+      Elementwise("aten::layer_norm", "LayerNorm", 30'000);
+      Gemm("aten::linear", "linear", "MatMulV3", 8 * 4096, 4096, 3 * 4096, "BF16;BF16", 0.55);
+      Gemm("torch_npu::npu_fusion_attention", "npu_fusion_attention", "FlashAttentionScore", 4096, 128, 4096,
+           "FLOAT16;FLOAT16", 0.42, 8 * 32);
+      Gemm("aten::linear", "linear", "MatMulV3", 8 * 4096, 4096, 4096, "BF16;BF16", 0.5);
+      Elementwise("aten::add", "Add", 25'000);
+    });
+    sub("MLP", [&] {
+      Elementwise("aten::layer_norm", "LayerNorm", 30'000);
+      Gemm("aten::linear", "linear", "MatMulV3", 8 * 4096, 4096, 11008, "BF16;BF16", 0.62);
+      Elementwise("aten::gelu", "Gelu", 60'000);
+      // A quantized projection on every other layer: the INT8 peak applies.
+      if (layer % 2 == 1) {
+        Gemm("torch_npu::npu_quant_matmul", "npu_quant_matmul", "QuantBatchMatmulV3", 8 * 4096, 11008, 4096,
+             "INT8;INT8", 0.35);
+      } else {
+        Gemm("aten::linear", "linear", "MatMulV3", 8 * 4096, 11008, 4096, "BF16;BF16", 0.58);
+      }
+      Elementwise("aten::add", "Add", 25'000);
+    });
+    if (options_.with_modules) modules_[index].end = clock_;
+    clock_ += 50;
+  }
+
+  const DemoOptions& options_;
+  std::mt19937_64 random_;
+  ProfilingDbBuilder db_;
+  struct ModuleSpan {
+    std::string name;
+    std::int64_t start;
+    std::int64_t end;
+  };
+  std::vector<ModuleSpan> modules_;
+  std::int64_t clock_ = 1'700'000'000'000'000'000;
+  std::int64_t kernel_clock_ = 0;
+};
+
+}  // namespace
+
+Result<DemoSummary> WriteDemo(const DemoOptions& options) {
+  if (options.ranks < 1 || options.ranks > 4096) return Error::Usage("--ranks must be between 1 and 4096");
+  if (options.steps < 1 || options.layers < 1) return Error::Usage("--steps and --layers must be at least 1");
+  DemoSummary summary;
+  for (int rank = 0; rank < options.ranks; ++rank) {
+    RankWriter writer(options, rank);
+    for (int step = 1; step <= options.steps; ++step) writer.WriteStep(step);
+    const fs::path directory = options.directory / ("worker_" + std::to_string(rank) + "_20261129120000" +
+                                                    std::to_string(100 + rank % 900) + "_ascend_pt");
+    OPMFU_ASSIGN_OR_RETURN(DemoSummary written, writer.Finish(directory, rank));
+    summary.rank_directories.push_back(directory);
+    summary.kernels_per_rank = written.kernels_per_rank;
+  }
+  return summary;
+}
+
+}  // namespace opmfu::engine

@@ -1,0 +1,34 @@
+#pragma once
+// `opmfu demo`: a realistic synthetic profiling directory, deterministic for a seed.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace opmfu::engine {
+
+struct DemoOptions {
+  std::filesystem::path directory;
+  int ranks = 2;
+  int steps = 2;
+  int layers = 4;  ///< transformer layers per step; each gives about 12 kernels
+  std::uint64_t seed = 1;
+  bool with_modules = true;
+};
+
+struct DemoSummary {
+  std::vector<std::filesystem::path> rank_directories;
+  std::size_t kernels_per_rank = 0;
+};
+
+/// Writes `ranks` rank directories as torch_npu lays them out
+/// (`<dir>/worker_<r>_<timestamp>_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<r>.db`
+/// and `PROF_*/device_<r>/info.json.<r>`): per step a forward pass of transformer layers (Module
+/// ranges, linear/attention/matmul FLOPs ranges, BF16, FP16 and INT8 kernels, elementwise
+/// kernels without FLOPs), a backward pass, an optimizer step and an all-reduce.
+Result<DemoSummary> WriteDemo(const DemoOptions& options);
+
+}  // namespace opmfu::engine

@@ -1,0 +1,149 @@
+#include "engine/discovery.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "common/file_io.h"
+#include "common/text.h"
+
+namespace opmfu::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kMaxDepth = 5;
+const char* const kOutputDirectory = "ASCEND_PROFILER_OUTPUT";
+
+// The rank in an `ascend_pytorch_profiler[_<rank>].db` name: -1 without a suffix.
+std::optional<std::int64_t> RankOfDbName(const std::string& name) {
+  static const std::regex pattern(R"(ascend_pytorch_profiler(?:_(\d+))?\.db)");
+  std::smatch match;
+  if (!std::regex_match(name, match, pattern)) return std::nullopt;
+  if (!match[1].matched) return -1;
+  const std::string digits = match[1].str();
+  if (digits.size() > 15) return std::nullopt;
+  return std::stoll(digits);
+}
+
+// Upstream's tie-break: the third-from-last '_' token of the path, e.g. the timestamp of
+// `{worker}_{timestamp}_ascend_pt`.
+std::optional<std::int64_t> PathTimestamp(const fs::path& directory) {
+  const std::vector<std::string> tokens = SplitString(directory.string(), '_');
+  if (tokens.size() < 3) return std::nullopt;
+  const std::string& token = tokens[tokens.size() - 3];
+  if (token.empty() || token.size() > 18 || !std::all_of(token.begin(), token.end(), ::isdigit)) return std::nullopt;
+  return std::stoll(token);
+}
+
+struct Walker {
+  Discovery& discovery;
+  std::set<std::pair<dev_t, ino_t>> visited;
+  std::map<std::int64_t, std::vector<RankLocation>> found;
+
+  void Visit(const fs::path& directory, int depth) {
+    struct stat info {};
+    if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return;
+    if (!visited.insert({info.st_dev, info.st_ino}).second) return;  // a symlink loop or a second path
+    ++discovery.directories_searched;
+    std::error_code ec;
+    fs::directory_iterator it(directory, ec);
+    if (ec) {
+      discovery.notes.push_back("cannot read " + directory.string() + ": " + ec.message());
+      return;
+    }
+    std::vector<fs::path> subdirectories;
+    for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+      if (it->is_directory(ec)) subdirectories.push_back(it->path());
+    }
+    std::sort(subdirectories.begin(), subdirectories.end());
+    const fs::path output = directory / kOutputDirectory;
+    if (std::find(subdirectories.begin(), subdirectories.end(), output) != subdirectories.end()) Register(directory);
+    if (depth == kMaxDepth) return;
+    for (const fs::path& subdirectory : subdirectories) Visit(subdirectory, depth + 1);
+  }
+
+  void Register(const fs::path& directory) {
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(directory / kOutputDirectory, ec), end; !ec && it != end; it.increment(ec)) {
+      names.push_back(it->path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      if (auto rank = RankOfDbName(name)) {
+        if (*rank == -1) {
+          discovery.notes.push_back("No rank_id for " + (directory / kOutputDirectory / name).string() +
+                                    ". Using default value -1.");
+        }
+        found[*rank].push_back({*rank, directory, directory / kOutputDirectory / name, {}});
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+Result<Discovery> DiscoverRanks(const fs::path& path) {
+  Discovery discovery;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Error::Input(path.string() + ": No such file or directory");
+  fs::path root = fs::absolute(path, ec).lexically_normal();
+  if (!root.has_filename()) root = root.parent_path();
+  if (fs::is_regular_file(root, ec)) {
+    if (!RankOfDbName(root.filename().string()) || root.parent_path().filename() != kOutputDirectory) {
+      return Error::Input(path.string() + ": not a profiling directory or an ascend_pytorch_profiler_<rank>.db");
+    }
+    root = root.parent_path().parent_path();
+    discovery.correction =
+        "-d names a database; -d should be the directory above ASCEND_PROFILER_OUTPUT: " + root.string();
+  } else if (root.filename() == kOutputDirectory) {
+    root = root.parent_path();
+    discovery.correction =
+        "-d names ASCEND_PROFILER_OUTPUT itself; -d should be the directory above it: " + root.string();
+  }
+  discovery.root = root;
+  Walker walker{discovery, {}, {}};
+  walker.Visit(root, 0);
+  for (auto& [rank, locations] : walker.found) {
+    std::sort(locations.begin(), locations.end(),
+              [](const RankLocation& a, const RankLocation& b) { return a.rank_directory < b.rank_directory; });
+    std::size_t chosen = 0;
+    if (locations.size() > 1) {
+      // Newest by the path's timestamp token, as upstream picks; by file time when a path has none.
+      const bool stamped = std::all_of(locations.begin(), locations.end(), [](const RankLocation& l) {
+        return PathTimestamp(l.rank_directory).has_value();
+      });
+      for (std::size_t i = 1; i < locations.size(); ++i) {
+        const bool newer =
+            stamped
+                ? *PathTimestamp(locations[i].rank_directory) > *PathTimestamp(locations[chosen].rank_directory)
+                : fs::last_write_time(locations[i].db_path, ec) > fs::last_write_time(locations[chosen].db_path, ec);
+        if (newer) chosen = i;
+      }
+      std::string ignored;
+      for (std::size_t i = 0; i < locations.size(); ++i) {
+        if (i == chosen) continue;
+        locations[chosen].ignored_directories.push_back(locations[i].rank_directory);
+        ignored += (ignored.empty() ? "" : ", ") + locations[i].rank_directory.string();
+      }
+      discovery.notes.push_back("rank " + std::to_string(rank) + ": " + std::to_string(locations.size()) +
+                                " profiling directories; used " + locations[chosen].rank_directory.string() +
+                                (stamped ? " (latest timestamp)" : " (newest database)") + ", ignored " + ignored);
+    }
+    discovery.ranks.push_back(locations[chosen]);
+  }
+  if (discovery.ranks.empty()) {
+    return Error::Input("no profiling data under " + path.string() + ": looked for */ASCEND_PROFILER_OUTPUT/" +
+                        "ascend_pytorch_profiler[_<rank>].db up to 5 levels deep (" +
+                        std::to_string(discovery.directories_searched) + " directories searched)");
+  }
+  return discovery;
+}
+
+}  // namespace opmfu::engine

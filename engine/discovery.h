@@ -1,0 +1,34 @@
+#pragma once
+// Finding ranks under `-d`, as msprof-analyze does (shared/spec/mfu-analysis.md 1.2), plus the
+// help it does not give: a `-d` one level too deep, or several directories for one rank.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace opmfu::engine {
+
+struct RankLocation {
+  std::int64_t rank_id = 0;
+  std::filesystem::path rank_directory;  ///< the directory holding ASCEND_PROFILER_OUTPUT
+  std::filesystem::path db_path;
+  std::vector<std::filesystem::path> ignored_directories;  ///< other directories of the same rank
+};
+
+struct Discovery {
+  std::filesystem::path root;       ///< where the search started (after correcting `-d`)
+  std::string correction;           ///< non-empty when `-d` was corrected: what it should have been
+  std::vector<RankLocation> ranks;  ///< sorted by rank id
+  std::vector<std::string> notes;   ///< one line each: unreadable directories, duplicates, rank -1
+  std::size_t directories_searched = 0;
+};
+
+/// Finds `*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler[_<rank>].db` up to 5 levels below
+/// `path`. Accepts a `*_ascend_pt` directory, an ASCEND_PROFILER_OUTPUT directory or the .db file
+/// itself. Fails with what was searched for when nothing is found.
+Result<Discovery> DiscoverRanks(const std::filesystem::path& path);
+
+}  // namespace opmfu::engine

@@ -1,0 +1,247 @@
+#include "engine/output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "common/file_io.h"
+#include "common/sqlite.h"
+#include "engine/numeric.h"
+
+namespace opmfu::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kOperatorColumns[] = {"rank_id",
+                                        "op_name",
+                                        "kernel_name",
+                                        "kernel_start(ns)",
+                                        "kernel_end(ns)",
+                                        "kernel_duration(ns)",
+                                        "mfu",
+                                        "actual_tflops",
+                                        "chip_peak_tflops",
+                                        "flops",
+                                        "flops_op_name",
+                                        "input_shapes",
+                                        "output_shapes"};
+const char* const kModuleColumns[] = {"rank_id",
+                                      "parent_module",
+                                      "module",
+                                      "op_name",
+                                      "kernel_list",
+                                      "total_kernel_duration(ns)",
+                                      "avg_kernel_duration(ns)",
+                                      "op_count",
+                                      "avg_mfu"};
+
+Status BindOptional(Statement& statement, int index, const std::optional<std::string>& value) {
+  return value ? statement.Bind(index, std::string_view(*value)) : statement.BindNull(index);
+}
+
+Status InsertRows(Database& db, const AnalysisTables& tables) {
+  OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE IF EXISTS \"OperatorMFU\"; DROP TABLE IF EXISTS \"ModuleMFU\""));
+  if (!tables.operator_rows.empty()) {
+    const std::string duration_type = tables.duration_integer ? "INTEGER" : "REAL";
+    const std::string flops_type = tables.flops_integer ? "INTEGER" : "REAL";
+    OPMFU_RETURN_IF_ERROR(
+        db.Execute("CREATE TABLE \"OperatorMFU\" (\"rank_id\" INTEGER, \"op_name\" TEXT, \"kernel_name\" TEXT, "
+                   "\"kernel_start(ns)\" INTEGER, \"kernel_end(ns)\" INTEGER, \"kernel_duration(ns)\" " +
+                   duration_type + ", \"mfu\" REAL, \"actual_tflops\" REAL, \"chip_peak_tflops\" REAL, \"flops\" " +
+                   flops_type + ", \"flops_op_name\" TEXT, \"input_shapes\" TEXT, \"output_shapes\" TEXT)"));
+    OPMFU_ASSIGN_OR_RETURN(Statement insert,
+                           db.Prepare("INSERT INTO \"OperatorMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                                      "?11, ?12, ?13)"));
+    for (const OperatorMfuRow& row : tables.operator_rows) {
+      OPMFU_RETURN_IF_ERROR(insert.Bind(1, row.rank_id));
+      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 2, row.op_name));
+      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 3, row.kernel_name));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(4, row.kernel_start));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(5, row.kernel_end));
+      OPMFU_RETURN_IF_ERROR(tables.duration_integer ? insert.Bind(6, row.kernel_duration)
+                                                    : insert.Bind(6, static_cast<double>(row.kernel_duration)));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(7, row.mfu));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(8, row.actual_tflops));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(9, row.chip_peak_tflops));
+      OPMFU_RETURN_IF_ERROR(tables.flops_integer ? insert.Bind(10, row.flops)
+                                                 : insert.Bind(10, static_cast<double>(row.flops)));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(11, std::string_view(row.flops_op_name)));
+      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 12, row.input_shapes));
+      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 13, row.output_shapes));
+      OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
+      (void)more;
+      OPMFU_RETURN_IF_ERROR(insert.Reset());
+    }
+  }
+  if (!tables.module_rows.empty()) {
+    const bool avg = tables.with_avg_mfu();
+    OPMFU_RETURN_IF_ERROR(db.Execute(
+        std::string("CREATE TABLE \"ModuleMFU\" (\"rank_id\" INTEGER, \"parent_module\" TEXT, \"module\" TEXT, "
+                    "\"op_name\" TEXT, \"kernel_list\" TEXT, \"total_kernel_duration(ns)\" REAL, "
+                    "\"avg_kernel_duration(ns)\" REAL, \"op_count\" INTEGER") +
+        (avg ? ", \"avg_mfu\" TEXT)" : ")")));
+    OPMFU_ASSIGN_OR_RETURN(Statement insert,
+                           db.Prepare(avg ? "INSERT INTO \"ModuleMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+                                          : "INSERT INTO \"ModuleMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+    for (const ModuleMfuRow& row : tables.module_rows) {
+      OPMFU_RETURN_IF_ERROR(insert.Bind(1, row.rank_id));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(2, std::string_view(row.parent_module)));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(3, std::string_view(row.module)));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(4, std::string_view(row.op_name)));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(5, std::string_view(row.kernel_list)));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(6, row.total_kernel_duration));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(7, row.avg_kernel_duration));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(8, row.op_count));
+      if (avg) OPMFU_RETURN_IF_ERROR(insert.Bind(9, std::string_view(row.avg_mfu)));
+      OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
+      (void)more;
+      OPMFU_RETURN_IF_ERROR(insert.Reset());
+    }
+  }
+  return Ok();
+}
+
+Status SyncFile(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
+  return Ok();
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string CsvNumber(double value) { return PythonFloatRepr(value); }
+
+}  // namespace
+
+bool AnalysisTables::with_avg_mfu() const {
+  return std::any_of(module_rows.begin(), module_rows.end(), [](const ModuleMfuRow& r) { return !r.avg_mfu.empty(); });
+}
+
+Status WriteClusterDb(const fs::path& db_path, const AnalysisTables& tables) {
+  std::error_code ec;
+  fs::create_directories(db_path.parent_path(), ec);
+  if (ec) return Error::Input(db_path.parent_path().string() + ": cannot create: " + ec.message());
+  std::random_device entropy;
+  const fs::path temp = db_path.parent_path() / ("." + db_path.filename().string() + ".opmfu-" +
+                                                 std::to_string(entropy() % 1000000000U) + ".tmp");
+  const auto cleanup = [&](Error error) {
+    fs::remove(temp, ec);
+    fs::remove(temp.string() + "-journal", ec);
+    return error;
+  };
+  if (fs::exists(db_path, ec)) {
+    fs::copy_file(db_path, temp, ec);
+    if (ec) return cleanup(Error::Input(db_path.string() + ": cannot copy for an atomic update: " + ec.message()));
+  }
+  {
+    auto db = Database::OpenForWrite(temp);
+    if (!db.ok()) return cleanup(db.take_error());
+    Status written = db->Execute("PRAGMA journal_mode = MEMORY; BEGIN");
+    if (written.ok()) written = InsertRows(*db, tables);
+    if (written.ok()) written = db->Execute("COMMIT");
+    if (!written.ok()) {
+      Error error = written.take_error();
+      error.message = db_path.string() + ": " + error.message;
+      return cleanup(error);
+    }
+  }
+  if (Status synced = SyncFile(temp); !synced.ok()) return cleanup(synced.take_error());
+  fs::rename(temp, db_path, ec);
+  if (ec) return cleanup(Error::Input(db_path.string() + ": cannot replace: " + ec.message()));
+  return Ok();
+}
+
+Result<std::vector<fs::path>> WriteCsv(const fs::path& directory, const AnalysisTables& tables) {
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  std::string operators;
+  for (const char* column : kOperatorColumns) operators += std::string(operators.empty() ? "" : ",") + CsvField(column);
+  operators += "\n";
+  for (const OperatorMfuRow& r : tables.operator_rows) {
+    operators += std::to_string(r.rank_id) + "," + CsvField(r.op_name.value_or("")) + "," +
+                 CsvField(r.kernel_name.value_or("")) + "," + std::to_string(r.kernel_start) + "," +
+                 std::to_string(r.kernel_end) + "," + std::to_string(r.kernel_duration) + "," + CsvNumber(r.mfu) + "," +
+                 CsvNumber(r.actual_tflops) + "," + CsvNumber(r.chip_peak_tflops) + "," + std::to_string(r.flops) +
+                 "," + CsvField(r.flops_op_name) + "," + CsvField(r.input_shapes.value_or("")) + "," +
+                 CsvField(r.output_shapes.value_or("")) + "\n";
+  }
+  const bool avg = tables.with_avg_mfu();
+  std::string modules;
+  for (const char* column : kModuleColumns) {
+    if (!avg && std::string_view(column) == "avg_mfu") continue;
+    modules += std::string(modules.empty() ? "" : ",") + CsvField(column);
+  }
+  modules += "\n";
+  for (const ModuleMfuRow& r : tables.module_rows) {
+    modules += std::to_string(r.rank_id) + "," + CsvField(r.parent_module) + "," + CsvField(r.module) + "," +
+               CsvField(r.op_name) + "," + CsvField(r.kernel_list) + "," + CsvNumber(r.total_kernel_duration) + "," +
+               CsvNumber(r.avg_kernel_duration) + "," + std::to_string(r.op_count) +
+               (avg ? "," + CsvField(r.avg_mfu) : "") + "\n";
+  }
+  const fs::path operator_path = directory / "operator_mfu.csv";
+  const fs::path module_path = directory / "module_mfu.csv";
+  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(operator_path, operators));
+  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(module_path, modules));
+  return std::vector<fs::path>{operator_path, module_path};
+}
+
+Result<std::vector<fs::path>> WriteJson(const fs::path& directory, const AnalysisTables& tables) {
+  using json = nlohmann::ordered_json;
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  const auto optional = [](const std::optional<std::string>& text) { return text ? json(*text) : json(nullptr); };
+  json operators = json::array();
+  for (const OperatorMfuRow& r : tables.operator_rows) {
+    operators.push_back({{"rank_id", r.rank_id},
+                         {"op_name", optional(r.op_name)},
+                         {"kernel_name", optional(r.kernel_name)},
+                         {"kernel_start(ns)", r.kernel_start},
+                         {"kernel_end(ns)", r.kernel_end},
+                         {"kernel_duration(ns)", r.kernel_duration},
+                         {"mfu", r.mfu},
+                         {"actual_tflops", r.actual_tflops},
+                         {"chip_peak_tflops", r.chip_peak_tflops},
+                         {"flops", r.flops},
+                         {"flops_op_name", r.flops_op_name},
+                         {"input_shapes", optional(r.input_shapes)},
+                         {"output_shapes", optional(r.output_shapes)}});
+  }
+  const bool avg = tables.with_avg_mfu();
+  json modules = json::array();
+  for (const ModuleMfuRow& r : tables.module_rows) {
+    json row = {{"rank_id", r.rank_id},
+                {"parent_module", r.parent_module},
+                {"module", r.module},
+                {"op_name", r.op_name},
+                {"kernel_list", r.kernel_list},
+                {"total_kernel_duration(ns)", r.total_kernel_duration},
+                {"avg_kernel_duration(ns)", r.avg_kernel_duration},
+                {"op_count", r.op_count}};
+    if (avg) row["avg_mfu"] = r.avg_mfu;
+    modules.push_back(row);
+  }
+  const fs::path operator_path = directory / "operator_mfu.json";
+  const fs::path module_path = directory / "module_mfu.json";
+  OPMFU_RETURN_IF_ERROR(
+      WriteFileAtomically(operator_path, operators.dump(1, '\t', false, json::error_handler_t::replace) + "\n"));
+  OPMFU_RETURN_IF_ERROR(
+      WriteFileAtomically(module_path, modules.dump(1, '\t', false, json::error_handler_t::replace) + "\n"));
+  return std::vector<fs::path>{operator_path, module_path};
+}
+
+}  // namespace opmfu::engine

@@ -1,0 +1,227 @@
+// `opmfu analyze` and `opmfu demo` end to end: outputs, fault isolation, `-d` corrections, and
+// that inputs are never changed.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/sqlite.h"
+#include "engine/profiling_db_builder.h"
+#include "tests/test_support.h"
+
+namespace opmfu {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunOpmfu;
+using testing::TempDir;
+
+std::int64_t Count(const fs::path& db, const std::string& sql) {
+  auto database = Database::OpenReadOnly(db);
+  EXPECT_TRUE(database.ok());
+  auto statement = database->Prepare(sql);
+  EXPECT_TRUE(statement.ok()) << statement.error().message;
+  EXPECT_TRUE(*statement->Step());
+  return statement->Int64(0);
+}
+
+// Every file below `root` (except analysis output) with its bytes, to prove inputs are untouched.
+std::map<std::string, std::string> Snapshot(const fs::path& root) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string relative = fs::relative(entry.path(), root).string();
+    if (relative.rfind("cluster_analysis_output", 0) == 0) continue;
+    files[relative] = testing::ReadFile(entry.path());
+  }
+  return files;
+}
+
+// A rank with one op -> kernel and one FLOPs range, in the spec's default layout.
+void WriteRank(const fs::path& root, std::int64_t rank, const std::string& types = "FLOAT16;FLOAT16",
+               const std::string& timestamp = "20250101000000000") {
+  const fs::path directory = root / ("worker_0_" + timestamp + "_ascend_pt");
+  engine::ProfilingDbBuilder db;
+  const std::int64_t op = db.AddOp("aten::mm", 1000, 2000);
+  engine::ProfilingDbBuilder::Kernel kernel;
+  kernel.name = "MatMulV2";
+  kernel.start = 1500;
+  kernel.end = 2500;
+  kernel.input_types = types;
+  db.AddKernel({op}, kernel);
+  db.AddMstx("mfu_flops", "1000000000-aten::mm", 900, 2100);
+  db.AddMstx("Module", "Net", 0, 10000);
+  ASSERT_TRUE(
+      db.Write(directory / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(rank) + ".db"))
+          .ok());
+  ASSERT_TRUE(engine::WriteDeviceInfo(directory, 0, "20", "\"1800\"").ok());
+}
+
+TEST(Demo, AnalyzeOnTheDemoWritesBothTablesAndLeavesInputsAlone) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "demo";
+  const auto written = RunOpmfu({"demo", demo.string(), "--ranks", "3", "--steps", "2", "--layers", "2"});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_TRUE(fs::exists(demo / "example" / "train.py"));
+  EXPECT_TRUE(fs::exists(demo / "example" / "_flops_formulas.py"));
+  const auto before = Snapshot(demo);
+  const auto analysed = RunOpmfu({"analyze", "-d", demo.string()});
+  ASSERT_EQ(analysed.exit_code, 0) << analysed.err;
+  EXPECT_EQ(Snapshot(demo), before);
+  const fs::path db = demo / "cluster_analysis_output" / "cluster_analysis.db";
+  const std::int64_t operator_rows = Count(db, "SELECT count(*) FROM OperatorMFU");
+  EXPECT_GT(operator_rows, 0);
+  EXPECT_GT(Count(db, "SELECT count(*) FROM ModuleMFU"), 0);
+  EXPECT_EQ(Count(db, "SELECT count(DISTINCT rank_id) FROM OperatorMFU"), 3);
+  EXPECT_NE(analysed.out.find("OperatorMFU: " + std::to_string(operator_rows) + " rows"), std::string::npos);
+  EXPECT_NE(analysed.out.find("MFU bands: <20%:"), std::string::npos);
+  EXPECT_NE(analysed.out.find("Lowest MFU kernels:"), std::string::npos);
+
+  // The same seed gives the same data; the registry of the demo's formulas lists cleanly.
+  const fs::path again = dir.path() / "again";
+  ASSERT_EQ(RunOpmfu({"demo", again.string(), "--ranks", "3", "--steps", "2", "--layers", "2"}).exit_code, 0);
+  EXPECT_EQ(RunOpmfu({"analyze", "-d", again.string(), "--export-type", "csv"}).exit_code, 0);
+  EXPECT_EQ(RunOpmfu({"analyze", "-d", demo.string(), "--export-type", "csv"}).exit_code, 0);
+  EXPECT_EQ(testing::ReadFile(again / "cluster_analysis_output" / "operator_mfu.csv"),
+            testing::ReadFile(demo / "cluster_analysis_output" / "operator_mfu.csv"));
+  EXPECT_EQ(RunOpmfu({"registry", "check", (demo / "example" / "_flops_formulas.py").string()}).exit_code, 0);
+}
+
+TEST(Demo, RefusesToWriteIntoSomebodysDirectory) {
+  TempDir dir;
+  dir.Write("mine/notes.txt", "keep me");
+  const auto result = RunOpmfu({"demo", (dir.path() / "mine").string()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("is not an opmfu demo directory"), std::string::npos);
+  EXPECT_EQ(testing::ReadFile(dir.path() / "mine" / "notes.txt"), "keep me");
+}
+
+TEST(Analyze, OneBrokenRankDoesNotEmptyTheOthers) {
+  TempDir dir;
+  WriteRank(dir.path() / "a", 0);
+  WriteRank(dir.path() / "b", 1, "INT32;INT32");
+  dir.Write("c/worker_0_20250101000000000_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_2.db",
+            "not sqlite at all");
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.out.find("rank 1: FAILED: Not supported data type: INT32"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("rank 2: FAILED: "), std::string::npos);
+  EXPECT_NE(result.out.find("file is not a database"), std::string::npos);
+  const fs::path db = dir.path() / "cluster_analysis_output" / "cluster_analysis.db";
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM OperatorMFU"), 1);
+  EXPECT_EQ(Count(db, "SELECT rank_id FROM OperatorMFU"), 0);
+  EXPECT_EQ(Count(db, "SELECT typeof(\"kernel_duration(ns)\") = 'integer' FROM OperatorMFU"), 1);
+}
+
+TEST(Analyze, CorrectsADirectoryOneLevelTooDeepOrTheDbItself) {
+  TempDir dir;
+  WriteRank(dir.path(), 0);
+  const fs::path rank = dir.path() / "worker_0_20250101000000000_ascend_pt";
+  const auto output_dir = RunOpmfu({"analyze", "-d", (rank / "ASCEND_PROFILER_OUTPUT").string()});
+  EXPECT_EQ(output_dir.exit_code, 0) << output_dir.err;
+  EXPECT_NE(output_dir.err.find("-d names ASCEND_PROFILER_OUTPUT itself; -d should be the directory above it: " +
+                                rank.string()),
+            std::string::npos);
+  EXPECT_TRUE(fs::exists(rank / "cluster_analysis_output" / "cluster_analysis.db"));
+  const auto db_file =
+      RunOpmfu({"analyze", "-d", (rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").string(),
+                "--export-type", "json"});
+  EXPECT_EQ(db_file.exit_code, 0) << db_file.err;
+  EXPECT_NE(db_file.err.find("-d names a database"), std::string::npos);
+  const auto rows = nlohmann::json::parse(testing::ReadFile(rank / "cluster_analysis_output" / "operator_mfu.json"));
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0]["mfu"], 3.3908);
+  EXPECT_EQ(rows[0]["kernel_start(ns)"], 1500);
+}
+
+TEST(Analyze, SaysWhatItLookedForWhenThereIsNothing) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "empty" / "a" / "b");
+  const auto result = RunOpmfu({"analyze", "-d", (dir.path() / "empty").string()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err, "opmfu: error: no profiling data under " + (dir.path() / "empty").string() +
+                            ": looked for */ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler[_<rank>].db up to 5 levels "
+                            "deep (3 directories searched)\n");
+  const auto missing = RunOpmfu({"analyze", "-d", (dir.path() / "nope").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err, "opmfu: error: " + (dir.path() / "nope").string() + ": No such file or directory\n");
+}
+
+TEST(Analyze, KeepsOtherTablesAndDropsStaleOnes) {
+  TempDir dir;
+  WriteRank(dir.path(), 0);
+  const fs::path db = dir.path() / "cluster_analysis_output" / "cluster_analysis.db";
+  {
+    fs::create_directories(db.parent_path());
+    auto existing = Database::OpenForWrite(db);
+    ASSERT_TRUE(existing.ok());
+    ASSERT_TRUE(existing
+                    ->Execute("CREATE TABLE Other (x INTEGER); INSERT INTO Other VALUES (42); "
+                              "CREATE TABLE ModuleMFU (stale TEXT); INSERT INTO ModuleMFU VALUES ('old')")
+                    .ok());
+  }
+  // A run without Module ranges: our ModuleMFU has no rows, so the stale one must go.
+  const fs::path rank = dir.path() / "worker_0_20250101000000000_ascend_pt";
+  engine::ProfilingDbBuilder plain;
+  const std::int64_t op = plain.AddOp("aten::mm", 1000, 2000);
+  plain.AddKernel({op}, {"MatMulV2", 1500, 2500});
+  plain.AddMstx("mfu_flops", "1000000000-aten::mm", 900, 2100);
+  ASSERT_TRUE(plain.Write(rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").ok());
+  ASSERT_EQ(RunOpmfu({"analyze", "-d", dir.path().string()}).exit_code, 0);
+  EXPECT_EQ(Count(db, "SELECT x FROM Other"), 42);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ModuleMFU'"), 0);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM OperatorMFU"), 1);
+  EXPECT_FALSE(fs::exists(db.string() + "-journal"));
+}
+
+TEST(Analyze, RankListStepIdDuplicatesAndAgentOutput) {
+  TempDir dir;
+  WriteRank(dir.path() / "x", 0, "FLOAT16;FLOAT16", "20250101000000000");
+  WriteRank(dir.path() / "y", 0, "FLOAT16;FLOAT16", "20250202000000000");  // newer: used
+  WriteRank(dir.path() / "z", 3);
+  const auto listed = RunOpmfu({"analyze", "-d", dir.path().string(), "--rank_list", "3,7", "--agent"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.err.find("Invalid Rank id: [7]."), std::string::npos);
+  const auto agent = nlohmann::json::parse(listed.out);
+  EXPECT_EQ(agent["status"], "success");
+  EXPECT_EQ(agent["message"]["tables"], nlohmann::json({"OperatorMFU", "ModuleMFU"}));
+  const fs::path db = dir.path() / "cluster_analysis_output" / "cluster_analysis.db";
+  EXPECT_EQ(Count(db, "SELECT max(rank_id) FROM OperatorMFU"), 3);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM OperatorMFU"), 1);
+
+  const auto all = RunOpmfu({"analyze", "-d", dir.path().string()});
+  EXPECT_NE(all.err.find("rank 0: 2 profiling directories; used " +
+                         (dir.path() / "y" / "worker_0_20250202000000000_ascend_pt").string() + " (latest timestamp)"),
+            std::string::npos)
+      << all.err;
+  const auto bad_step = RunOpmfu({"analyze", "-d", dir.path().string(), "--step-id", "9"});
+  EXPECT_EQ(bad_step.exit_code, 1);
+  EXPECT_NE(bad_step.out.find("step 9 is not in STEP_TIME"), std::string::npos) << bad_step.out;
+}
+
+TEST(Analyze, StepIdRestrictsToOneStep) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "demo";
+  ASSERT_EQ(RunOpmfu({"demo", demo.string(), "--ranks", "1", "--steps", "3", "--layers", "1"}).exit_code, 0);
+  ASSERT_EQ(RunOpmfu({"analyze", "-d", demo.string()}).exit_code, 0);
+  const fs::path db = demo / "cluster_analysis_output" / "cluster_analysis.db";
+  const std::int64_t all = Count(db, "SELECT count(*) FROM OperatorMFU");
+  ASSERT_EQ(RunOpmfu({"analyze", "-d", demo.string(), "--step-id", "2"}).exit_code, 0);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM OperatorMFU") * 3, all);
+}
+
+TEST(Analyze, SurvivesSymlinkLoopsAndUnreadableInput) {
+  TempDir dir;
+  WriteRank(dir.path(), 0);
+  fs::create_directory_symlink(dir.path(), dir.path() / "loop");
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const auto bad_type = RunOpmfu({"analyze", "-d", dir.path().string(), "--export-type", "xlsx"});
+  EXPECT_EQ(bad_type.exit_code, 2);
+  EXPECT_NE(bad_type.err.find("unknown export type 'xlsx'"), std::string::npos);
+  const auto bad_ranks = RunOpmfu({"analyze", "-d", dir.path().string(), "--rank-list", "0,x"});
+  EXPECT_EQ(bad_ranks.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace opmfu
