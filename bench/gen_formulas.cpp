@@ -3,7 +3,16 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/rank_reader.h"
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--analysis-queries") {
+    // Only the tables a demo DB has: the schedule-task table is absent there.
+    for (const std::string& query : opmfu::engine::AnalysisQueries()) {
+      if (query.find("COMMUNICATION_SCHEDULE_TASK_INFO") == std::string::npos) std::printf("%s;\n", query.c_str());
+    }
+    return 0;
+  }
   const long count = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 5000;
   std::printf("from torch_npu.profiler._flops_registry import register_npu_flop\n\n\n");
   for (long i = 0; i < count; ++i) {

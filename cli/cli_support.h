@@ -40,6 +40,8 @@ bool UseColor(std::string_view mode, bool writing_to_file);
 void AddRegistryCommand(CLI::App& app, Action& action);
 /// Adds `opmfu analyze` to the app.
 void AddAnalyzeCommand(CLI::App& app, Action& action);
+/// Adds `opmfu check-db` to the app.
+void AddCheckDbCommand(CLI::App& app, Action& action);
 /// Adds `opmfu demo` to the app.
 void AddDemoCommand(CLI::App& app, Action& action);
 

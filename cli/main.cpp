@@ -27,7 +27,7 @@ constexpr CommandEntry kCommands[] = {
   {"lint",     "check training scripts and launchers for settings that break MFU collection", nullptr},
   {"registry", "list, check and add @register_npu_flop FLOPs formulas",                       AddRegistryCommand},
   {"analyze",  "operator- and module-level MFU from a profiling directory",                   AddAnalyzeCommand},
-  {"check-db", "diagnose why a profiling database yields no MFU",                              nullptr},
+  {"check-db", "diagnose why a profiling database yields no MFU",                              AddCheckDbCommand},
   {"report",   "a readable MFU report with the biggest opportunities first",                  nullptr},
   {"demo",     "write a synthetic profiling directory and example files to try opmfu on",   AddDemoCommand},
 };

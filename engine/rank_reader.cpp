@@ -108,6 +108,15 @@ bool RunQuery(Database& db, const std::string& sql, std::vector<RankNote>& notes
 
 }  // namespace
 
+std::vector<std::string> AnalysisQueries() {
+  return {kModuleQuery,
+          kFlopsQuery,
+          TaskLinkQuery("COMPUTE_TASK_INFO"),
+          kCommunicationLinkQuery,
+          TaskLinkQuery("COMMUNICATION_SCHEDULE_TASK_INFO"),
+          kShapesQuery};
+}
+
 std::int64_t CoerceInt(int sqlite_type, std::int64_t as_int, double as_double, std::string_view as_text) {
   switch (sqlite_type) {
     case SQLITE_INTEGER:

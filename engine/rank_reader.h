@@ -21,6 +21,9 @@ struct RankNote {
 /// missing table or a failing query is logged in `notes` and read as empty, as upstream does.
 Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes);
 
+/// Every query ReadRank runs, in order (for the benchmark's SQLite floor).
+std::vector<std::string> AnalysisQueries();
+
 /// "NULL->0 int": numbers as stored, text parsed as a number, anything else 0; floats truncate.
 std::int64_t CoerceInt(int sqlite_type, std::int64_t as_int, double as_double, std::string_view as_text);
 

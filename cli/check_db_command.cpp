@@ -1,0 +1,91 @@
+// `opmfu check-db`: per rank, did FLOPs land and can MFU come out; if not, why and what next.
+
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_support.h"
+#include "engine/db_check.h"
+#include "engine/numeric.h"
+
+namespace opmfu::cli {
+namespace {
+
+struct CheckDbFlags {
+  std::string profiling_path;
+};
+
+void PrintCheck(const engine::RankCheck& check, const std::string& root) {
+  std::ostream& out = std::cout;
+  const auto mark = [](bool ok) { return ok ? "  ok   " : "  MISSING "; };
+  out << "rank " << check.location.rank_id << ": " << check.location.db_path.string() << "\n";
+  for (const auto& ignored : check.location.ignored_directories) {
+    out << "  (ignored an older directory for this rank: " << ignored.string() << ")\n";
+  }
+  if (check.unreadable) {
+    out << "  cannot read: " << *check.unreadable << "\n";
+  } else {
+    std::string missing;
+    for (const std::string& table : check.tables_missing) missing += (missing.empty() ? "" : ", ") + table;
+    out << mark(check.tables_missing.empty()) << "tables" << (missing.empty() ? "" : ": missing " + missing) << "\n";
+    out << mark(check.valid_flops_records > 0) << "FLOPs records (mfu_flops): " << check.flops_records << ", "
+        << check.valid_flops_records << " valid";
+    if (!check.malformed_examples.empty()) {
+      out << "; malformed, e.g.";
+      for (const std::string& example : check.malformed_examples) out << " '" << example << "'";
+    }
+    out << "\n";
+    out << mark(check.framework_ops > 0) << "framework ops (PYTORCH_API): " << check.framework_ops
+        << (check.framework_ops == 0 ? " (the CPU activity was off)" : "") << "\n";
+    out << mark(check.op_kernel_links > 0) << "op-to-kernel links: " << check.op_kernel_links << " of "
+        << check.compute_kernels << " compute kernels\n";
+    out << mark(check.compute_kernels == 0 || check.kernels_without_shapes < check.compute_kernels)
+        << "kernels with shapes: " << check.compute_kernels - check.kernels_without_shapes << " of "
+        << check.compute_kernels << (check.kernels_without_shapes > 0 ? " (the rest are N/A and get no MFU)" : "")
+        << "\n";
+    out << mark(check.info_file.has_value()) << "chip peak: ";
+    if (check.info_file) {
+      out << *check.info_file << ": FP16/BF16/FP32 " << engine::PythonFloatRepr(check.peak_fp16_tflops)
+          << " TFLOPS, INT8 " << engine::PythonFloatRepr(check.peak_int8_tflops) << " TFLOPS\n";
+    } else {
+      out << "no device_*/info.json.* under " << check.location.rank_directory.string() << "\n";
+    }
+    out << (check.module_ranges > 0 ? "  ok   " : "  none  ") << "Module ranges: " << check.module_ranges
+        << (check.module_ranges == 0 ? " (no ModuleMFU; with_modules=True does not change that)" : "") << "\n";
+  }
+  out << "  verdict: " << check.verdict << "\n";
+  std::string next = check.next_step;
+  if (const std::size_t at = next.find("<dir>"); at != std::string::npos) next.replace(at, 5, root);
+  out << "  next: " << next << "\n";
+}
+
+int RunCheckDb(const CheckDbFlags& flags) {
+  auto discovery = engine::DiscoverRanks(flags.profiling_path);
+  if (!discovery.ok()) return ReportError(discovery.error());
+  if (!discovery->correction.empty()) ReportWarning(discovery->correction);
+  for (const std::string& note : discovery->notes) ReportWarning(note);
+  bool all_ok = true;
+  for (const engine::RankLocation& location : discovery->ranks) {
+    const engine::RankCheck check = engine::CheckRank(location);
+    PrintCheck(check, discovery->root.string());
+    all_ok = all_ok && check.can_produce_mfu;
+  }
+  const std::size_t ranks = discovery->ranks.size();
+  std::cout << (all_ok ? "Every rank can produce MFU (" : "Some ranks cannot produce MFU (") << ranks
+            << (ranks == 1 ? " rank checked).\n" : " ranks checked).\n");
+  return all_ok ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+void AddCheckDbCommand(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<CheckDbFlags>();
+  CLI::App* command = app.add_subcommand("check-db", "diagnose why a profiling database yields no MFU");
+  command
+      ->add_option("-d,--profiling-path,--profiling_path", flags->profiling_path,
+                   "the profiling directory (as for analyze)")
+      ->required();
+  command->footer("Exit code 0 when every rank can produce MFU, 1 otherwise.");
+  command->callback([flags, &action] { action = [flags] { return RunCheckDb(*flags); }; });
+}
+
+}  // namespace opmfu::cli
