@@ -188,10 +188,8 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
 void AddAnalyzeCommand(CLI::App& app, Action& action) {
   auto flags = std::make_shared<AnalyzeFlags>();
   CLI::App* command = app.add_subcommand("analyze", "operator- and module-level MFU from a profiling directory");
-  command
-      ->add_option("-d,--profiling-path,--profiling_path", flags->profiling_path,
-                   "the profiling directory (parent of the *_ascend_pt directories)")
-      ->required();
+  AddProfilingPathOption(*command, flags->profiling_path,
+                         "the profiling directory (parent of the *_ascend_pt directories)");
   command->add_option("-o,--output-path,--output_path", flags->output_path,
                       "where cluster_analysis_output/ goes (default: the profiling directory)");
   command->add_option("--export-type,--export_type", flags->export_type, "db (cluster_analysis.db), csv or json")

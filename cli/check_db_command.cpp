@@ -80,10 +80,7 @@ int RunCheckDb(const CheckDbFlags& flags) {
 void AddCheckDbCommand(CLI::App& app, Action& action) {
   auto flags = std::make_shared<CheckDbFlags>();
   CLI::App* command = app.add_subcommand("check-db", "diagnose why a profiling database yields no MFU");
-  command
-      ->add_option("-d,--profiling-path,--profiling_path", flags->profiling_path,
-                   "the profiling directory (as for analyze)")
-      ->required();
+  AddProfilingPathOption(*command, flags->profiling_path, "the profiling directory (as for analyze)");
   command->footer("Exit code 0 when every rank can produce MFU, 1 otherwise.");
   command->callback([flags, &action] { action = [flags] { return RunCheckDb(*flags); }; });
 }

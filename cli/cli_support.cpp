@@ -34,6 +34,10 @@ Status EmitOutput(std::string_view content, const std::string& output_path) {
   return WriteFileAtomically(output_path, content);
 }
 
+void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help) {
+  command.add_option("-d,--profiling-path,--profiling_path", path, help)->required();
+}
+
 std::optional<std::string> GetEnv(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr) return std::nullopt;

@@ -36,6 +36,9 @@ std::optional<std::string> GetEnv(const char* name);
 /// Colour for the `full` format: --color always|never|auto (auto: a terminal, and NO_COLOR unset).
 bool UseColor(std::string_view mode, bool writing_to_file);
 
+/// The `-d` option every command on profiling data takes, with msprof-analyze's spellings too.
+void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help);
+
 /// Adds `opmfu registry ...` to the app.
 void AddRegistryCommand(CLI::App& app, Action& action);
 /// Adds `opmfu analyze` to the app.

@@ -152,6 +152,16 @@ std::vector<std::string> SplitString(std::string_view text, char separator) {
   return parts;
 }
 
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 std::string QuoteForMessage(std::string_view value, std::size_t max_length) {
   std::string out = "'";
   std::size_t shown = 0;

@@ -43,6 +43,9 @@ std::string_view TrimWhitespace(std::string_view text);
 bool StartsWith(std::string_view text, std::string_view prefix);
 std::vector<std::string> SplitString(std::string_view text, char separator);
 
+/// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or newline.
+std::string CsvField(std::string_view text);
+
 /// Quotes a value for a one-line message: 'value', with control characters escaped and
 /// long values shortened.
 std::string QuoteForMessage(std::string_view value, std::size_t max_length = 80);

@@ -8,6 +8,7 @@
 
 #include "common/file_io.h"
 #include "common/sqlite.h"
+#include "common/text.h"
 #include "engine/numeric.h"
 
 namespace opmfu::engine {
@@ -112,16 +113,6 @@ Status SyncFile(const fs::path& path) {
   ::close(fd);
   if (rc != 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
   return Ok();
-}
-
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string CsvNumber(double value) { return PythonFloatRepr(value); }

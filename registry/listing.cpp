@@ -139,23 +139,14 @@ std::string RenderMarkdown(const FormulaFile& file, const std::vector<ListingRow
   return out;
 }
 
-std::string CsvField(const std::string& text) {
-  const std::string clean = SanitizeUtf8(text);
-  if (clean.find_first_of(",\"\n\r") == std::string::npos) return clean;
-  std::string out = "\"";
-  for (char c : clean) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+std::string CsvCell(const std::string& text) { return CsvField(SanitizeUtf8(text)); }
 
 std::string RenderCsv(const std::vector<ListingRow>& rows) {
   std::string out = "line,target,op_name,op_name_source,is_default,function,parameters,doc\n";
   for (const ListingRow& row : rows) {
-    out += std::to_string(row.line) + "," + CsvField(row.target) + "," + CsvField(row.op_name) + "," +
-           row.op_name_source + "," + CsvField(row.is_default) + "," + CsvField(row.function) + "," +
-           CsvField(row.parameters) + "," + CsvField(row.doc) + "\n";
+    out += std::to_string(row.line) + "," + CsvCell(row.target) + "," + CsvCell(row.op_name) + "," +
+           row.op_name_source + "," + CsvCell(row.is_default) + "," + CsvCell(row.function) + "," +
+           CsvCell(row.parameters) + "," + CsvCell(row.doc) + "\n";
   }
   return out;
 }
