@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cli_support.h"
 #include "common/text.h"
@@ -42,9 +44,9 @@ Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string
 }
 
 std::string Percent(double mfu) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f%%", mfu * 100.0);
-  return buffer;
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(2) << mfu * 100.0 << "%";
+  return text.str();
 }
 
 void PrintKernels(std::ostream& out, const char* title, std::vector<const engine::OperatorMfuRow*> rows) {

@@ -13,6 +13,10 @@ namespace {
 // 24 AI cores at 1800 MHz: the FP16 peak the demo's durations are derived from.
 constexpr double kPeakFp16 = 24.0 * 1800.0 * 8192.0 * 1e6;
 
+// Tokens per micro-batch (8 sequences of 4096) and the hidden size of the demo model.
+constexpr std::int64_t kTokens = std::int64_t{8} * 4096;
+constexpr std::int64_t kHidden = 4096;
+
 class RankWriter {
  public:
   RankWriter(const DemoOptions& options, int rank)
@@ -56,7 +60,7 @@ class RankWriter {
   // An op with a FLOPs range whose kernel runs at `efficiency` (+-) of the peak.
   void Gemm(const char* op, const char* flops_name, const char* kernel, std::int64_t m, std::int64_t k, std::int64_t n,
             const char* types, double efficiency, int batch = 1) {
-    const std::int64_t flops = 2 * batch * m * k * n;
+    const std::int64_t flops = std::int64_t{2} * batch * m * k * n;
     std::uniform_real_distribution<double> spread(0.6, 1.3);
     const double peak = std::string_view(types).rfind("INT8", 0) == 0 ? 2 * kPeakFp16 : kPeakFp16;
     const auto duration =
@@ -111,22 +115,22 @@ class RankWriter {
     };
     sub("Attention", [&] {
       Elementwise("aten::layer_norm", "LayerNorm", 30'000);
-      Gemm("aten::linear", "linear", "MatMulV3", 8 * 4096, 4096, 3 * 4096, "BF16;BF16", 0.55);
+      Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 3 * kHidden, "BF16;BF16", 0.55);
       Gemm("torch_npu::npu_fusion_attention", "npu_fusion_attention", "FlashAttentionScore", 4096, 128, 4096,
            "FLOAT16;FLOAT16", 0.42, 8 * 32);
-      Gemm("aten::linear", "linear", "MatMulV3", 8 * 4096, 4096, 4096, "BF16;BF16", 0.5);
+      Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, kHidden, "BF16;BF16", 0.5);
       Elementwise("aten::add", "Add", 25'000);
     });
     sub("MLP", [&] {
       Elementwise("aten::layer_norm", "LayerNorm", 30'000);
-      Gemm("aten::linear", "linear", "MatMulV3", 8 * 4096, 4096, 11008, "BF16;BF16", 0.62);
+      Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 11008, "BF16;BF16", 0.62);
       Elementwise("aten::gelu", "Gelu", 60'000);
       // A quantized projection on every other layer: the INT8 peak applies.
       if (layer % 2 == 1) {
-        Gemm("torch_npu::npu_quant_matmul", "npu_quant_matmul", "QuantBatchMatmulV3", 8 * 4096, 11008, 4096,
+        Gemm("torch_npu::npu_quant_matmul", "npu_quant_matmul", "QuantBatchMatmulV3", kTokens, 11008, kHidden,
              "INT8;INT8", 0.35);
       } else {
-        Gemm("aten::linear", "linear", "MatMulV3", 8 * 4096, 11008, 4096, "BF16;BF16", 0.58);
+        Gemm("aten::linear", "linear", "MatMulV3", kTokens, 11008, kHidden, "BF16;BF16", 0.58);
       }
       Elementwise("aten::add", "Add", 25'000);
     });
