@@ -14,35 +14,45 @@ namespace {
 constexpr int kMaxDepth = 20;
 
 struct OpNode {
-  const std::string* name;  // NULL op names never reach here (STRING_IDS inner join)
+  StringId name;
   std::int64_t start;
   std::int64_t end;
   std::vector<std::size_t> kernel_rows;  // merged rows, in merged order
   std::vector<double> mfu_list;          // -1.0 where the kernel got no MFU
+  std::string kernel_list;               // filled when the op is first placed in a module
+  double device_time = 0.0;
+  bool described = false;
 };
 
 struct Node {
   bool is_module = true;
-  const std::optional<std::string>* name = nullptr;  // modules; root has none (its name is "")
+  StringId name = kNoString;  // root: kNoString, named ""
+  bool root = false;
   std::int64_t start = 0;
   std::int64_t end = 0;
-  std::size_t op = 0;                 // ops: index into the op nodes
+  std::size_t op = 0;  // ops: index into the op nodes
   std::vector<std::size_t> children;  // node indices
 };
 
 struct FlatRow {
-  std::string module_parent;
-  std::string module;
-  std::int64_t module_start;
-  std::int64_t module_end;
-  std::size_t op;
-  std::string kernel_list;
-  double device_time;
+  std::size_t module;  // node index
+  std::size_t op;      // op index
 };
 
-std::string_view NameOf(const Node& node) {
-  return node.name != nullptr && node.name->has_value() ? std::string_view(**node.name) : std::string_view();
-}
+struct OpKey {
+  StringId name;
+  std::int64_t start;
+  std::int64_t end;
+  bool operator==(const OpKey&) const = default;
+};
+struct OpKeyHash {
+  std::size_t operator()(const OpKey& key) const {
+    std::size_t h = static_cast<std::size_t>(key.name) * 0x9e3779b97f4a7c15ULL;
+    h ^= static_cast<std::size_t>(key.start) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= static_cast<std::size_t>(key.end) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+  }
+};
 
 std::string StripSlashes(const std::string& text) {
   const std::size_t first = text.find_first_not_of('/');
@@ -76,19 +86,20 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
                                              std::vector<RankNote>& notes) {
   std::vector<ModuleMfuRow> output;
   if (data.modules.empty() || merged.empty()) return output;
+  const StringPool& strings = *data.strings;
 
   // Op nodes: merged rows grouped by (op_name, op_ts, op_end), in order of first occurrence.
   std::vector<OpNode> ops;
-  std::map<std::tuple<std::string, std::int64_t, std::int64_t>, std::size_t> op_index;
+  std::unordered_map<OpKey, std::size_t, OpKeyHash> op_index;
   std::int64_t low = data.modules.front().start;
   std::int64_t high = data.modules.front().end;
   for (std::size_t row = 0; row < merged.size(); ++row) {
     const KernelLink& link = data.kernel_links[merged[row].link];
     low = std::min({low, link.kernel_ts, link.op_ts});
     high = std::max({high, link.kernel_end, link.op_end});
-    if (!link.op_name) continue;
-    auto [it, inserted] = op_index.try_emplace({*link.op_name, link.op_ts, link.op_end}, ops.size());
-    if (inserted) ops.push_back({&*link.op_name, link.op_ts, link.op_end, {}, {}});
+    if (link.op_name == kNoString) continue;
+    auto [it, inserted] = op_index.try_emplace({link.op_name, link.op_ts, link.op_end}, ops.size());
+    if (inserted) ops.push_back({link.op_name, link.op_ts, link.op_end, {}, {}, {}, 0.0, false});
     OpNode& op = ops[it->second];
     op.kernel_rows.push_back(row);
     op.mfu_list.push_back(merged[row].mfu ? calculation.results[*merged[row].mfu].mfu : -1.0);
@@ -100,15 +111,16 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
 
   // The tree: events sorted by (start, -end), modules before ops on ties; a stack of modules.
   std::vector<Node> nodes;
-  nodes.push_back({true, nullptr, low, high, 0, {}});  // root
+  nodes.push_back({true, kNoString, true, low, high, 0, {}});
   std::vector<std::size_t> events;
+  events.reserve(data.modules.size() + ops.size());
   for (const ModuleRange& module : data.modules) {
     events.push_back(nodes.size());
-    nodes.push_back({true, &module.name, module.start, module.end, 0, {}});
+    nodes.push_back({true, module.name, false, module.start, module.end, 0, {}});
   }
   for (std::size_t i = 0; i < ops.size(); ++i) {
     events.push_back(nodes.size());
-    nodes.push_back({false, nullptr, ops[i].start, ops[i].end, i, {}});
+    nodes.push_back({false, kNoString, false, ops[i].start, ops[i].end, i, {}});
   }
   std::stable_sort(events.begin(), events.end(), [&](std::size_t a, std::size_t b) {
     return nodes[a].start != nodes[b].start ? nodes[a].start < nodes[b].start : nodes[a].end > nodes[b].end;
@@ -126,6 +138,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
 
   // Flatten: one row per (module, op) pair, depth-first in child order (an explicit stack, so deep
   // input cannot overflow ours); ops directly under the root are dropped.
+  std::vector<std::string> module_parent(nodes.size());  // per module node
   std::vector<FlatRow> rows;
   struct Frame {
     std::size_t node;
@@ -133,18 +146,18 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     std::string path;  // ancestor names joined with '/'
     std::size_t next_child = 0;
   };
-  std::vector<Frame> stack_frames{{0, 0, "", 0}};
+  std::vector<Frame> frames{{0, 0, "", 0}};
   bool warned = false;
-  while (!stack_frames.empty()) {
-    Frame& frame = stack_frames.back();
+  while (!frames.empty()) {
+    Frame& frame = frames.back();
     const Node& module = nodes[frame.node];
     if (frame.next_child == module.children.size()) {
-      stack_frames.pop_back();
+      frames.pop_back();
       continue;
     }
     const std::size_t child = module.children[frame.next_child++];
-    const bool null_name = frame.node != 0 && !module.name->has_value();
-    const std::string module_name(NameOf(module));
+    const bool null_name = !module.root && module.name == kNoString;
+    const std::string_view module_name = strings.View(module.name);
     const Node& node = nodes[child];
     if (node.is_module) {
       if (null_name) return Error::Input("a Module range with no name (NULL message) contains other modules");
@@ -156,60 +169,77 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
         }
         continue;
       }
-      Frame next{child, frame.depth + 1, frame.path + "/" + module_name, 0};
-      stack_frames.push_back(std::move(next));  // `frame` is invalid from here on
+      std::string path = frame.path + "/" + std::string(module_name);
+      module_parent[child] = StripSlashes(path);
+      frames.push_back({child, frame.depth + 1, std::move(path), 0});  // `frame` is invalid from here on
       continue;
     }
-    const std::string module_parent = StripSlashes(frame.path);
-    if ((module_name.empty() && module_parent.empty()) || null_name) continue;
-    const OpNode& op = ops[node.op];
-    FlatRow row{module_parent, module_name, module.start, module.end, node.op, {}, 0.0};
-    for (std::size_t i = 0; i < op.kernel_rows.size(); ++i) {
-      const KernelLink& link = data.kernel_links[merged[op.kernel_rows[i]].link];
-      if (!link.kernel_name) {
-        return Error::Input("a kernel with no name (NULL STRING_IDS entry) inside module '" + module_name + "'");
+    if ((module_name.empty() && module_parent[frame.node].empty()) || null_name) continue;
+    OpNode& op = ops[node.op];
+    if (!op.described) {
+      for (std::size_t i = 0; i < op.kernel_rows.size(); ++i) {
+        const KernelLink& link = data.kernel_links[merged[op.kernel_rows[i]].link];
+        if (link.kernel_name == kNoString) {
+          return Error::Input("a kernel with no name (NULL STRING_IDS entry) inside module '" + std::string(module_name) +
+                              "'");
+        }
+        if (i > 0) op.kernel_list += ", ";
+        op.kernel_list += strings.View(link.kernel_name);
+        op.device_time += static_cast<double>(link.kernel_end - link.kernel_ts);
       }
-      row.kernel_list += (i == 0 ? "" : ", ") + *link.kernel_name;
-      row.device_time += static_cast<double>(link.kernel_end - link.kernel_ts);
+      op.described = true;
     }
-    rows.push_back(std::move(row));
+    rows.push_back({frame.node, node.op});
   }
   std::stable_sort(rows.begin(), rows.end(), [&](const FlatRow& a, const FlatRow& b) {
-    return std::tie(a.module_start, ops[a.op].start) < std::tie(b.module_start, ops[b.op].start);
+    return std::tie(nodes[a.module].start, ops[a.op].start) < std::tie(nodes[b.module].start, ops[b.op].start);
   });
   if (rows.empty()) return output;
 
-  // Instances, positions and sequences.
-  using InstanceKey = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;
-  std::map<InstanceKey, std::vector<std::size_t>> instance_rows;
-  std::vector<InstanceKey> row_instance(rows.size());
+  // Instances (parent path, name, start, end), positions in them and their op sequences.
+  using InstanceKey = std::tuple<std::string_view, std::string_view, std::int64_t, std::int64_t>;
+  std::map<InstanceKey, std::size_t> instance_ids;
+  std::vector<std::size_t> node_instance(nodes.size(), SIZE_MAX);
+  std::vector<std::size_t> row_instance(rows.size());
+  std::vector<std::vector<std::size_t>> instance_rows;
   std::vector<std::size_t> op_order(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    row_instance[i] = {rows[i].module_parent, rows[i].module, rows[i].module_start, rows[i].module_end};
-    auto& members = instance_rows[row_instance[i]];
-    op_order[i] = members.size();
-    members.push_back(i);
+    std::size_t& instance = node_instance[rows[i].module];
+    if (instance == SIZE_MAX) {
+      const Node& module = nodes[rows[i].module];
+      const InstanceKey key{module_parent[rows[i].module], strings.View(module.name), module.start, module.end};
+      instance = instance_ids.try_emplace(key, instance_ids.size()).first->second;
+      if (instance == instance_rows.size()) instance_rows.emplace_back();
+    }
+    row_instance[i] = instance;
+    op_order[i] = instance_rows[instance].size();
+    instance_rows[instance].push_back(i);
   }
-  std::vector<std::size_t> seq_id(rows.size());
+  std::vector<std::size_t> instance_seq(instance_rows.size(), SIZE_MAX);
   std::map<std::string, std::size_t> sequence_ids;
-  std::map<InstanceKey, std::size_t> instance_seq;
+  std::vector<std::size_t> seq_id(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto found = instance_seq.find(row_instance[i]);
-    if (found == instance_seq.end()) {
+    std::size_t& sequence_id = instance_seq[row_instance[i]];
+    if (sequence_id == SIZE_MAX) {
       std::string sequence;
       const auto& members = instance_rows[row_instance[i]];
-      for (std::size_t j = 0; j < members.size(); ++j) sequence += (j == 0 ? "" : "/") + *ops[rows[members[j]].op].name;
-      const std::size_t id = sequence_ids.try_emplace(sequence, sequence_ids.size()).first->second;
-      found = instance_seq.emplace(row_instance[i], id).first;
+      for (std::size_t j = 0; j < members.size(); ++j) {
+        if (j > 0) sequence += '/';
+        sequence += strings.View(ops[rows[members[j]].op].name);
+      }
+      sequence_id = sequence_ids.try_emplace(std::move(sequence), sequence_ids.size()).first->second;
     }
-    seq_id[i] = found->second;
+    seq_id[i] = sequence_id;
   }
 
-  // Groups, ordered by their key.
-  using GroupKey = std::tuple<std::string, std::string, std::string, std::size_t, std::string, std::size_t>;
+  // Groups, ordered by their key (strings by byte, which is code point order for UTF-8).
+  using GroupKey = std::tuple<std::string_view, std::string_view, std::string_view, std::size_t, std::string_view, std::size_t>;
   std::map<GroupKey, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    groups[{rows[i].module_parent, rows[i].module, *ops[rows[i].op].name, op_order[i], rows[i].kernel_list, seq_id[i]}]
+    const Node& module = nodes[rows[i].module];
+    const OpNode& op = ops[rows[i].op];
+    groups[{module_parent[rows[i].module], strings.View(module.name), strings.View(op.name), op_order[i], op.kernel_list,
+            seq_id[i]}]
         .push_back(i);
   }
   struct Group {
@@ -221,11 +251,12 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     std::string module;  // possibly suffixed
   };
   std::vector<Group> grouped;
+  grouped.reserve(groups.size());
   for (const auto& [key, members] : groups) {
-    Group group{&key, 0.0, static_cast<std::int64_t>(members.size()), INT64_MAX, {}, std::get<1>(key)};
+    Group group{&key, 0.0, static_cast<std::int64_t>(members.size()), INT64_MAX, {}, std::string(std::get<1>(key))};
     std::vector<const std::vector<double>*> lists;
     for (std::size_t i : members) {
-      group.total += rows[i].device_time;
+      group.total += ops[rows[i].op].device_time;
       group.op_start = std::min(group.op_start, ops[rows[i].op].start);
       lists.push_back(&ops[rows[i].op].mfu_list);
     }
@@ -238,19 +269,19 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
   for (std::size_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
   std::stable_sort(by_start.begin(), by_start.end(),
                    [&](std::size_t a, std::size_t b) { return grouped[a].op_start < grouped[b].op_start; });
-  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_pair;  // positions p, ascending
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<std::size_t>> by_pair;  // positions p
   for (std::size_t p = 0; p < by_start.size(); ++p) {
     const GroupKey& key = *grouped[by_start[p]].key;
     by_pair[{std::get<0>(key), std::get<1>(key)}].push_back(p);
   }
   std::vector<std::size_t> arranged;
+  arranged.reserve(grouped.size());
   for (const auto& [pair, positions] : by_pair) {
     std::size_t run_begin = 0;
     for (std::size_t i = 1; i <= positions.size(); ++i) {
       if (i < positions.size() && positions[i] == positions[i - 1] + 1) continue;
       std::vector<std::size_t> sequences;
-      for (std::size_t j = run_begin; j < i; ++j)
-        sequences.push_back(std::get<5>(*grouped[by_start[positions[j]]].key));
+      for (std::size_t j = run_begin; j < i; ++j) sequences.push_back(std::get<5>(*grouped[by_start[positions[j]]].key));
       std::sort(sequences.begin(), sequences.end());
       sequences.erase(std::unique(sequences.begin(), sequences.end()), sequences.end());
       if (sequences.size() > 1) {
@@ -258,7 +289,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
           Group& group = grouped[by_start[positions[j]]];
           const auto index =
               std::lower_bound(sequences.begin(), sequences.end(), std::get<5>(*group.key)) - sequences.begin();
-          group.module = pair.second + "_" + std::to_string(index);
+          group.module = std::string(pair.second) + "_" + std::to_string(index);
         }
       }
       run_begin = i;
@@ -269,11 +300,13 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     return std::tie(grouped[a].op_start, std::get<3>(*grouped[a].key)) <
            std::tie(grouped[b].op_start, std::get<3>(*grouped[b].key));
   });
+  output.reserve(arranged.size());
   for (std::size_t index : arranged) {
     const Group& group = grouped[index];
     const GroupKey& key = *group.key;
-    output.push_back({rank_id, std::get<0>(key), group.module, std::get<2>(key), std::get<4>(key), group.total,
-                      group.total / static_cast<double>(group.count), group.count, group.avg_mfu});
+    output.push_back({rank_id, std::string(std::get<0>(key)), group.module, std::string(std::get<2>(key)),
+                      std::string(std::get<4>(key)), group.total, group.total / static_cast<double>(group.count),
+                      group.count, group.avg_mfu});
   }
   return output;
 }

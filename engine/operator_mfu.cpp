@@ -13,7 +13,7 @@ namespace {
 // (kernel_name, kernel_ts, kernel_end): the key both joins use. NULL names equal each other, as
 // in a pandas merge.
 struct KernelKey {
-  std::optional<std::string> name;
+  StringId name = kNoString;
   std::int64_t ts = 0;
   std::int64_t end = 0;
   bool operator==(const KernelKey&) const = default;
@@ -21,9 +21,9 @@ struct KernelKey {
 
 struct KernelKeyHash {
   std::size_t operator()(const KernelKey& key) const {
-    std::size_t h = key.name ? std::hash<std::string>{}(*key.name) : 0x9e3779b9U;
-    h ^= std::hash<std::int64_t>{}(key.ts) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= std::hash<std::int64_t>{}(key.end) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    std::size_t h = static_cast<std::size_t>(key.name) * 0x9e3779b97f4a7c15ULL;
+    h ^= static_cast<std::size_t>(key.ts) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= static_cast<std::size_t>(key.end) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
     return h;
   }
 };
@@ -42,7 +42,7 @@ struct Candidate {
 
 }  // namespace
 
-std::optional<FlopsMessage> ParseFlopsMessage(const std::optional<std::string>& message) {
+std::optional<FlopsMessage> ParseFlopsMessage(std::optional<std::string_view> message) {
   if (!message) return std::nullopt;
   std::string_view text = *message;
   // Python's `$` also matches just before one final newline.
@@ -90,19 +90,24 @@ Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, 
   }
 
   // Step 1: the ranges whose message parses with flops > 0, in Q2 order.
+  const StringPool& strings = *data.strings;
   struct Range {
     std::int64_t start;
     std::int64_t end;
-    FlopsMessage message;
+    std::int64_t flops;
+    std::size_t name;  // index into calculation.flops_op_names
   };
   std::vector<Range> ranges;
   for (const FlopsRange& range : *data.flops_ranges) {
-    auto parsed = ParseFlopsMessage(range.message);
+    const auto message = range.message == kNoString ? std::nullopt : std::optional(strings.View(range.message));
+    auto parsed = ParseFlopsMessage(message);
     if (!parsed) {
       calculation.all_messages_parsed = false;
       continue;
     }
-    if (parsed->flops > 0) ranges.push_back({range.start, range.end, std::move(*parsed)});
+    if (parsed->flops <= 0) continue;
+    ranges.push_back({range.start, range.end, parsed->flops, calculation.flops_op_names.size()});
+    calculation.flops_op_names.push_back(std::move(parsed->name));
   }
   if (ranges.empty()) {
     notes.push_back({Level::kWarning, "No valid flops values found in mfu_flops ranges."});
@@ -146,27 +151,27 @@ Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, 
     }
     if (total <= 0) continue;
     // The dtype comes from the first kernel, before zero-duration kernels are dropped (B2).
-    OPMFU_ASSIGN_OR_RETURN(DtypeClass dtype, DtypeClassOf(kernels.front()->shape->input_types));
+    OPMFU_ASSIGN_OR_RETURN(DtypeClass dtype, DtypeClassOf(strings.Optional(kernels.front()->shape->input_types)));
     const double peak = chip.PeakFlops(dtype);
     for (const Candidate* kernel : kernels) {
       const std::int64_t duration = kernel->shape->task_duration;
       if (duration <= 0) continue;
       // This exact order of double operations is what upstream computes.
       const double seconds = static_cast<double>(duration) * 1e-9;
-      const double flops_per_second = static_cast<double>(range.message.flops) / seconds;
+      const double flops_per_second = static_cast<double>(range.flops) / seconds;
       KernelMfu result;
       result.kernel_name = kernel->link->kernel_name;
       result.kernel_ts = kernel->link->kernel_ts;
       result.kernel_end = kernel->link->kernel_end;
       result.mfu = flops_per_second / peak;
       result.actual_tflops = Round2(flops_per_second / 1e12);
-      result.flops = range.message.flops;
-      result.flops_op_name = range.message.name;
+      result.flops = range.flops;
+      result.flops_op_name = range.name;
       result.kernel_duration = duration;
       result.chip_peak = peak;
       result.input_shapes = kernel->shape->input_shapes;
       result.output_shapes = kernel->shape->output_shapes;
-      calculation.results.push_back(std::move(result));
+      calculation.results.push_back(result);
     }
   }
   finished();
@@ -195,6 +200,7 @@ std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& c
 
 std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& data, const MfuCalculation& calculation,
                                          const std::vector<MergedKernel>& merged) {
+  const StringPool& strings = *data.strings;
   std::vector<OperatorMfuRow> rows;
   for (const MergedKernel& entry : merged) {
     if (!entry.mfu) continue;
@@ -202,8 +208,8 @@ std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& d
     const KernelMfu& result = calculation.results[*entry.mfu];
     OperatorMfuRow row;
     row.rank_id = rank_id;
-    row.op_name = link.op_name;
-    row.kernel_name = link.kernel_name;
+    row.op_name = strings.Optional(link.op_name);
+    row.kernel_name = strings.Optional(link.kernel_name);
     row.kernel_start = link.kernel_ts;
     row.kernel_end = link.kernel_end;
     row.kernel_duration = result.kernel_duration;
@@ -211,9 +217,9 @@ std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& d
     row.actual_tflops = result.actual_tflops;
     row.chip_peak_tflops = Round2((result.chip_peak > 0 ? result.chip_peak : 0.0) / 1e12);
     row.flops = result.flops;
-    row.flops_op_name = result.flops_op_name;
-    row.input_shapes = result.input_shapes;
-    row.output_shapes = result.output_shapes;
+    row.flops_op_name = calculation.flops_op_names[result.flops_op_name];
+    row.input_shapes = strings.Optional(result.input_shapes);
+    row.output_shapes = strings.Optional(result.output_shapes);
     rows.push_back(std::move(row));
   }
   return rows;

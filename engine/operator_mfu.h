@@ -14,21 +14,22 @@ namespace opmfu::engine {
 
 /// One result of the calculator: a kernel charged with one FLOPs range.
 struct KernelMfu {
-  std::optional<std::string> kernel_name;
+  StringId kernel_name = kNoString;
   std::int64_t kernel_ts = 0;
   std::int64_t kernel_end = 0;
   double mfu = 0;  ///< unrounded
   double actual_tflops = 0;
   std::int64_t flops = 0;
-  std::string flops_op_name;
+  std::size_t flops_op_name = 0;  ///< index into MfuCalculation::flops_op_names
   std::int64_t kernel_duration = 0;
   double chip_peak = 0;
-  std::optional<std::string> input_shapes;
-  std::optional<std::string> output_shapes;
+  StringId input_shapes = kNoString;
+  StringId output_shapes = kNoString;
 };
 
 struct MfuCalculation {
   std::vector<KernelMfu> results;
+  std::vector<std::string> flops_op_names;  ///< the op names of the FLOPs messages
   /// Every FLOPs message matched "<digits>-<name>": upstream's flops column is then an integer.
   bool all_messages_parsed = true;
 };
@@ -38,7 +39,7 @@ struct FlopsMessage {
   std::int64_t flops = 0;
   std::string name;
 };
-std::optional<FlopsMessage> ParseFlopsMessage(const std::optional<std::string>& message);
+std::optional<FlopsMessage> ParseFlopsMessage(std::optional<std::string_view> message);
 
 /// Runs the calculator. Fails only for an unsupported input dtype on the first kernel of a range,
 /// where upstream aborts the whole run (B1a); notes carry everything upstream logs.

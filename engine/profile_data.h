@@ -3,9 +3,12 @@
 // shared/spec/mfu-analysis.md section 2 (Q1-Q5). Times are nanoseconds.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "engine/string_pool.h"
 
 namespace opmfu::engine {
 
@@ -13,39 +16,40 @@ namespace opmfu::engine {
 struct ModuleRange {
   std::int64_t start = 0;
   std::int64_t end = 0;
-  std::optional<std::string> name;
+  StringId name = kNoString;
 };
 
 /// An `mfu_flops`-domain MSTX event (Q2); the message should be "<flops>-<op name>".
 struct FlopsRange {
   std::int64_t start = 0;
   std::int64_t end = 0;
-  std::optional<std::string> message;
+  StringId message = kNoString;
 };
 
 /// One framework-op-to-kernel link (Q3/Q4), times NULL->0 coerced.
 struct KernelLink {
-  std::optional<std::string> kernel_name;
+  StringId kernel_name = kNoString;
   std::int64_t kernel_ts = 0;
   std::int64_t kernel_end = 0;
-  std::optional<std::string> op_name;
+  StringId op_name = kNoString;
   std::int64_t op_ts = 0;
   std::int64_t op_end = 0;
 };
 
 /// A compute kernel with its shapes and types (Q5). Times are as stored: a NULL stays absent.
 struct KernelShape {
-  std::optional<std::string> kernel_name;
+  StringId kernel_name = kNoString;
   std::optional<std::int64_t> kernel_ts;
   std::optional<std::int64_t> kernel_end;
   std::int64_t task_duration = 0;  ///< NULL->0 coerced, as the calculator does
-  std::optional<std::string> input_types;
-  std::optional<std::string> input_shapes;   ///< quotes stripped
-  std::optional<std::string> output_shapes;  ///< quotes stripped
+  StringId input_types = kNoString;
+  StringId input_shapes = kNoString;   ///< quotes stripped
+  StringId output_shapes = kNoString;  ///< quotes stripped
 };
 
-/// Everything read from one rank's DB.
+/// Everything read from one rank's DB. Names are ids into `strings`.
 struct RankData {
+  std::shared_ptr<StringPool> strings = std::make_shared<StringPool>();
   std::vector<ModuleRange> modules;
   std::optional<std::vector<FlopsRange>> flops_ranges;  ///< nullopt: no MSTX_EVENTS table
   /// kernel_df: compute links (in Q3 order), then HCCL, then schedule-task links.

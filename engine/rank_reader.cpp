@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <future>
+#include <unordered_map>
 
 #include "common/sqlite.h"
 #include "common/text.h"
@@ -13,52 +15,54 @@ namespace {
 // The queries keep upstream's join structure and ORDER BY, so SQLite returns ties in the same
 // order (shared/spec/mfu-analysis.md section 2 and B17).
 constexpr const char* kModuleQuery =
-    "SELECT e.startNs, e.endNs, message.value FROM MSTX_EVENTS e "
+    "SELECT e.startNs, e.endNs, message.id FROM MSTX_EVENTS e "
     "LEFT JOIN STRING_IDS message ON e.message = message.id "
     "LEFT JOIN STRING_IDS domain ON e.domainId = domain.id "
     "WHERE e.eventType = 2 AND domain.value = 'Module' ORDER BY e.startNs";
 
 constexpr const char* kFlopsQuery =
-    "SELECT e.startNs, e.endNs, message.value FROM MSTX_EVENTS e "
+    "SELECT e.startNs, e.endNs, message.id FROM MSTX_EVENTS e "
     "LEFT JOIN STRING_IDS message ON e.message = message.id "
     "LEFT JOIN STRING_IDS domain ON e.domainId = domain.id "
     "WHERE domain.value = 'mfu_flops' ORDER BY e.startNs";
 
 std::string TaskLinkQuery(std::string_view kernel_table) {
-  return "WITH links AS (SELECT kernel_string.value AS name, t.startNs, t.endNs, c.id AS api_connection "
+  return "WITH links AS (SELECT kernel_string.id AS name, t.startNs, t.endNs, c.id AS api_connection "
          "FROM " +
          std::string(kernel_table) +
          " k LEFT JOIN TASK t ON k.globalTaskId = t.globalTaskId "
          "LEFT JOIN STRING_IDS kernel_string ON kernel_string.id = k.name "
          "LEFT JOIN CONNECTION_IDS c ON c.connectionId = t.connectionId) "
          "SELECT links.name AS kernel_name, links.startNs AS kernel_ts, links.endNs AS kernel_end, "
-         "op_string.value AS op_name, api.startNs AS op_ts, api.endNs AS op_end FROM links "
+         "op_string.id AS op_name, api.startNs AS op_ts, api.endNs AS op_end FROM links "
          "JOIN PYTORCH_API api ON links.api_connection = api.connectionId "
          "JOIN STRING_IDS op_string ON api.name = op_string.id ORDER BY op_ts, kernel_ts";
 }
 
 constexpr const char* kCommunicationLinkQuery =
-    "WITH links AS (SELECT kernel_string.value AS name, m.startNs, m.endNs, c.id AS api_connection "
+    "WITH links AS (SELECT kernel_string.id AS name, m.startNs, m.endNs, c.id AS api_connection "
     "FROM COMMUNICATION_OP m JOIN STRING_IDS kernel_string ON kernel_string.id = m.opType "
     "JOIN CONNECTION_IDS c ON c.connectionId = m.connectionId) "
     "SELECT links.name AS kernel_name, links.startNs AS kernel_ts, links.endNs AS kernel_end, "
-    "op_string.value AS op_name, api.startNs AS op_ts, api.endNs AS op_end FROM links "
+    "op_string.id AS op_name, api.startNs AS op_ts, api.endNs AS op_end FROM links "
     "JOIN PYTORCH_API api ON links.api_connection = api.connectionId "
     "JOIN STRING_IDS op_string ON api.name = op_string.id ORDER BY op_ts, kernel_ts";
 
 constexpr const char* kShapesQuery =
-    "WITH kernels AS (SELECT (SELECT value FROM STRING_IDS WHERE id = k.name) AS kernel_name, k.globalTaskId, "
-    "(SELECT value FROM STRING_IDS WHERE id = k.opType) AS type, "
-    "(SELECT value FROM STRING_IDS WHERE id = k.inputShapes) AS input_shapes, "
-    "(SELECT value FROM STRING_IDS WHERE id = k.inputDataTypes) AS input_types, "
-    "(SELECT value FROM STRING_IDS WHERE id = k.outputShapes) AS output_shapes FROM COMPUTE_TASK_INFO k) "
+    "WITH kernels AS (SELECT (SELECT id FROM STRING_IDS WHERE id = k.name) AS kernel_name, k.globalTaskId, "
+    "(SELECT id FROM STRING_IDS WHERE id = k.opType) AS type, "
+    "(SELECT id FROM STRING_IDS WHERE id = k.inputShapes) AS input_shapes, "
+    "(SELECT id FROM STRING_IDS WHERE id = k.inputDataTypes) AS input_types, "
+    "(SELECT id FROM STRING_IDS WHERE id = k.outputShapes) AS output_shapes FROM COMPUTE_TASK_INFO k) "
     "SELECT kernels.kernel_name, kernels.input_shapes, kernels.input_types, kernels.output_shapes, "
     "t.startNs AS kernel_ts, t.endNs AS kernel_end, t.endNs - t.startNs AS task_duration "
     "FROM kernels JOIN TASK t ON kernels.globalTaskId = t.globalTaskId ORDER BY t.startNs";
 
-std::optional<std::string> OptionalText(const Statement& row, int column) {
-  if (row.IsNull(column)) return std::nullopt;
-  return std::string(row.Text(column));
+// The pool id of a STRING_IDS id column (the queries join STRING_IDS as upstream's do and select
+// the id rather than the value).
+StringId StringColumn(const StringPool& strings, const Statement& row, int column) {
+  if (sqlite3_column_type(row.handle(), column) != SQLITE_INTEGER) return kNoString;
+  return strings.FromDb(row.Int64(column));
 }
 
 std::int64_t Coerced(const Statement& row, int column) {
@@ -145,16 +149,40 @@ std::int64_t CoerceInt(int sqlite_type, std::int64_t as_int, double as_double, s
 Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes) {
   OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(db_path));
   RankData data;
+  StringPool& strings = *data.strings;
+  if (Status loaded = strings.Load(db); !loaded.ok()) {
+    notes.push_back({RankNote::Level::kError, "File " + db.path() + " read failed error: " + loaded.error().message});
+  }
+
+  // The shapes query is one of the two big ones: it runs on a second read-only connection while
+  // this one reads the rest. Only StringPool::FromDb (read-only) is used until both are done.
+  std::vector<RankNote> shape_notes;
+  auto shapes_read = std::async(std::launch::async, [&]() -> Status {
+    OPMFU_ASSIGN_OR_RETURN(Database shapes_db, Database::OpenReadOnly(db_path));
+    RunQuery(shapes_db, kShapesQuery, shape_notes, [&](const Statement& row) {
+      data.shapes_query_returned_rows = true;
+      KernelShape shape;
+      shape.kernel_name = StringColumn(strings, row, 0);
+      shape.input_shapes = StringColumn(strings, row, 1);
+      shape.input_types = StringColumn(strings, row, 2);
+      shape.output_shapes = StringColumn(strings, row, 3);
+      shape.kernel_ts = Raw(row, 4);
+      shape.kernel_end = Raw(row, 5);
+      shape.task_duration = Coerced(row, 6);
+      data.shapes.push_back(shape);
+    });
+    return Ok();
+  });
 
   RunQuery(db, kModuleQuery, notes, [&](const Statement& row) {
-    data.modules.push_back({Coerced(row, 0), Coerced(row, 1), OptionalText(row, 2)});
+    data.modules.push_back({Coerced(row, 0), Coerced(row, 1), StringColumn(strings, row, 2)});
   });
 
   OPMFU_ASSIGN_OR_RETURN(bool has_mstx, db.HasTable("MSTX_EVENTS"));
   if (has_mstx) {
     std::vector<FlopsRange> ranges;
     if (RunQuery(db, kFlopsQuery, notes, [&](const Statement& row) {
-          ranges.push_back({Coerced(row, 0), Coerced(row, 1), OptionalText(row, 2)});
+          ranges.push_back({Coerced(row, 0), Coerced(row, 1), StringColumn(strings, row, 2)});
         })) {
       data.flops_ranges = std::move(ranges);
     }
@@ -162,8 +190,8 @@ Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<Rank
 
   const auto read_links = [&](const std::string& sql) {
     RunQuery(db, sql, notes, [&](const Statement& row) {
-      data.kernel_links.push_back({OptionalText(row, 0), Coerced(row, 1), Coerced(row, 2), OptionalText(row, 3),
-                                   Coerced(row, 4), Coerced(row, 5)});
+      data.kernel_links.push_back({StringColumn(strings, row, 0), Coerced(row, 1), Coerced(row, 2),
+                                   StringColumn(strings, row, 3), Coerced(row, 4), Coerced(row, 5)});
     });
   };
   OPMFU_ASSIGN_OR_RETURN(bool has_compute, db.HasTable("COMPUTE_TASK_INFO"));
@@ -174,18 +202,23 @@ Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<Rank
   if (has_communication) read_links(kCommunicationLinkQuery);
   if (has_schedule) read_links(TaskLinkQuery("COMMUNICATION_SCHEDULE_TASK_INFO"));
 
-  RunQuery(db, kShapesQuery, notes, [&](const Statement& row) {
-    data.shapes_query_returned_rows = true;
-    KernelShape shape;
-    shape.kernel_name = OptionalText(row, 0);
-    if (!row.IsNull(1)) shape.input_shapes = StripQuotes(row.Text(1));
-    shape.input_types = OptionalText(row, 2);
-    if (!row.IsNull(3)) shape.output_shapes = StripQuotes(row.Text(3));
-    if (shape.input_shapes == "N/A" || shape.output_shapes == "N/A") return;
-    shape.kernel_ts = Raw(row, 4);
-    shape.kernel_end = Raw(row, 5);
-    shape.task_duration = Coerced(row, 6);
-    data.shapes.push_back(std::move(shape));
+  // Strip quotes once per distinct shape string, and drop kernels whose shapes are N/A.
+  std::unordered_map<StringId, StringId> stripped;
+  const auto strip = [&](StringId id) {
+    if (id == kNoString) return id;
+    auto [it, inserted] = stripped.try_emplace(id, kNoString);
+    if (inserted) it->second = strings.Intern(StripQuotes(strings.View(id)));
+    return it->second;
+  };
+  const StringId not_available = strings.Intern("N/A");
+  OPMFU_RETURN_IF_ERROR(shapes_read.get());
+  notes.insert(notes.end(), shape_notes.begin(), shape_notes.end());
+  for (KernelShape& shape : data.shapes) {
+    shape.input_shapes = strip(shape.input_shapes);
+    shape.output_shapes = strip(shape.output_shapes);
+  }
+  std::erase_if(data.shapes, [&](const KernelShape& shape) {
+    return shape.input_shapes == not_available || shape.output_shapes == not_available;
   });
   return data;
 }

@@ -1,0 +1,47 @@
+#pragma once
+// The rank's STRING_IDS, read once. Rows carry small ids instead of strings: equal strings share
+// one id (joins and groupings compare by value), and a NULL or missing string is kNoString.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.h"
+
+namespace opmfu {
+class Database;
+}
+
+namespace opmfu::engine {
+
+using StringId = std::int32_t;
+inline constexpr StringId kNoString = -1;
+
+class StringPool {
+ public:
+  /// Reads every STRING_IDS row (a missing table gives an empty pool).
+  Status Load(Database& db);
+
+  /// The canonical id of a STRING_IDS id, or kNoString for an unknown id or a NULL value.
+  StringId FromDb(std::int64_t db_id) const;
+  /// Adds a string that is not in the DB (a stripped shape); returns its canonical id.
+  StringId Intern(std::string_view text);
+
+  std::string_view View(StringId id) const { return id == kNoString ? std::string_view() : values_[id]; }
+  std::optional<std::string> Optional(StringId id) const {
+    if (id == kNoString) return std::nullopt;
+    return std::string(values_[id]);
+  }
+
+ private:
+  std::deque<std::string> values_;  // a deque: views and map keys stay valid as it grows
+  std::unordered_map<std::string_view, StringId> by_value_;
+  std::vector<StringId> by_db_id_;  // dense ids (the usual case)
+  std::unordered_map<std::int64_t, StringId> sparse_by_db_id_;
+};
+
+}  // namespace opmfu::engine
