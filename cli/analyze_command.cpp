@@ -71,8 +71,8 @@ void PrintSummary(const engine::AnalyzeReport& report) {
       continue;
     }
     const auto& analysis = rank.analysis;
-    out << analysis.operator_rows.size() << " OperatorMFU rows, " << analysis.module_rows.size() << " ModuleMFU rows";
-    if (analysis.operator_rows.empty()) {
+    out << rank.operator_rows << " OperatorMFU rows, " << rank.module_rows << " ModuleMFU rows";
+    if (rank.operator_rows == 0) {
       // The last warning or error says why the result is empty.
       for (auto it = analysis.notes.rbegin(); it != analysis.notes.rend(); ++it) {
         if (it->level != engine::RankNote::Level::kInfo && it->text.rfind("No valid MFU data", 0) != 0 &&

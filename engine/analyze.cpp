@@ -59,14 +59,18 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     work();
   }
 
-  for (const RankOutcome& outcome : report.ranks) {
+  for (RankOutcome& outcome : report.ranks) {
     if (outcome.failure) continue;
-    const RankAnalysis& analysis = outcome.analysis;
-    report.tables.operator_rows.insert(report.tables.operator_rows.end(), analysis.operator_rows.begin(),
-                                       analysis.operator_rows.end());
-    report.tables.module_rows.insert(report.tables.module_rows.end(), analysis.module_rows.begin(),
-                                     analysis.module_rows.end());
-    if (!analysis.operator_rows.empty()) {
+    RankAnalysis& analysis = outcome.analysis;
+    outcome.operator_rows = analysis.operator_rows.size();
+    outcome.module_rows = analysis.module_rows.size();
+    report.tables.operator_rows.insert(report.tables.operator_rows.end(),
+                                       std::make_move_iterator(analysis.operator_rows.begin()),
+                                       std::make_move_iterator(analysis.operator_rows.end()));
+    report.tables.module_rows.insert(report.tables.module_rows.end(),
+                                     std::make_move_iterator(analysis.module_rows.begin()),
+                                     std::make_move_iterator(analysis.module_rows.end()));
+    if (outcome.operator_rows > 0) {
       report.tables.duration_integer = report.tables.duration_integer && analysis.all_kernels_matched;
       report.tables.flops_integer =
           report.tables.flops_integer && analysis.all_kernels_matched && analysis.all_messages_parsed;

@@ -27,7 +27,10 @@ struct AnalyzeOptions {
 struct RankOutcome {
   RankLocation location;
   std::optional<std::string> failure;  ///< why this rank produced nothing at all
+  /// Notes and flags; its rows are moved into AnalyzeReport::tables (counts kept below).
   RankAnalysis analysis;
+  std::size_t operator_rows = 0;
+  std::size_t module_rows = 0;
 };
 
 struct AnalyzeReport {

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "engine/index_chains.h"
 #include "engine/numeric.h"
 
 namespace opmfu::engine {
@@ -17,9 +18,8 @@ struct OpNode {
   StringId name;
   std::int64_t start;
   std::int64_t end;
-  std::vector<std::size_t> kernel_rows;  // merged rows, in merged order
-  std::vector<double> mfu_list;          // -1.0 where the kernel got no MFU
-  std::string kernel_list;               // filled when the op is first placed in a module
+  std::uint32_t first_row;  // its merged rows are a chain from here, in merged order
+  std::string kernel_list;  // filled when the op is first placed in a module
   double device_time = 0.0;
   bool described = false;
 };
@@ -30,7 +30,7 @@ struct Node {
   bool root = false;
   std::int64_t start = 0;
   std::int64_t end = 0;
-  std::size_t op = 0;  // ops: index into the op nodes
+  std::size_t op = 0;                 // ops: index into the op nodes
   std::vector<std::size_t> children;  // node indices
 };
 
@@ -90,7 +90,10 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
 
   // Op nodes: merged rows grouped by (op_name, op_ts, op_end), in order of first occurrence.
   std::vector<OpNode> ops;
-  std::unordered_map<OpKey, std::size_t, OpKeyHash> op_index;
+  IndexChains<OpKey, OpKeyHash> op_rows(merged.size());
+  const auto mfu_of = [&](std::uint32_t row) {  // -1.0 where the kernel got no MFU
+    return merged[row].mfu ? calculation.results[*merged[row].mfu].mfu : -1.0;
+  };
   std::int64_t low = data.modules.front().start;
   std::int64_t high = data.modules.front().end;
   for (std::size_t row = 0; row < merged.size(); ++row) {
@@ -98,11 +101,10 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     low = std::min({low, link.kernel_ts, link.op_ts});
     high = std::max({high, link.kernel_end, link.op_end});
     if (link.op_name == kNoString) continue;
-    auto [it, inserted] = op_index.try_emplace({link.op_name, link.op_ts, link.op_end}, ops.size());
-    if (inserted) ops.push_back({link.op_name, link.op_ts, link.op_end, {}, {}, {}, 0.0, false});
-    OpNode& op = ops[it->second];
-    op.kernel_rows.push_back(row);
-    op.mfu_list.push_back(merged[row].mfu ? calculation.results[*merged[row].mfu].mfu : -1.0);
+    const OpKey key{link.op_name, link.op_ts, link.op_end};
+    const auto index = static_cast<std::uint32_t>(row);
+    op_rows.Append(key, index);
+    if (op_rows.First(key) == index) ops.push_back({link.op_name, link.op_ts, link.op_end, index, {}, 0.0, false});
   }
   for (const ModuleRange& module : data.modules) {
     low = std::min(low, module.start);
@@ -177,13 +179,13 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     if ((module_name.empty() && module_parent[frame.node].empty()) || null_name) continue;
     OpNode& op = ops[node.op];
     if (!op.described) {
-      for (std::size_t i = 0; i < op.kernel_rows.size(); ++i) {
-        const KernelLink& link = data.kernel_links[merged[op.kernel_rows[i]].link];
+      for (std::uint32_t row = op.first_row; row != op_rows.kEnd; row = op_rows.Next(row)) {
+        const KernelLink& link = data.kernel_links[merged[row].link];
         if (link.kernel_name == kNoString) {
-          return Error::Input("a kernel with no name (NULL STRING_IDS entry) inside module '" + std::string(module_name) +
-                              "'");
+          return Error::Input("a kernel with no name (NULL STRING_IDS entry) inside module '" +
+                              std::string(module_name) + "'");
         }
-        if (i > 0) op.kernel_list += ", ";
+        if (row != op.first_row) op.kernel_list += ", ";
         op.kernel_list += strings.View(link.kernel_name);
         op.device_time += static_cast<double>(link.kernel_end - link.kernel_ts);
       }
@@ -233,13 +235,14 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
   }
 
   // Groups, ordered by their key (strings by byte, which is code point order for UTF-8).
-  using GroupKey = std::tuple<std::string_view, std::string_view, std::string_view, std::size_t, std::string_view, std::size_t>;
+  using GroupKey =
+      std::tuple<std::string_view, std::string_view, std::string_view, std::size_t, std::string_view, std::size_t>;
   std::map<GroupKey, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Node& module = nodes[rows[i].module];
     const OpNode& op = ops[rows[i].op];
-    groups[{module_parent[rows[i].module], strings.View(module.name), strings.View(op.name), op_order[i], op.kernel_list,
-            seq_id[i]}]
+    groups[{module_parent[rows[i].module], strings.View(module.name), strings.View(op.name), op_order[i],
+            op.kernel_list, seq_id[i]}]
         .push_back(i);
   }
   struct Group {
@@ -254,13 +257,18 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
   grouped.reserve(groups.size());
   for (const auto& [key, members] : groups) {
     Group group{&key, 0.0, static_cast<std::int64_t>(members.size()), INT64_MAX, {}, std::string(std::get<1>(key))};
-    std::vector<const std::vector<double>*> lists;
+    std::vector<std::vector<double>> lists;
+    lists.reserve(members.size());
     for (std::size_t i : members) {
-      group.total += ops[rows[i].op].device_time;
-      group.op_start = std::min(group.op_start, ops[rows[i].op].start);
-      lists.push_back(&ops[rows[i].op].mfu_list);
+      const OpNode& op = ops[rows[i].op];
+      group.total += op.device_time;
+      group.op_start = std::min(group.op_start, op.start);
+      std::vector<double>& list = lists.emplace_back();
+      for (std::uint32_t row = op.first_row; row != op_rows.kEnd; row = op_rows.Next(row)) list.push_back(mfu_of(row));
     }
-    group.avg_mfu = AverageMfuText(lists);
+    std::vector<const std::vector<double>*> list_pointers;
+    for (const auto& list : lists) list_pointers.push_back(&list);
+    group.avg_mfu = AverageMfuText(list_pointers);
     grouped.push_back(std::move(group));
   }
 
@@ -281,7 +289,8 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     for (std::size_t i = 1; i <= positions.size(); ++i) {
       if (i < positions.size() && positions[i] == positions[i - 1] + 1) continue;
       std::vector<std::size_t> sequences;
-      for (std::size_t j = run_begin; j < i; ++j) sequences.push_back(std::get<5>(*grouped[by_start[positions[j]]].key));
+      for (std::size_t j = run_begin; j < i; ++j)
+        sequences.push_back(std::get<5>(*grouped[by_start[positions[j]]].key));
       std::sort(sequences.begin(), sequences.end());
       sequences.erase(std::unique(sequences.begin(), sequences.end()), sequences.end());
       if (sequences.size() > 1) {

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/index_chains.h"
 #include "engine/numeric.h"
 
 namespace opmfu::engine {
@@ -116,17 +117,20 @@ Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, 
   }
 
   // Step 2: D = compute links x shapes on the kernel key, stable-sorted by (op_ts, kernel_ts, kernel_end).
-  std::unordered_map<KernelKey, std::vector<const KernelShape*>, KernelKeyHash> shapes_by_key;
-  for (const KernelShape& shape : data.shapes) {
+  IndexChains<KernelKey, KernelKeyHash> shapes_by_key(data.shapes.size());
+  for (std::size_t i = 0; i < data.shapes.size(); ++i) {
+    const KernelShape& shape = data.shapes[i];
     if (!shape.kernel_ts || !shape.kernel_end) continue;  // a NULL time never equals a coerced one
-    shapes_by_key[{shape.kernel_name, *shape.kernel_ts, *shape.kernel_end}].push_back(&shape);
+    shapes_by_key.Append({shape.kernel_name, *shape.kernel_ts, *shape.kernel_end}, static_cast<std::uint32_t>(i));
   }
   std::vector<Candidate> candidates;
+  candidates.reserve(data.compute_link_count);
   for (std::size_t i = 0; i < data.compute_link_count; ++i) {
     const KernelLink& link = data.kernel_links[i];
-    auto found = shapes_by_key.find({link.kernel_name, link.kernel_ts, link.kernel_end});
-    if (found == shapes_by_key.end()) continue;
-    for (const KernelShape* shape : found->second) candidates.push_back({&link, shape});
+    for (std::uint32_t s = shapes_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
+         s != shapes_by_key.kEnd; s = shapes_by_key.Next(s)) {
+      candidates.push_back({&link, &data.shapes[s]});
+    }
   }
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     return std::tie(a.link->op_ts, a.link->kernel_ts, a.link->kernel_end) <
@@ -179,21 +183,21 @@ Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, 
 }
 
 std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation) {
-  std::unordered_map<KernelKey, std::vector<std::size_t>, KernelKeyHash> results_by_key;
+  IndexChains<KernelKey, KernelKeyHash> results_by_key(calculation.results.size());
   for (std::size_t i = 0; i < calculation.results.size(); ++i) {
     const KernelMfu& result = calculation.results[i];
-    results_by_key[{result.kernel_name, result.kernel_ts, result.kernel_end}].push_back(i);
+    results_by_key.Append({result.kernel_name, result.kernel_ts, result.kernel_end}, static_cast<std::uint32_t>(i));
   }
   std::vector<MergedKernel> merged;
   merged.reserve(data.kernel_links.size());
   for (std::size_t i = 0; i < data.kernel_links.size(); ++i) {
     const KernelLink& link = data.kernel_links[i];
-    auto found = results_by_key.find({link.kernel_name, link.kernel_ts, link.kernel_end});
-    if (found == results_by_key.end()) {
+    std::uint32_t result = results_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
+    if (result == results_by_key.kEnd) {
       merged.push_back({i, std::nullopt});
       continue;
     }
-    for (std::size_t result : found->second) merged.push_back({i, result});
+    for (; result != results_by_key.kEnd; result = results_by_key.Next(result)) merged.push_back({i, result});
   }
   return merged;
 }

@@ -64,17 +64,21 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
                         " (first input type of the first kernel in a FLOPs range; "
                         "only FLOAT, FLOAT16, BF16, DT_BF16 and INT8 have a peak)");
   }
-  if (calculation->results.empty())
+  if (calculation->results.empty()) {
     analysis.notes.push_back({RankNote::Level::kWarning, "No MFU calculated for kernels."});
+  }
+  // The shapes are in the results now; free them before the two biggest steps.
+  std::vector<KernelShape>().swap(data->shapes);
   const std::vector<MergedKernel> merged = MergeMfu(*data, *calculation);
-  analysis.all_kernels_matched =
-      std::all_of(merged.begin(), merged.end(), [](const MergedKernel& m) { return m.mfu.has_value(); });
+  const auto got_mfu = [](const MergedKernel& m) { return m.mfu.has_value(); };
+  analysis.all_kernels_matched = std::all_of(merged.begin(), merged.end(), got_mfu);
   analysis.all_messages_parsed = calculation->all_messages_parsed;
-  analysis.operator_rows = OperatorRows(input.rank_id, *data, *calculation, merged);
-  if (analysis.operator_rows.empty()) {
+  if (std::none_of(merged.begin(), merged.end(), got_mfu)) {
     analysis.notes.push_back({RankNote::Level::kWarning, "No valid MFU data for rank " + rank});
   }
+  // ModuleMFU first: its working set is freed before the OperatorMFU rows are built.
   OPMFU_ASSIGN_OR_RETURN(analysis.module_rows, ModuleRows(input.rank_id, *data, *calculation, merged, analysis.notes));
+  analysis.operator_rows = OperatorRows(input.rank_id, *data, *calculation, merged);
   return analysis;
 }
 

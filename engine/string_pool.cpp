@@ -15,7 +15,8 @@ Status StringPool::Load(Database& db) {
     const std::int64_t db_id = statement.Int64(0);
     const StringId id = Intern(statement.Text(1));
     if (db_id >= 0 && db_id < (std::int64_t{1} << 26)) {
-      if (static_cast<std::size_t>(db_id) >= by_db_id_.size()) by_db_id_.resize(static_cast<std::size_t>(db_id) + 1, kNoString);
+      if (static_cast<std::size_t>(db_id) >= by_db_id_.size())
+        by_db_id_.resize(static_cast<std::size_t>(db_id) + 1, kNoString);
       // The first row of a duplicated id wins, as a join's first match would.
       if (by_db_id_[static_cast<std::size_t>(db_id)] == kNoString) by_db_id_[static_cast<std::size_t>(db_id)] = id;
     } else {
@@ -26,7 +27,8 @@ Status StringPool::Load(Database& db) {
 }
 
 StringId StringPool::FromDb(std::int64_t db_id) const {
-  if (db_id >= 0 && static_cast<std::size_t>(db_id) < by_db_id_.size()) return by_db_id_[static_cast<std::size_t>(db_id)];
+  if (db_id >= 0 && static_cast<std::size_t>(db_id) < by_db_id_.size())
+    return by_db_id_[static_cast<std::size_t>(db_id)];
   auto found = sparse_by_db_id_.find(db_id);
   return found == sparse_by_db_id_.end() ? kNoString : found->second;
 }
