@@ -30,7 +30,7 @@ Status RestrictToStep(const RankInput& input, RankData& data) {
   for (std::size_t i = 0; i < data.kernel_links.size(); ++i) {
     if (!inside(data.kernel_links[i].op_ts)) continue;
     if (i < data.compute_link_count) ++compute;
-    links.push_back(std::move(data.kernel_links[i]));
+    links.push_back(data.kernel_links[i]);
   }
   data.kernel_links = std::move(links);
   data.compute_link_count = compute;

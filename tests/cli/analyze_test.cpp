@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "common/sqlite.h"
@@ -221,6 +222,71 @@ TEST(Analyze, SurvivesSymlinkLoopsAndUnreadableInput) {
   EXPECT_NE(bad_type.err.find("unknown export type 'xlsx'"), std::string::npos);
   const auto bad_ranks = RunOpmfu({"analyze", "-d", dir.path().string(), "--rank-list", "0,x"});
   EXPECT_EQ(bad_ranks.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace opmfu
+
+namespace opmfu {
+namespace {
+
+TEST(AnalyzeBadInput, TenThousandEmptyRankDirectoriesInBoundedTime) {
+  TempDir dir;
+  WriteRank(dir.path() / "real", 0);
+  for (int i = 0; i < 10000; ++i) {
+    fs::create_directories(dir.path() / "empty" / ("worker_" + std::to_string(i) + "_ascend_pt") /
+                           "ASCEND_PROFILER_OUTPUT");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string()});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Analysed 1 rank"), std::string::npos);
+}
+
+TEST(AnalyzeBadInput, GarbageInfoJsonNullsNegativeDurationsAndBadMessages) {
+  TempDir dir;
+  const fs::path rank = dir.path() / "worker_0_20250101000000000_ascend_pt";
+  engine::ProfilingDbBuilder db;
+  const std::int64_t good = db.AddOp("aten::mm", 1000, 2000);
+  db.AddKernel({good}, {"MatMulV2", 1500, 2500});
+  const std::int64_t negative = db.AddOp("aten::bmm", 3000, 3100);
+  db.AddKernel({negative}, {"BatchMatMul", 3500, 3400});  // ends before it starts
+  const std::int64_t nulls = db.AddOp("aten::addmm", 5000, 5100);
+  db.AddKernel({nulls}, {"AddMm", 5200, 6200, std::nullopt, std::nullopt, std::nullopt, "AddMm"});
+  db.AddMstx("mfu_flops", "1000000000-aten::mm", 900, 2100);
+  db.AddMstx("mfu_flops", "1000000000-aten::bmm", 2900, 3200);
+  db.AddMstx("mfu_flops", "NaN-aten::addmm", 4900, 5200);
+  db.AddMstx("mfu_flops", std::nullopt, 4900, 5200);
+  db.AddMstx("mfu_flops", "99999999999999999999999-huge", 4900, 5200);
+  ASSERT_TRUE(db.Write(rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").ok());
+  dir.Write("worker_0_20250101000000000_ascend_pt/PROF_1/device_0/info.json.0", "{\"DeviceInfo\": [1, 2");
+  const auto garbage = RunOpmfu({"analyze", "-d", dir.path().string()});
+  EXPECT_EQ(garbage.exit_code, 0) << garbage.err;
+  EXPECT_NE(garbage.err.find("rank 0: error: No DeviceInfo data found in device/info.json file"), std::string::npos)
+      << garbage.err;
+  EXPECT_NE(garbage.out.find("no MFU: Can not get chip info. Skip MFU calculation."), std::string::npos) << garbage.out;
+
+  ASSERT_TRUE(engine::WriteDeviceInfo(rank, 0, "20", "\"1800\"").ok());
+  fs::remove_all(rank / "PROF_1");
+  const auto fixed = RunOpmfu({"analyze", "-d", dir.path().string(), "--export-type", "json"});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  const auto rows =
+      nlohmann::json::parse(testing::ReadFile(dir.path() / "cluster_analysis_output" / "operator_mfu.json"));
+  ASSERT_EQ(rows.size(), 1U);  // the negative-duration kernel gets no MFU; the NULL-shaped one has no range
+  EXPECT_EQ(rows[0]["kernel_name"], "MatMulV2");
+}
+
+TEST(AnalyzeBadInput, TruncatedDatabase) {
+  TempDir dir;
+  WriteRank(dir.path(), 0);
+  const fs::path db =
+      dir.path() / "worker_0_20250101000000000_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+  const std::string bytes = testing::ReadFile(db);
+  dir.Write(fs::relative(db, dir.path()).string(), bytes.substr(0, bytes.size() / 2));
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string()});
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  EXPECT_NE(result.out.find("rank 0: FAILED: "), std::string::npos) << result.out;
 }
 
 }  // namespace
