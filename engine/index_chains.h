@@ -7,7 +7,27 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/string_pool.h"
+
 namespace opmfu::engine {
+
+/// (name, start, end): how kernels are matched in the merges and ops are grouped. Names are pool
+/// ids, so equal ids mean equal strings, and two missing names are equal, as in pandas.
+struct NamedSpan {
+  StringId name = kNoString;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  bool operator==(const NamedSpan&) const = default;
+};
+
+struct NamedSpanHash {
+  std::size_t operator()(const NamedSpan& key) const {
+    std::size_t h = static_cast<std::size_t>(key.name) * 0x9e3779b97f4a7c15ULL;
+    h ^= static_cast<std::size_t>(key.start) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= static_cast<std::size_t>(key.end) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+  }
+};
 
 template <typename Key, typename Hash>
 class IndexChains {

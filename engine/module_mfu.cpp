@@ -39,21 +39,6 @@ struct FlatRow {
   std::size_t op;      // op index
 };
 
-struct OpKey {
-  StringId name;
-  std::int64_t start;
-  std::int64_t end;
-  bool operator==(const OpKey&) const = default;
-};
-struct OpKeyHash {
-  std::size_t operator()(const OpKey& key) const {
-    std::size_t h = static_cast<std::size_t>(key.name) * 0x9e3779b97f4a7c15ULL;
-    h ^= static_cast<std::size_t>(key.start) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= static_cast<std::size_t>(key.end) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h;
-  }
-};
-
 std::string StripSlashes(const std::string& text) {
   const std::size_t first = text.find_first_not_of('/');
   if (first == std::string::npos) return {};
@@ -90,7 +75,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
 
   // Op nodes: merged rows grouped by (op_name, op_ts, op_end), in order of first occurrence.
   std::vector<OpNode> ops;
-  IndexChains<OpKey, OpKeyHash> op_rows(merged.size());
+  IndexChains<NamedSpan, NamedSpanHash> op_rows(merged.size());
   const auto mfu_of = [&](std::uint32_t row) {  // -1.0 where the kernel got no MFU
     return merged[row].mfu ? calculation.results[*merged[row].mfu].mfu : -1.0;
   };
@@ -101,7 +86,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     low = std::min({low, link.kernel_ts, link.op_ts});
     high = std::max({high, link.kernel_end, link.op_end});
     if (link.op_name == kNoString) continue;
-    const OpKey key{link.op_name, link.op_ts, link.op_end};
+    const NamedSpan key{link.op_name, link.op_ts, link.op_end};
     const auto index = static_cast<std::uint32_t>(row);
     op_rows.Append(key, index);
     if (op_rows.First(key) == index) ops.push_back({link.op_name, link.op_ts, link.op_end, index, {}, 0.0, false});

@@ -11,24 +11,6 @@ namespace opmfu::engine {
 
 namespace {
 
-// (kernel_name, kernel_ts, kernel_end): the key both joins use. NULL names equal each other, as
-// in a pandas merge.
-struct KernelKey {
-  StringId name = kNoString;
-  std::int64_t ts = 0;
-  std::int64_t end = 0;
-  bool operator==(const KernelKey&) const = default;
-};
-
-struct KernelKeyHash {
-  std::size_t operator()(const KernelKey& key) const {
-    std::size_t h = static_cast<std::size_t>(key.name) * 0x9e3779b97f4a7c15ULL;
-    h ^= static_cast<std::size_t>(key.ts) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= static_cast<std::size_t>(key.end) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h;
-  }
-};
-
 struct TimeKeyHash {
   std::size_t operator()(const std::pair<std::int64_t, std::int64_t>& key) const {
     return std::hash<std::int64_t>{}(key.first) * 31 + std::hash<std::int64_t>{}(key.second);
@@ -117,7 +99,7 @@ Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, 
   }
 
   // Step 2: D = compute links x shapes on the kernel key, stable-sorted by (op_ts, kernel_ts, kernel_end).
-  IndexChains<KernelKey, KernelKeyHash> shapes_by_key(data.shapes.size());
+  IndexChains<NamedSpan, NamedSpanHash> shapes_by_key(data.shapes.size());
   for (std::size_t i = 0; i < data.shapes.size(); ++i) {
     const KernelShape& shape = data.shapes[i];
     if (!shape.kernel_ts || !shape.kernel_end) continue;  // a NULL time never equals a coerced one
@@ -183,7 +165,7 @@ Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, 
 }
 
 std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation) {
-  IndexChains<KernelKey, KernelKeyHash> results_by_key(calculation.results.size());
+  IndexChains<NamedSpan, NamedSpanHash> results_by_key(calculation.results.size());
   for (std::size_t i = 0; i < calculation.results.size(); ++i) {
     const KernelMfu& result = calculation.results[i];
     results_by_key.Append({result.kernel_name, result.kernel_ts, result.kernel_end}, static_cast<std::uint32_t>(i));
