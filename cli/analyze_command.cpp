@@ -118,13 +118,11 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
   } else if (flags.export_type == "json") {
     options.export_type = engine::ExportType::kJson;
   } else if (flags.export_type == "text") {
-    return ReportError(
-        Error::Usage("--export-type text (the per-rank .xlsx workbooks) is not implemented yet; use db, "
-                     "csv or json"));
+    options.export_type = engine::ExportType::kText;
   } else {
     const std::vector<std::string> names = {"db", "text", "csv", "json"};
     return ReportError(Error::Usage("unknown export type '" + flags.export_type + "'" +
-                                    DidYouMean(flags.export_type, names) + "; choose db, csv or json"));
+                                    DidYouMean(flags.export_type, names) + "; choose db, text, csv or json"));
   }
   auto ranks = ParseRankList(flags.rank_list);
   if (!ranks.ok()) return ReportError(ranks.error());
@@ -167,6 +165,8 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
     if (!report->written.empty()) {
       if (flags.export_type == "db") {
         message = {{"db_path", report->written.front().string()}, {"tables", {"OperatorMFU", "ModuleMFU"}}};
+      } else if (flags.export_type == "text") {
+        message = {{"csv_dir", (report->output_directory / "OperatorMfu").string()}};  // upstream's key
       } else {
         message = {{"csv_dir", report->output_directory.string()}};
       }
@@ -194,7 +194,9 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
                          "the profiling directory (parent of the *_ascend_pt directories)");
   command->add_option("-o,--output-path,--output_path", flags->output_path,
                       "where cluster_analysis_output/ goes (default: the profiling directory)");
-  command->add_option("--export-type,--export_type", flags->export_type, "db (cluster_analysis.db), csv or json")
+  command
+      ->add_option("--export-type,--export_type", flags->export_type,
+                   "db (cluster_analysis.db), text (per-rank .xlsx), csv or json")
       ->capture_default_str();
   command->add_option("--rank-list,--rank_list", flags->rank_list, "ranks to analyse, e.g. 0,1,3 (default: all)");
   command->add_option("--step-id,--step_id", flags->step_id, "only what starts inside this STEP_TIME step");

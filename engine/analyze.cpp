@@ -4,6 +4,8 @@
 #include <atomic>
 #include <thread>
 
+#include "engine/xlsx_export.h"
+
 namespace opmfu::engine {
 
 namespace fs = std::filesystem;
@@ -84,6 +86,11 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
       const fs::path db = report.output_directory / "cluster_analysis.db";
       OPMFU_RETURN_IF_ERROR(WriteClusterDb(db, report.tables));
       report.written.push_back(db);
+      break;
+    }
+    case ExportType::kText: {
+      // msprof-analyze's folder is named after its recipe class, OperatorMfu.
+      OPMFU_ASSIGN_OR_RETURN(report.written, WriteWorkbooks(report.output_directory / "OperatorMfu", report.tables));
       break;
     }
     case ExportType::kCsv: {

@@ -13,7 +13,7 @@
 
 namespace opmfu::engine {
 
-enum class ExportType { kDb, kCsv, kJson };
+enum class ExportType { kDb, kText, kCsv, kJson };
 
 struct AnalyzeOptions {
   std::filesystem::path profiling_path;

@@ -291,3 +291,39 @@ TEST(AnalyzeBadInput, TruncatedDatabase) {
 
 }  // namespace
 }  // namespace opmfu
+
+namespace opmfu {
+namespace {
+
+TEST(AnalyzeText, WritesOneWorkbookPerRankAndKind) {
+  TempDir dir;
+  WriteRank(dir.path() / "a", 0);
+  WriteRank(dir.path() / "b", 1);
+  // Rank 2 has OperatorMFU rows but no Module ranges: no module workbook for it.
+  engine::ProfilingDbBuilder plain;
+  const std::int64_t op = plain.AddOp("aten::mm", 1000, 2000);
+  plain.AddKernel({op}, {"MatMulV2", 1500, 2500});
+  plain.AddMstx("mfu_flops", "1000000000-aten::mm", 900, 2100);
+  const fs::path rank2 = dir.path() / "c" / "worker_0_20250101000000000_ascend_pt";
+  ASSERT_TRUE(plain.Write(rank2 / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_2.db").ok());
+  ASSERT_TRUE(engine::WriteDeviceInfo(rank2, 0, "20", "\"1800\"").ok());
+
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string(), "--export_type", "text", "--agent"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const fs::path folder = dir.path() / "cluster_analysis_output" / "OperatorMfu";
+  EXPECT_EQ(nlohmann::json::parse(result.out)["message"]["csv_dir"], folder.string());
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"operator_mfu_kernel_0.xlsx", "operator_mfu_kernel_1.xlsx",
+                                             "operator_mfu_kernel_2.xlsx", "operator_mfu_module_0.xlsx",
+                                             "operator_mfu_module_1.xlsx"}));
+  for (const std::string& name : names) {
+    const std::string bytes = testing::ReadFile(folder / name);
+    EXPECT_EQ(bytes.substr(0, 4), std::string("PK\x03\x04", 4)) << name;  // an OOXML zip package
+    EXPECT_NE(bytes.find("xl/worksheets/sheet1.xml"), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace opmfu

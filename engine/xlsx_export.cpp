@@ -1,0 +1,213 @@
+#include "engine/xlsx_export.h"
+
+#include <xlsxwriter.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <random>
+#include <span>
+
+namespace opmfu::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kKernelHeaders[] = {"Rank ID",
+                                      "Op Name",
+                                      "Kernel Name",
+                                      "Kernel Start(ns)",
+                                      "Kernel End(ns)",
+                                      "Kernel Duration(ns)",
+                                      "MFU",
+                                      "actual_tflops",
+                                      "chip_peak_tflops",
+                                      "flops",
+                                      "flops_op_name",
+                                      "input_shapes",
+                                      "output_shapes"};
+const double kKernelWidths[] = {10, 30, 50, 20, 20, 20, 10, 15, 18, 18, 25, 30, 30};
+const char* const kModuleHeaders[] = {"Rank ID",
+                                      "Parent Module",
+                                      "Module",
+                                      "Op Name",
+                                      "Kernel List",
+                                      "Total Kernel Duration(ns)",
+                                      "Avg Kernel Duration(ns)",
+                                      "Op Count",
+                                      "Avg MFU"};
+const double kModuleWidths[] = {10, 40, 30, 30, 60, 25, 25, 10, 30};
+
+struct WorkbookCloser {
+  void operator()(lxw_workbook* workbook) const { workbook_close(workbook); }
+};
+
+// One workbook: created under a temporary name, renamed into place by Finish().
+class Workbook {
+ public:
+  static Result<Workbook> Create(const fs::path& path) {
+    std::random_device entropy;
+    const fs::path temp = path.parent_path() / ("." + path.filename().string() + ".opmfu-" +
+                                                std::to_string(entropy() % 1000000000U) + ".tmp");
+    Workbook workbook(path, temp);
+    workbook.handle_.reset(workbook_new(temp.c_str()));
+    if (!workbook.handle_) return Error::Input(path.string() + ": cannot create the workbook");
+    workbook.sheet_ = workbook_add_worksheet(workbook.handle_.get(), "Sheet1");
+    workbook.header_ = workbook_add_format(workbook.handle_.get());
+    format_set_bold(workbook.header_);
+    format_set_bg_color(workbook.header_, 0xAFEEEE);
+    format_set_border(workbook.header_, LXW_BORDER_THIN);
+    format_set_font_name(workbook.header_, "Times New Roman");
+    format_set_align(workbook.header_, LXW_ALIGN_VERTICAL_CENTER);
+    workbook.cell_ = workbook_add_format(workbook.handle_.get());
+    format_set_border(workbook.cell_, LXW_BORDER_THIN);
+    format_set_font_name(workbook.cell_, "Times New Roman");
+    format_set_align(workbook.cell_, LXW_ALIGN_VERTICAL_CENTER);
+    return workbook;
+  }
+  Workbook(Workbook&&) noexcept = default;
+  Workbook& operator=(Workbook&&) noexcept = default;
+  ~Workbook() {
+    if (handle_) {  // not finished: close and drop the partial file
+      handle_.reset();
+      std::error_code ec;
+      fs::remove(temp_, ec);
+    }
+  }
+
+  void Headers(std::span<const char* const> headers, std::span<const double> widths) {
+    for (std::size_t i = 0; i < headers.size(); ++i) {
+      worksheet_write_string(sheet_, 0, static_cast<lxw_col_t>(i), headers[i], header_);
+      worksheet_set_column(sheet_, static_cast<lxw_col_t>(i), static_cast<lxw_col_t>(i), widths[i], nullptr);
+    }
+  }
+  void Number(std::size_t row, std::size_t column, double value) {
+    worksheet_write_number(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), value, cell_);
+  }
+  void Text(std::size_t row, std::size_t column, const std::optional<std::string>& value) {
+    if (value) {
+      worksheet_write_string(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), value->c_str(),
+                             cell_);
+    } else {
+      worksheet_write_blank(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), cell_);
+    }
+  }
+  void Merge(std::size_t first_row, std::size_t last_row, std::size_t column, const std::string& value) {
+    worksheet_merge_range(sheet_, static_cast<lxw_row_t>(first_row), static_cast<lxw_col_t>(column),
+                          static_cast<lxw_row_t>(last_row), static_cast<lxw_col_t>(column), value.c_str(), cell_);
+  }
+  void HeaderHeight(double height) { worksheet_set_row(sheet_, 0, height, nullptr); }
+
+  Status Finish() {
+    const lxw_error error = workbook_close(handle_.release());
+    std::error_code ec;
+    if (error != LXW_NO_ERROR) {
+      fs::remove(temp_, ec);
+      return Error::Input(path_.string() + ": cannot write: " + lxw_strerror(error));
+    }
+    fs::rename(temp_, path_, ec);
+    if (ec) {
+      fs::remove(temp_, ec);
+      return Error::Input(path_.string() + ": cannot replace: " + ec.message());
+    }
+    return Ok();
+  }
+
+ private:
+  Workbook(fs::path path, fs::path temp) : path_(std::move(path)), temp_(std::move(temp)) {}
+  fs::path path_;
+  fs::path temp_;
+  std::unique_ptr<lxw_workbook, WorkbookCloser> handle_;
+  lxw_worksheet* sheet_ = nullptr;  // owned by the workbook
+  lxw_format* header_ = nullptr;
+  lxw_format* cell_ = nullptr;
+};
+
+Status WriteKernelWorkbook(const fs::path& path, const std::vector<const OperatorMfuRow*>& rows) {
+  OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(path));
+  book.Headers(kKernelHeaders, kKernelWidths);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const OperatorMfuRow& r = *rows[i];
+    const std::size_t row = i + 1;
+    book.Number(row, 0, static_cast<double>(r.rank_id));
+    book.Text(row, 1, r.op_name);
+    book.Text(row, 2, r.kernel_name);
+    book.Number(row, 3, static_cast<double>(r.kernel_start));
+    book.Number(row, 4, static_cast<double>(r.kernel_end));
+    book.Number(row, 5, static_cast<double>(r.kernel_duration));
+    book.Number(row, 6, r.mfu);
+    book.Number(row, 7, r.actual_tflops);
+    book.Number(row, 8, r.chip_peak_tflops);
+    book.Number(row, 9, static_cast<double>(r.flops));
+    book.Text(row, 10, r.flops_op_name);
+    book.Text(row, 11, r.input_shapes);
+    book.Text(row, 12, r.output_shapes);
+  }
+  return book.Finish();
+}
+
+Status WriteModuleWorkbook(const fs::path& path, const std::vector<const ModuleMfuRow*>& rows) {
+  OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(path));
+  // avg_mfu is dropped when it is empty in every row of this rank's frame.
+  const bool with_avg =
+      std::any_of(rows.begin(), rows.end(), [](const ModuleMfuRow* r) { return !r->avg_mfu.empty(); });
+  const std::size_t columns = with_avg ? 9 : 8;
+  book.Headers(std::span(kModuleHeaders).first(columns), std::span(kModuleWidths).first(columns));
+  book.HeaderHeight(27);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ModuleMfuRow& r = *rows[i];
+    const std::size_t row = i + 1;
+    book.Number(row, 0, static_cast<double>(r.rank_id));
+    book.Text(row, 3, r.op_name);
+    book.Text(row, 4, r.kernel_list);
+    book.Number(row, 5, r.total_kernel_duration);
+    book.Number(row, 6, r.avg_kernel_duration);
+    book.Number(row, 7, static_cast<double>(r.op_count));
+    if (with_avg) book.Text(row, 8, r.avg_mfu);
+  }
+  // Runs of equal Parent Module (column 1) and Module (column 2) values are merged vertically.
+  for (std::size_t column : {std::size_t{1}, std::size_t{2}}) {
+    const auto value = [&](std::size_t i) -> const std::string& {
+      return column == 1 ? rows[i]->parent_module : rows[i]->module;
+    };
+    std::size_t begin = 0;
+    while (begin < rows.size()) {
+      std::size_t end = begin + 1;
+      while (end < rows.size() && value(end) == value(begin)) ++end;
+      if (end - begin > 1) {
+        book.Merge(begin + 1, end, column, value(begin));
+      } else {
+        book.Text(begin + 1, column, value(begin));
+      }
+      begin = end;
+    }
+  }
+  return book.Finish();
+}
+
+}  // namespace
+
+Result<std::vector<fs::path>> WriteWorkbooks(const fs::path& directory, const AnalysisTables& tables) {
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  if (ec) return Error::Input(directory.string() + ": cannot create: " + ec.message());
+  std::map<std::int64_t, std::vector<const OperatorMfuRow*>> kernels;
+  for (const OperatorMfuRow& row : tables.operator_rows) kernels[row.rank_id].push_back(&row);
+  std::map<std::int64_t, std::vector<const ModuleMfuRow*>> modules;
+  for (const ModuleMfuRow& row : tables.module_rows) modules[row.rank_id].push_back(&row);
+  std::vector<fs::path> written;
+  for (const auto& [rank, rows] : kernels) {
+    const fs::path path = directory / ("operator_mfu_kernel_" + std::to_string(rank) + ".xlsx");
+    OPMFU_RETURN_IF_ERROR(WriteKernelWorkbook(path, rows));
+    written.push_back(path);
+  }
+  for (const auto& [rank, rows] : modules) {
+    const fs::path path = directory / ("operator_mfu_module_" + std::to_string(rank) + ".xlsx");
+    OPMFU_RETURN_IF_ERROR(WriteModuleWorkbook(path, rows));
+    written.push_back(path);
+  }
+  return written;
+}
+
+}  // namespace opmfu::engine
