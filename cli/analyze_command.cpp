@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -129,8 +131,24 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
   options.rank_list = *ranks;
   options.step_id = flags.step_id;
   options.jobs = flags.jobs;
+  // A progress line on a terminal, once the run has taken more than a second.
+  const auto started = std::chrono::steady_clock::now();
+  std::mutex progress_mutex;
+  bool progress_shown = false;
+  if (::isatty(STDERR_FILENO) == 1 && !flags.agent) {
+    options.on_rank_done = [&](std::size_t done, std::size_t total) {
+      if (std::chrono::steady_clock::now() - started < std::chrono::seconds(1)) return;
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      const std::size_t width = 30;
+      const std::size_t filled = total == 0 ? width : done * width / total;
+      std::cerr << "\ranalyzing ranks [" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done
+                << "/" << total << std::flush;
+      progress_shown = true;
+    };
+  }
 
   auto report = engine::RunAnalyze(options);
+  if (progress_shown) std::cerr << "\n";
   if (!report.ok()) {
     if (flags.agent) {
       std::cout << nlohmann::ordered_json{{"status", "error"},

@@ -41,6 +41,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   report.ranks.resize(selected.size());
   const unsigned jobs = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
   std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
   const auto work = [&] {
     for (std::size_t i = next++; i < selected.size(); i = next++) {
       RankOutcome& outcome = report.ranks[i];
@@ -53,6 +54,8 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
         outcome.analysis.rank_id = selected[i].rank_id;
         outcome.failure = analysis.error().message;
       }
+      const std::size_t finished = ++done;
+      if (options.on_rank_done) options.on_rank_done(finished, selected.size());
     }
   };
   {

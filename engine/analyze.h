@@ -2,6 +2,7 @@
 // `opmfu analyze`: discover ranks, analyse them in parallel, write the tables.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ struct AnalyzeOptions {
   std::optional<std::vector<std::int64_t>> rank_list;
   std::optional<std::int64_t> step_id;
   unsigned jobs = 0;  ///< 0: one per core
+  /// Called from worker threads after each rank (done, total); may be empty.
+  std::function<void(std::size_t, std::size_t)> on_rank_done;
 };
 
 struct RankOutcome {

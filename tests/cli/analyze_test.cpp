@@ -327,3 +327,28 @@ TEST(AnalyzeText, WritesOneWorkbookPerRankAndKind) {
 
 }  // namespace
 }  // namespace opmfu
+
+namespace opmfu {
+namespace {
+
+TEST(AnalyzeBadInput, DatabaseLockedByAnotherWriterFailsThatRankInBoundedTime) {
+  TempDir dir;
+  WriteRank(dir.path() / "a", 0);
+  WriteRank(dir.path() / "b", 1);
+  const fs::path locked = dir.path() / "b" / "worker_0_20250101000000000_ascend_pt" / "ASCEND_PROFILER_OUTPUT" /
+                          "ascend_pytorch_profiler_1.db";
+  auto writer = Database::OpenForWrite(locked);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE(writer->Execute("BEGIN EXCLUSIVE").ok());
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string()});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  EXPECT_NE(result.out.find("rank 1: FAILED: "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("database is locked"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("rank 0: 1 OperatorMFU rows"), std::string::npos) << result.out;
+  ASSERT_TRUE(writer->Execute("ROLLBACK").ok());
+}
+
+}  // namespace
+}  // namespace opmfu
