@@ -24,14 +24,14 @@ struct OpNode {
   bool described = false;
 };
 
+// The root and the modules; ops are leaves and are not nodes (events and children refer to op j
+// as `op_base + j`, where op_base is the number of nodes).
 struct Node {
-  bool is_module = true;
   StringId name = kNoString;  // root: kNoString, named ""
   bool root = false;
   std::int64_t start = 0;
   std::int64_t end = 0;
-  std::size_t op = 0;                 // ops: index into the op nodes
-  std::vector<std::size_t> children;  // node indices
+  std::vector<std::size_t> children;  // node indices, or op_base + op index
 };
 
 struct FlatRow {
@@ -98,29 +98,26 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
 
   // The tree: events sorted by (start, -end), modules before ops on ties; a stack of modules.
   std::vector<Node> nodes;
-  nodes.push_back({true, kNoString, true, low, high, 0, {}});
-  std::vector<std::size_t> events;
-  events.reserve(data.modules.size() + ops.size());
-  for (const ModuleRange& module : data.modules) {
-    events.push_back(nodes.size());
-    nodes.push_back({true, module.name, false, module.start, module.end, 0, {}});
-  }
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    events.push_back(nodes.size());
-    nodes.push_back({false, kNoString, false, ops[i].start, ops[i].end, i, {}});
-  }
+  nodes.reserve(1 + data.modules.size());
+  nodes.push_back({kNoString, true, low, high, {}});
+  for (const ModuleRange& module : data.modules) nodes.push_back({module.name, false, module.start, module.end, {}});
+  const std::size_t op_base = nodes.size();
+  const auto start_of = [&](std::size_t e) { return e < op_base ? nodes[e].start : ops[e - op_base].start; };
+  const auto end_of = [&](std::size_t e) { return e < op_base ? nodes[e].end : ops[e - op_base].end; };
+  std::vector<std::size_t> events(data.modules.size() + ops.size());
+  for (std::size_t i = 0; i < events.size(); ++i) events[i] = i + 1;  // modules, then ops (op_base + j)
   std::stable_sort(events.begin(), events.end(), [&](std::size_t a, std::size_t b) {
-    return nodes[a].start != nodes[b].start ? nodes[a].start < nodes[b].start : nodes[a].end > nodes[b].end;
+    return start_of(a) != start_of(b) ? start_of(a) < start_of(b) : end_of(a) > end_of(b);
   });
   std::vector<std::size_t> stack{0};
   for (std::size_t event : events) {
     while (stack.size() > 1) {
       const Node& top = nodes[stack.back()];
-      if (top.start <= nodes[event].start && nodes[event].end <= top.end) break;
+      if (top.start <= start_of(event) && end_of(event) <= top.end) break;
       stack.pop_back();
     }
     nodes[stack.back()].children.push_back(event);
-    if (nodes[event].is_module) stack.push_back(event);
+    if (event < op_base) stack.push_back(event);
   }
 
   // Flatten: one row per (module, op) pair, depth-first in child order (an explicit stack, so deep
@@ -145,8 +142,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     const std::size_t child = module.children[frame.next_child++];
     const bool null_name = !module.root && module.name == kNoString;
     const std::string_view module_name = strings.View(module.name);
-    const Node& node = nodes[child];
-    if (node.is_module) {
+    if (child < op_base) {
       if (null_name) return Error::Input("a Module range with no name (NULL message) contains other modules");
       if (frame.depth + 1 > kMaxDepth) {
         if (!warned) {
@@ -162,7 +158,8 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
       continue;
     }
     if ((module_name.empty() && module_parent[frame.node].empty()) || null_name) continue;
-    OpNode& op = ops[node.op];
+    const std::size_t op_index = child - op_base;
+    OpNode& op = ops[op_index];
     if (!op.described) {
       for (std::uint32_t row = op.first_row; row != op_rows.kEnd; row = op_rows.Next(row)) {
         const KernelLink& link = data.kernel_links[merged[row].link];
@@ -176,7 +173,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
       }
       op.described = true;
     }
-    rows.push_back({frame.node, node.op});
+    rows.push_back({frame.node, op_index});
   }
   std::stable_sort(rows.begin(), rows.end(), [&](const FlatRow& a, const FlatRow& b) {
     return std::tie(nodes[a.module].start, ops[a.op].start) < std::tie(nodes[b.module].start, ops[b.op].start);
