@@ -79,27 +79,20 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
   const auto mfu_of = [&](std::uint32_t row) {  // -1.0 where the kernel got no MFU
     return merged[row].mfu ? calculation.results[*merged[row].mfu].mfu : -1.0;
   };
-  std::int64_t low = data.modules.front().start;
-  std::int64_t high = data.modules.front().end;
   for (std::size_t row = 0; row < merged.size(); ++row) {
     const KernelLink& link = data.kernel_links[merged[row].link];
-    low = std::min({low, link.kernel_ts, link.op_ts});
-    high = std::max({high, link.kernel_end, link.op_end});
     if (link.op_name == kNoString) continue;
     const NamedSpan key{link.op_name, link.op_ts, link.op_end};
     const auto index = static_cast<std::uint32_t>(row);
     op_rows.Append(key, index);
     if (op_rows.First(key) == index) ops.push_back({link.op_name, link.op_ts, link.op_end, index, {}, 0.0, false});
   }
-  for (const ModuleRange& module : data.modules) {
-    low = std::min(low, module.start);
-    high = std::max(high, module.end);
-  }
 
   // The tree: events sorted by (start, -end), modules before ops on ties; a stack of modules.
   std::vector<Node> nodes;
   nodes.reserve(1 + data.modules.size());
-  nodes.push_back({kNoString, true, low, high, {}});
+  // The root spans everything, so it is never tested and needs no times.
+  nodes.push_back({kNoString, true, 0, 0, {}});
   for (const ModuleRange& module : data.modules) nodes.push_back({module.name, false, module.start, module.end, {}});
   const std::size_t op_base = nodes.size();
   const auto start_of = [&](std::size_t e) { return e < op_base ? nodes[e].start : ops[e - op_base].start; };

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <random>
+#include <span>
 
 #include "common/file_io.h"
 #include "common/sqlite.h"
@@ -157,33 +158,88 @@ Status WriteClusterDb(const fs::path& db_path, const AnalysisTables& tables) {
   return Ok();
 }
 
+namespace {
+
+using Cells = std::vector<nlohmann::ordered_json>;
+
+nlohmann::ordered_json Cell(const std::optional<std::string>& text) {
+  return text ? nlohmann::ordered_json(*text) : nlohmann::ordered_json(nullptr);
+}
+
+// A row's values in column order: what both the CSV and the JSON export write.
+Cells OperatorCells(const OperatorMfuRow& r) {
+  return {r.rank_id,
+          Cell(r.op_name),
+          Cell(r.kernel_name),
+          r.kernel_start,
+          r.kernel_end,
+          r.kernel_duration,
+          r.mfu,
+          r.actual_tflops,
+          r.chip_peak_tflops,
+          r.flops,
+          r.flops_op_name,
+          Cell(r.input_shapes),
+          Cell(r.output_shapes)};
+}
+
+Cells ModuleCells(const ModuleMfuRow& r, bool with_avg_mfu) {
+  Cells cells = {
+      r.rank_id, r.parent_module, r.module, r.op_name, r.kernel_list, r.total_kernel_duration, r.avg_kernel_duration,
+      r.op_count};
+  if (with_avg_mfu) cells.emplace_back(r.avg_mfu);
+  return cells;
+}
+
+std::string CsvCell(const nlohmann::ordered_json& cell) {
+  if (cell.is_null()) return {};
+  if (cell.is_string()) return CsvField(cell.get<std::string>());
+  if (cell.is_number_float()) return CsvNumber(cell.get<double>());
+  return cell.dump();
+}
+
+// A header line and one line per row.
+template <typename Row, typename ToCells>
+std::string CsvTable(std::span<const char* const> columns, const std::vector<Row>& rows, ToCells&& to_cells) {
+  std::string out;
+  for (const char* column : columns) out += std::string(out.empty() ? "" : ",") + CsvField(column);
+  out += "\n";
+  for (const Row& row : rows) {
+    const Cells cells = to_cells(row);
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i == 0 ? "" : ",") + CsvCell(cells[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+// An array of objects keyed by column name.
+template <typename Row, typename ToCells>
+nlohmann::ordered_json JsonTable(std::span<const char* const> columns, const std::vector<Row>& rows,
+                                 ToCells&& to_cells) {
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  for (const Row& row : rows) {
+    const Cells cells = to_cells(row);
+    nlohmann::ordered_json object = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < cells.size(); ++i) object[columns[i]] = cells[i];
+    array.push_back(std::move(object));
+  }
+  return array;
+}
+
+// ModuleMFU columns, without avg_mfu when it is empty everywhere.
+std::span<const char* const> ModuleColumns(bool with_avg_mfu) {
+  return std::span(kModuleColumns).first(with_avg_mfu ? 9 : 8);
+}
+
+}  // namespace
+
 Result<std::vector<fs::path>> WriteCsv(const fs::path& directory, const AnalysisTables& tables) {
   std::error_code ec;
   fs::create_directories(directory, ec);
-  std::string operators;
-  for (const char* column : kOperatorColumns) operators += std::string(operators.empty() ? "" : ",") + CsvField(column);
-  operators += "\n";
-  for (const OperatorMfuRow& r : tables.operator_rows) {
-    operators += std::to_string(r.rank_id) + "," + CsvField(r.op_name.value_or("")) + "," +
-                 CsvField(r.kernel_name.value_or("")) + "," + std::to_string(r.kernel_start) + "," +
-                 std::to_string(r.kernel_end) + "," + std::to_string(r.kernel_duration) + "," + CsvNumber(r.mfu) + "," +
-                 CsvNumber(r.actual_tflops) + "," + CsvNumber(r.chip_peak_tflops) + "," + std::to_string(r.flops) +
-                 "," + CsvField(r.flops_op_name) + "," + CsvField(r.input_shapes.value_or("")) + "," +
-                 CsvField(r.output_shapes.value_or("")) + "\n";
-  }
   const bool avg = tables.with_avg_mfu();
-  std::string modules;
-  for (const char* column : kModuleColumns) {
-    if (!avg && std::string_view(column) == "avg_mfu") continue;
-    modules += std::string(modules.empty() ? "" : ",") + CsvField(column);
-  }
-  modules += "\n";
-  for (const ModuleMfuRow& r : tables.module_rows) {
-    modules += std::to_string(r.rank_id) + "," + CsvField(r.parent_module) + "," + CsvField(r.module) + "," +
-               CsvField(r.op_name) + "," + CsvField(r.kernel_list) + "," + CsvNumber(r.total_kernel_duration) + "," +
-               CsvNumber(r.avg_kernel_duration) + "," + std::to_string(r.op_count) +
-               (avg ? "," + CsvField(r.avg_mfu) : "") + "\n";
-  }
+  const std::string operators = CsvTable(kOperatorColumns, tables.operator_rows, OperatorCells);
+  const std::string modules =
+      CsvTable(ModuleColumns(avg), tables.module_rows, [avg](const ModuleMfuRow& r) { return ModuleCells(r, avg); });
   const fs::path operator_path = directory / "operator_mfu.csv";
   const fs::path module_path = directory / "module_mfu.csv";
   OPMFU_RETURN_IF_ERROR(WriteFileAtomically(operator_path, operators));
@@ -195,37 +251,10 @@ Result<std::vector<fs::path>> WriteJson(const fs::path& directory, const Analysi
   using json = nlohmann::ordered_json;
   std::error_code ec;
   fs::create_directories(directory, ec);
-  const auto optional = [](const std::optional<std::string>& text) { return text ? json(*text) : json(nullptr); };
-  json operators = json::array();
-  for (const OperatorMfuRow& r : tables.operator_rows) {
-    operators.push_back({{"rank_id", r.rank_id},
-                         {"op_name", optional(r.op_name)},
-                         {"kernel_name", optional(r.kernel_name)},
-                         {"kernel_start(ns)", r.kernel_start},
-                         {"kernel_end(ns)", r.kernel_end},
-                         {"kernel_duration(ns)", r.kernel_duration},
-                         {"mfu", r.mfu},
-                         {"actual_tflops", r.actual_tflops},
-                         {"chip_peak_tflops", r.chip_peak_tflops},
-                         {"flops", r.flops},
-                         {"flops_op_name", r.flops_op_name},
-                         {"input_shapes", optional(r.input_shapes)},
-                         {"output_shapes", optional(r.output_shapes)}});
-  }
   const bool avg = tables.with_avg_mfu();
-  json modules = json::array();
-  for (const ModuleMfuRow& r : tables.module_rows) {
-    json row = {{"rank_id", r.rank_id},
-                {"parent_module", r.parent_module},
-                {"module", r.module},
-                {"op_name", r.op_name},
-                {"kernel_list", r.kernel_list},
-                {"total_kernel_duration(ns)", r.total_kernel_duration},
-                {"avg_kernel_duration(ns)", r.avg_kernel_duration},
-                {"op_count", r.op_count}};
-    if (avg) row["avg_mfu"] = r.avg_mfu;
-    modules.push_back(row);
-  }
+  const json operators = JsonTable(kOperatorColumns, tables.operator_rows, OperatorCells);
+  const json modules =
+      JsonTable(ModuleColumns(avg), tables.module_rows, [avg](const ModuleMfuRow& r) { return ModuleCells(r, avg); });
   const fs::path operator_path = directory / "operator_mfu.json";
   const fs::path module_path = directory / "module_mfu.json";
   OPMFU_RETURN_IF_ERROR(
