@@ -54,9 +54,9 @@ std::string Percent(double mfu) {
 void PrintKernels(std::ostream& out, const char* title, std::vector<const engine::OperatorMfuRow*> rows) {
   out << title << "\n";
   for (const engine::OperatorMfuRow* row : rows) {
-    out << "  " << Percent(row->mfu) << "  rank " << row->rank_id << "  " << row->op_name.value_or("?") << " -> "
-        << row->kernel_name.value_or("?") << "  " << row->kernel_duration << " ns  " << row->actual_tflops
-        << " TFLOPS  shapes " << row->input_shapes.value_or("-") << "\n";
+    out << "  " << Percent(row->mfu) << "  rank " << row->rank_id << "  " << row->op_name().value_or("?") << " -> "
+        << row->kernel_name().value_or("?") << "  " << row->kernel_duration << " ns  " << row->actual_tflops
+        << " TFLOPS  shapes " << row->input_shapes().value_or("-") << "\n";
   }
 }
 

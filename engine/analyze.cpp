@@ -69,6 +69,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     RankAnalysis& analysis = outcome.analysis;
     outcome.operator_rows = analysis.operator_rows.size();
     outcome.module_rows = analysis.module_rows.size();
+    if (analysis.strings) report.tables.string_pools.push_back(analysis.strings);
     report.tables.operator_rows.insert(report.tables.operator_rows.end(),
                                        std::make_move_iterator(analysis.operator_rows.begin()),
                                        std::make_move_iterator(analysis.operator_rows.end()));

@@ -6,12 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "engine/string_pool.h"
+
 namespace opmfu::engine {
 
+/// A row holds ids into its rank's string pool rather than strings (a million rows would
+/// otherwise hold about 150 MB of copies). Whoever holds rows keeps their pool alive:
+/// RankAnalysis::strings, AnalysisTables::string_pools.
 struct OperatorMfuRow {
+  const StringPool* strings = nullptr;
   std::int64_t rank_id = 0;
-  std::optional<std::string> op_name;
-  std::optional<std::string> kernel_name;
+  StringId op_name_id = kNoString;
+  StringId kernel_name_id = kNoString;
+  StringId flops_op_name_id = kNoString;
+  StringId input_shapes_id = kNoString;
+  StringId output_shapes_id = kNoString;
   std::int64_t kernel_start = 0;
   std::int64_t kernel_end = 0;
   std::int64_t kernel_duration = 0;
@@ -19,9 +28,12 @@ struct OperatorMfuRow {
   double actual_tflops = 0;     ///< rounded to 2 decimals
   double chip_peak_tflops = 0;  ///< rounded to 2 decimals
   std::int64_t flops = 0;
-  std::string flops_op_name;
-  std::optional<std::string> input_shapes;
-  std::optional<std::string> output_shapes;
+
+  std::optional<std::string_view> op_name() const { return strings->OptionalView(op_name_id); }
+  std::optional<std::string_view> kernel_name() const { return strings->OptionalView(kernel_name_id); }
+  std::string_view flops_op_name() const { return strings->View(flops_op_name_id); }
+  std::optional<std::string_view> input_shapes() const { return strings->OptionalView(input_shapes_id); }
+  std::optional<std::string_view> output_shapes() const { return strings->OptionalView(output_shapes_id); }
 };
 
 struct ModuleMfuRow {

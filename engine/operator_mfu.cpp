@@ -45,7 +45,7 @@ std::optional<FlopsMessage> ParseFlopsMessage(std::optional<std::string_view> me
   return FlopsMessage{flops, std::string(name)};
 }
 
-Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes) {
+Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes) {
   using Level = RankNote::Level;
   MfuCalculation calculation;
   notes.push_back({Level::kInfo, "Start MFU calculation."});
@@ -73,12 +73,12 @@ Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, 
   }
 
   // Step 1: the ranges whose message parses with flops > 0, in Q2 order.
-  const StringPool& strings = *data.strings;
+  StringPool& strings = *data.strings;
   struct Range {
     std::int64_t start;
     std::int64_t end;
     std::int64_t flops;
-    std::size_t name;  // index into calculation.flops_op_names
+    StringId name;
   };
   std::vector<Range> ranges;
   for (const FlopsRange& range : *data.flops_ranges) {
@@ -89,8 +89,7 @@ Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, 
       continue;
     }
     if (parsed->flops <= 0) continue;
-    ranges.push_back({range.start, range.end, parsed->flops, calculation.flops_op_names.size()});
-    calculation.flops_op_names.push_back(std::move(parsed->name));
+    ranges.push_back({range.start, range.end, parsed->flops, strings.Intern(parsed->name)});
   }
   if (ranges.empty()) {
     notes.push_back({Level::kWarning, "No valid flops values found in mfu_flops ranges."});
@@ -193,9 +192,10 @@ std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& d
     const KernelLink& link = data.kernel_links[entry.link];
     const KernelMfu& result = calculation.results[*entry.mfu];
     OperatorMfuRow row;
+    row.strings = &strings;
     row.rank_id = rank_id;
-    row.op_name = strings.Optional(link.op_name);
-    row.kernel_name = strings.Optional(link.kernel_name);
+    row.op_name_id = link.op_name;
+    row.kernel_name_id = link.kernel_name;
     row.kernel_start = link.kernel_ts;
     row.kernel_end = link.kernel_end;
     row.kernel_duration = result.kernel_duration;
@@ -203,10 +203,10 @@ std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& d
     row.actual_tflops = result.actual_tflops;
     row.chip_peak_tflops = Round2((result.chip_peak > 0 ? result.chip_peak : 0.0) / 1e12);
     row.flops = result.flops;
-    row.flops_op_name = calculation.flops_op_names[result.flops_op_name];
-    row.input_shapes = strings.Optional(result.input_shapes);
-    row.output_shapes = strings.Optional(result.output_shapes);
-    rows.push_back(std::move(row));
+    row.flops_op_name_id = result.flops_op_name;
+    row.input_shapes_id = result.input_shapes;
+    row.output_shapes_id = result.output_shapes;
+    rows.push_back(row);
   }
   return rows;
 }

@@ -20,7 +20,7 @@ struct KernelMfu {
   double mfu = 0;  ///< unrounded
   double actual_tflops = 0;
   std::int64_t flops = 0;
-  std::size_t flops_op_name = 0;  ///< index into MfuCalculation::flops_op_names
+  StringId flops_op_name = kNoString;  ///< the op name of the FLOPs message
   std::int64_t kernel_duration = 0;
   double chip_peak = 0;
   StringId input_shapes = kNoString;
@@ -29,7 +29,6 @@ struct KernelMfu {
 
 struct MfuCalculation {
   std::vector<KernelMfu> results;
-  std::vector<std::string> flops_op_names;  ///< the op names of the FLOPs messages
   /// Every FLOPs message matched "<digits>-<name>": upstream's flops column is then an integer.
   bool all_messages_parsed = true;
 };
@@ -41,15 +40,15 @@ struct FlopsMessage {
 };
 std::optional<FlopsMessage> ParseFlopsMessage(std::optional<std::string_view> message);
 
-/// Runs the calculator. Fails only for an unsupported input dtype on the first kernel of a range,
+/// Runs the calculator; the FLOPs messages' op names are interned into `data.strings`. Fails only for an unsupported input dtype on the first kernel of a range,
 /// where upstream aborts the whole run (B1a); notes carry everything upstream logs.
-Result<MfuCalculation> CalculateMfu(const RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes);
+Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes);
 
 /// kernel_df left-joined with the results on (kernel_name, kernel_ts, kernel_end), in kernel_df
 /// order, each row repeated once per matching result.
 std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation);
 
-/// OperatorMFU rows: the merged rows that got an MFU.
+/// OperatorMFU rows: the merged rows that got an MFU. They point into `data.strings`.
 std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& data, const MfuCalculation& calculation,
                                          const std::vector<MergedKernel>& merged);
 

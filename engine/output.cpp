@@ -41,8 +41,8 @@ const char* const kModuleColumns[] = {"rank_id",
                                       "op_count",
                                       "avg_mfu"};
 
-Status BindOptional(Statement& statement, int index, const std::optional<std::string>& value) {
-  return value ? statement.Bind(index, std::string_view(*value)) : statement.BindNull(index);
+Status BindOptional(Statement& statement, int index, std::optional<std::string_view> value) {
+  return value ? statement.Bind(index, *value) : statement.BindNull(index);
 }
 
 Status InsertRows(Database& db, const AnalysisTables& tables) {
@@ -60,8 +60,8 @@ Status InsertRows(Database& db, const AnalysisTables& tables) {
                                       "?11, ?12, ?13)"));
     for (const OperatorMfuRow& row : tables.operator_rows) {
       OPMFU_RETURN_IF_ERROR(insert.Bind(1, row.rank_id));
-      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 2, row.op_name));
-      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 3, row.kernel_name));
+      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 2, row.op_name()));
+      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 3, row.kernel_name()));
       OPMFU_RETURN_IF_ERROR(insert.Bind(4, row.kernel_start));
       OPMFU_RETURN_IF_ERROR(insert.Bind(5, row.kernel_end));
       OPMFU_RETURN_IF_ERROR(tables.duration_integer ? insert.Bind(6, row.kernel_duration)
@@ -71,9 +71,9 @@ Status InsertRows(Database& db, const AnalysisTables& tables) {
       OPMFU_RETURN_IF_ERROR(insert.Bind(9, row.chip_peak_tflops));
       OPMFU_RETURN_IF_ERROR(tables.flops_integer ? insert.Bind(10, row.flops)
                                                  : insert.Bind(10, static_cast<double>(row.flops)));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(11, std::string_view(row.flops_op_name)));
-      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 12, row.input_shapes));
-      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 13, row.output_shapes));
+      OPMFU_RETURN_IF_ERROR(insert.Bind(11, row.flops_op_name()));
+      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 12, row.input_shapes()));
+      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 13, row.output_shapes()));
       OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
       (void)more;
       OPMFU_RETURN_IF_ERROR(insert.Reset());
@@ -162,15 +162,15 @@ namespace {
 
 using Cells = std::vector<nlohmann::ordered_json>;
 
-nlohmann::ordered_json Cell(const std::optional<std::string>& text) {
+nlohmann::ordered_json Cell(std::optional<std::string_view> text) {
   return text ? nlohmann::ordered_json(*text) : nlohmann::ordered_json(nullptr);
 }
 
 // A row's values in column order: what both the CSV and the JSON export write.
 Cells OperatorCells(const OperatorMfuRow& r) {
   return {r.rank_id,
-          Cell(r.op_name),
-          Cell(r.kernel_name),
+          Cell(r.op_name()),
+          Cell(r.kernel_name()),
           r.kernel_start,
           r.kernel_end,
           r.kernel_duration,
@@ -178,9 +178,9 @@ Cells OperatorCells(const OperatorMfuRow& r) {
           r.actual_tflops,
           r.chip_peak_tflops,
           r.flops,
-          r.flops_op_name,
-          Cell(r.input_shapes),
-          Cell(r.output_shapes)};
+          r.flops_op_name(),
+          Cell(r.input_shapes()),
+          Cell(r.output_shapes())};
 }
 
 Cells ModuleCells(const ModuleMfuRow& r, bool with_avg_mfu) {

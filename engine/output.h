@@ -2,6 +2,7 @@
 // Writing OperatorMFU and ModuleMFU: into cluster_analysis.db (as upstream), or as CSV or JSON.
 
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include "common/result.h"
@@ -11,6 +12,7 @@ namespace opmfu::engine {
 
 struct AnalysisTables {
   std::vector<OperatorMfuRow> operator_rows;
+  std::vector<std::shared_ptr<const StringPool>> string_pools;  ///< what operator_rows point into
   std::vector<ModuleMfuRow> module_rows;
   bool duration_integer = true;  ///< upstream's declared type for kernel_duration(ns) (spec 4.5)
   bool flops_integer = true;     ///< ...and for flops

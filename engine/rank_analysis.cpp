@@ -79,6 +79,7 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   // ModuleMFU first: its working set is freed before the OperatorMFU rows are built.
   OPMFU_ASSIGN_OR_RETURN(analysis.module_rows, ModuleRows(input.rank_id, *data, *calculation, merged, analysis.notes));
   analysis.operator_rows = OperatorRows(input.rank_id, *data, *calculation, merged);
+  analysis.strings = data->strings;
   return analysis;
 }
 

@@ -2,6 +2,7 @@
 // One rank, end to end: read its DB and chip info, compute OperatorMFU and ModuleMFU rows.
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@ namespace opmfu::engine {
 
 struct RankAnalysis {
   std::int64_t rank_id = 0;
+  std::shared_ptr<const StringPool> strings;  ///< what operator_rows point into
   std::vector<OperatorMfuRow> operator_rows;
   std::vector<ModuleMfuRow> module_rows;
   /// Upstream declares kernel_duration INTEGER only if every merged kernel got an MFU, and

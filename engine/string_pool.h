@@ -32,6 +32,10 @@ class StringPool {
   StringId Intern(std::string_view text);
 
   std::string_view View(StringId id) const { return id == kNoString ? std::string_view() : values_[id]; }
+  std::optional<std::string_view> OptionalView(StringId id) const {
+    if (id == kNoString) return std::nullopt;
+    return std::string_view(values_[id]);
+  }
   std::optional<std::string> Optional(StringId id) const {
     if (id == kNoString) return std::nullopt;
     return std::string(values_[id]);

@@ -85,9 +85,10 @@ class Workbook {
   void Number(std::size_t row, std::size_t column, double value) {
     worksheet_write_number(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), value, cell_);
   }
-  void Text(std::size_t row, std::size_t column, const std::optional<std::string>& value) {
+  void Text(std::size_t row, std::size_t column, std::optional<std::string_view> value) {
     if (value) {
-      worksheet_write_string(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), value->c_str(),
+      const std::string text(*value);  // libxlsxwriter wants a NUL-terminated string
+      worksheet_write_string(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), text.c_str(),
                              cell_);
     } else {
       worksheet_write_blank(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), cell_);
@@ -131,8 +132,8 @@ Status WriteKernelWorkbook(const fs::path& path, const std::vector<const Operato
     const OperatorMfuRow& r = *rows[i];
     const std::size_t row = i + 1;
     book.Number(row, 0, static_cast<double>(r.rank_id));
-    book.Text(row, 1, r.op_name);
-    book.Text(row, 2, r.kernel_name);
+    book.Text(row, 1, r.op_name());
+    book.Text(row, 2, r.kernel_name());
     book.Number(row, 3, static_cast<double>(r.kernel_start));
     book.Number(row, 4, static_cast<double>(r.kernel_end));
     book.Number(row, 5, static_cast<double>(r.kernel_duration));
@@ -140,9 +141,9 @@ Status WriteKernelWorkbook(const fs::path& path, const std::vector<const Operato
     book.Number(row, 7, r.actual_tflops);
     book.Number(row, 8, r.chip_peak_tflops);
     book.Number(row, 9, static_cast<double>(r.flops));
-    book.Text(row, 10, r.flops_op_name);
-    book.Text(row, 11, r.input_shapes);
-    book.Text(row, 12, r.output_shapes);
+    book.Text(row, 10, r.flops_op_name());
+    book.Text(row, 11, r.input_shapes());
+    book.Text(row, 12, r.output_shapes());
   }
   return book.Finish();
 }

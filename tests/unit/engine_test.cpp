@@ -18,19 +18,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Quoted(const std::optional<std::string>& text) { return text ? "'" + *text + "'" : "None"; }
+std::string Quoted(std::optional<std::string_view> text) { return text ? "'" + std::string(*text) + "'" : "None"; }
 
 // (rank, op, kernel, start, end, duration, mfu, tflops, peak, flops, flops_op, in, out)
 std::string Tuple(const OperatorMfuRow& r, bool integer_duration, bool integer_flops) {
   const auto number = [](std::int64_t v, bool integer) {
     return integer ? std::to_string(v) : PythonFloatRepr(static_cast<double>(v));
   };
-  return "(" + std::to_string(r.rank_id) + "," + Quoted(r.op_name) + "," + Quoted(r.kernel_name) + "," +
+  return "(" + std::to_string(r.rank_id) + "," + Quoted(r.op_name()) + "," + Quoted(r.kernel_name()) + "," +
          std::to_string(r.kernel_start) + "," + std::to_string(r.kernel_end) + "," +
          number(r.kernel_duration, integer_duration) + "," + PythonFloatRepr(r.mfu) + "," +
          PythonFloatRepr(r.actual_tflops) + "," + PythonFloatRepr(r.chip_peak_tflops) + "," +
-         number(r.flops, integer_flops) + "," + Quoted(r.flops_op_name) + "," + Quoted(r.input_shapes) + "," +
-         Quoted(r.output_shapes) + ")";
+         number(r.flops, integer_flops) + "," + Quoted(r.flops_op_name()) + "," + Quoted(r.input_shapes()) + "," +
+         Quoted(r.output_shapes()) + ")";
 }
 
 std::string Tuple(const ModuleMfuRow& r, bool with_avg_mfu) {
