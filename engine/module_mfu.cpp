@@ -75,17 +75,18 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
 
   // Op nodes: merged rows grouped by (op_name, op_ts, op_end), in order of first occurrence.
   std::vector<OpNode> ops;
-  IndexChains<NamedSpan, NamedSpanHash> op_rows(merged.size());
+  auto op_rows = ChainsByNamedSpan(merged.size(), [&](std::uint32_t row) {
+    const KernelLink& link = data.kernel_links[merged[row].link];
+    return NamedSpan{link.op_name, link.op_ts, link.op_end};
+  });
   const auto mfu_of = [&](std::uint32_t row) {  // -1.0 where the kernel got no MFU
     return merged[row].mfu ? calculation.results[*merged[row].mfu].mfu : -1.0;
   };
   for (std::size_t row = 0; row < merged.size(); ++row) {
     const KernelLink& link = data.kernel_links[merged[row].link];
     if (link.op_name == kNoString) continue;
-    const NamedSpan key{link.op_name, link.op_ts, link.op_end};
     const auto index = static_cast<std::uint32_t>(row);
-    op_rows.Append(key, index);
-    if (op_rows.First(key) == index) ops.push_back({link.op_name, link.op_ts, link.op_end, index, {}, 0.0, false});
+    if (op_rows.Append(index)) ops.push_back({link.op_name, link.op_ts, link.op_end, index, {}, 0.0, false});
   }
 
   // The tree: events sorted by (start, -end), modules before ops on ties; a stack of modules.

@@ -98,11 +98,14 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
   }
 
   // Step 2: D = compute links x shapes on the kernel key, stable-sorted by (op_ts, kernel_ts, kernel_end).
-  IndexChains<NamedSpan, NamedSpanHash> shapes_by_key(data.shapes.size());
+  auto shapes_by_key = ChainsByNamedSpan(data.shapes.size(), [&](std::uint32_t i) {
+    const KernelShape& shape = data.shapes[i];
+    return NamedSpan{shape.kernel_name, *shape.kernel_ts, *shape.kernel_end};
+  });
   for (std::size_t i = 0; i < data.shapes.size(); ++i) {
     const KernelShape& shape = data.shapes[i];
     if (!shape.kernel_ts || !shape.kernel_end) continue;  // a NULL time never equals a coerced one
-    shapes_by_key.Append({shape.kernel_name, *shape.kernel_ts, *shape.kernel_end}, static_cast<std::uint32_t>(i));
+    shapes_by_key.Append(static_cast<std::uint32_t>(i));
   }
   std::vector<Candidate> candidates;
   candidates.reserve(data.compute_link_count);
@@ -164,11 +167,11 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
 }
 
 std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation) {
-  IndexChains<NamedSpan, NamedSpanHash> results_by_key(calculation.results.size());
-  for (std::size_t i = 0; i < calculation.results.size(); ++i) {
+  auto results_by_key = ChainsByNamedSpan(calculation.results.size(), [&](std::uint32_t i) {
     const KernelMfu& result = calculation.results[i];
-    results_by_key.Append({result.kernel_name, result.kernel_ts, result.kernel_end}, static_cast<std::uint32_t>(i));
-  }
+    return NamedSpan{result.kernel_name, result.kernel_ts, result.kernel_end};
+  });
+  for (std::size_t i = 0; i < calculation.results.size(); ++i) results_by_key.Append(static_cast<std::uint32_t>(i));
   std::vector<MergedKernel> merged;
   merged.reserve(data.kernel_links.size());
   for (std::size_t i = 0; i < data.kernel_links.size(); ++i) {
