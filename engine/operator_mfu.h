@@ -40,8 +40,9 @@ struct FlopsMessage {
 };
 std::optional<FlopsMessage> ParseFlopsMessage(std::optional<std::string_view> message);
 
-/// Runs the calculator; the FLOPs messages' op names are interned into `data.strings`. Fails only for an unsupported input dtype on the first kernel of a range,
-/// where upstream aborts the whole run (B1a); notes carry everything upstream logs.
+/// Runs the calculator; the FLOPs messages' op names are interned into `data.strings`. Fails only for an unsupported
+/// input dtype on the first kernel of a range, where upstream aborts the whole run (B1a); notes carry everything
+/// upstream logs.
 Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes);
 
 /// kernel_df left-joined with the results on (kernel_name, kernel_ts, kernel_end), in kernel_df

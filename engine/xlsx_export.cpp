@@ -88,8 +88,7 @@ class Workbook {
   void Text(std::size_t row, std::size_t column, std::optional<std::string_view> value) {
     if (value) {
       const std::string text(*value);  // libxlsxwriter wants a NUL-terminated string
-      worksheet_write_string(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), text.c_str(),
-                             cell_);
+      worksheet_write_string(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), text.c_str(), cell_);
     } else {
       worksheet_write_blank(sheet_, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(column), cell_);
     }
