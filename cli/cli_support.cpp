@@ -1,5 +1,8 @@
 #include "cli/cli_support.h"
 
+#include "common/file_io.h"
+#include "common/text_edit.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -49,6 +52,54 @@ bool UseColor(std::string_view mode, bool writing_to_file) {
   if (mode == "never" || writing_to_file) return false;
   const auto no_color = GetEnv("NO_COLOR");
   return (!no_color || no_color->empty()) && ::isatty(STDOUT_FILENO) == 1;
+}
+
+void DiagnosticFlags::Add(CLI::App& command) {
+  command.add_option("--output-format", output_format, "full, concise, gcc, json, sarif or github")
+      ->capture_default_str();
+  command.add_option("-o,--output", output, "write findings to FILE (atomically) instead of stdout");
+  command.add_option("--color", color, "colour in the full format: auto, always or never")->capture_default_str();
+  command.add_option("--select", select, "only these rules (ids, names, prefixes like OPM5, or ALL)")->delimiter(',');
+  command.add_option("--ignore", ignore, "skip these rules")->delimiter(',');
+  command.add_option("--severity", severity, "override a rule's severity: OPM506=error")->delimiter(',');
+  command.add_option("--fail-on", fail_on, "lowest severity that makes the exit code 1 (default: warning)");
+  command.add_flag("--no-config", no_config, "ignore .opmfu.yaml files");
+}
+
+Result<RuleOverrides> DiagnosticFlags::Overrides(std::span<const RuleDescriptor> rules) const {
+  RuleOverrides overrides;
+  for (const std::string& selector : select) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
+  for (const std::string& selector : ignore) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
+  overrides.select = select;
+  overrides.ignore = ignore;
+  for (const std::string& text : severity) {
+    OPMFU_ASSIGN_OR_RETURN(auto entry, ParseSeverityOverride(text));
+    OPMFU_RETURN_IF_ERROR(ValidateSelector(entry.first, rules));
+    overrides.severity.push_back(entry);
+  }
+  return overrides;
+}
+
+Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const std::string& source, bool parsed_cleanly,
+                                               std::vector<Diagnostic> found, bool write, std::string& diff_out) {
+  std::vector<TextEdit> edits;
+  std::vector<Diagnostic> remaining;
+  for (Diagnostic& d : found) {
+    if (d.fix && d.fix->safe && parsed_cleanly) {
+      edits.insert(edits.end(), d.fix->edits.begin(), d.fix->edits.end());
+    } else {
+      remaining.push_back(std::move(d));
+    }
+  }
+  if (edits.empty()) return remaining;
+  if (!write) {
+    diff_out += UnifiedDiff(path, source, edits);
+    return found;  // nothing changed on disk: every finding still stands
+  }
+  OPMFU_ASSIGN_OR_RETURN(std::string fixed, ApplyEdits(source, edits));
+  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(path, fixed));
+  std::cerr << "Fixed " << edits.size() << (edits.size() == 1 ? " finding" : " findings") << " in " << path << ".\n";
+  return remaining;
 }
 
 }  // namespace opmfu::cli

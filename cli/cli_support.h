@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/config.h"
+#include "common/diagnostic.h"
 #include "common/result.h"
 
 namespace opmfu::cli {
@@ -36,6 +38,27 @@ std::optional<std::string> GetEnv(const char* name);
 /// Colour for the `full` format: --color always|never|auto (auto: a terminal, and NO_COLOR unset).
 bool UseColor(std::string_view mode, bool writing_to_file);
 
+/// The finding options `registry check` and `lint` share.
+struct DiagnosticFlags {
+  std::string output_format = "full";
+  std::string output;
+  std::string color = "auto";
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  std::vector<std::string> severity;
+  std::string fail_on;
+  bool no_config = false;
+
+  void Add(CLI::App& command);
+  Result<RuleOverrides> Overrides(std::span<const RuleDescriptor> rules) const;
+};
+
+/// --fix / --diff: applies (or, without `write`, appends to `diff_out` as a diff) the safe fixes of
+/// one file's findings. A file that did not parse cleanly is never changed. Returns the findings
+/// that remain.
+Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const std::string& source, bool parsed_cleanly,
+                                               std::vector<Diagnostic> found, bool write, std::string& diff_out);
+
 /// The `-d` option every command on profiling data takes, with msprof-analyze's spellings too.
 void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help);
 
@@ -47,5 +70,9 @@ void AddAnalyzeCommand(CLI::App& app, Action& action);
 void AddCheckDbCommand(CLI::App& app, Action& action);
 /// Adds `opmfu demo` to the app.
 void AddDemoCommand(CLI::App& app, Action& action);
+/// Adds `opmfu lint` to the app.
+void AddLintCommand(CLI::App& app, Action& action);
+/// Adds `opmfu rule` to the app.
+void AddRuleCommand(CLI::App& app, Action& action);
 
 }  // namespace opmfu::cli

@@ -1,5 +1,6 @@
 #pragma once
-// Example files compiled into the binary (examples/train.sh, train.py, _flops_formulas.py).
+// Files compiled into the binary: the examples (examples/train.sh, train.py, _flops_formulas.py)
+// and the rule pages (docs/rules/OPM*.md).
 
 #include <string_view>
 #include <vector>
@@ -12,5 +13,6 @@ struct EmbeddedFile {
 };
 
 const std::vector<EmbeddedFile>& EmbeddedExampleFiles();
+const std::vector<EmbeddedFile>& EmbeddedRulePages();
 
 }  // namespace opmfu::cli

@@ -72,43 +72,6 @@ int RunList(const ListFlags& flags) {
 
 // ---- check ------------------------------------------------------------------------------------
 
-struct DiagnosticFlags {
-  std::string output_format = "full";
-  std::string output;
-  std::string color = "auto";
-  std::vector<std::string> select;
-  std::vector<std::string> ignore;
-  std::vector<std::string> severity;
-  std::string fail_on;
-  bool no_config = false;
-
-  void Add(CLI::App& command) {
-    command.add_option("--output-format", output_format, "full, concise, gcc, json, sarif or github")
-        ->capture_default_str();
-    command.add_option("-o,--output", output, "write findings to FILE (atomically) instead of stdout");
-    command.add_option("--color", color, "colour in the full format: auto, always or never")->capture_default_str();
-    command.add_option("--select", select, "only these rules (ids, names, prefixes like OPM5, or ALL)")->delimiter(',');
-    command.add_option("--ignore", ignore, "skip these rules")->delimiter(',');
-    command.add_option("--severity", severity, "override a rule's severity: OPM506=error")->delimiter(',');
-    command.add_option("--fail-on", fail_on, "lowest severity that makes the exit code 1 (default: warning)");
-    command.add_flag("--no-config", no_config, "ignore .opmfu.yaml files");
-  }
-
-  Result<RuleOverrides> Overrides(std::span<const RuleDescriptor> rules) const {
-    RuleOverrides overrides;
-    for (const std::string& selector : select) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
-    for (const std::string& selector : ignore) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
-    overrides.select = select;
-    overrides.ignore = ignore;
-    for (const std::string& text : severity) {
-      OPMFU_ASSIGN_OR_RETURN(auto entry, ParseSeverityOverride(text));
-      OPMFU_RETURN_IF_ERROR(ValidateSelector(entry.first, rules));
-      overrides.severity.push_back(entry);
-    }
-    return overrides;
-  }
-};
-
 struct CheckFlags {
   LocateFlags locate;
   DiagnosticFlags diagnostics;
@@ -116,31 +79,6 @@ struct CheckFlags {
   bool fix = false;
   bool diff = false;
 };
-
-// --fix / --diff: the safe fixes of one file's findings. A file that did not parse cleanly is never
-// changed. Returns the findings that remain.
-Result<std::vector<Diagnostic>> ApplySafeFixes(const registry::FormulaFile& file, std::vector<Diagnostic> found,
-                                               bool write, std::string& diff_out) {
-  std::vector<TextEdit> edits;
-  std::vector<Diagnostic> remaining;
-  for (Diagnostic& d : found) {
-    if (d.fix && d.fix->safe && file.parsed_cleanly()) {
-      edits.insert(edits.end(), d.fix->edits.begin(), d.fix->edits.end());
-    } else {
-      remaining.push_back(std::move(d));
-    }
-  }
-  if (edits.empty()) return remaining;
-  if (!write) {
-    diff_out += UnifiedDiff(file.path, file.tree.source(), edits);
-    return found;  // nothing changed on disk: every finding still stands
-  }
-  OPMFU_ASSIGN_OR_RETURN(std::string fixed, ApplyEdits(file.tree.source(), edits));
-  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(file.path, fixed));
-  std::cerr << "Fixed " << edits.size() << (edits.size() == 1 ? " finding" : " findings") << " in " << file.path
-            << ".\n";
-  return remaining;
-}
 
 int RunCheck(const CheckFlags& flags) {
   const std::vector<RuleDescriptor> rules = rules::RuleDescriptors(rules::RuleScope::kRegistry);
@@ -181,7 +119,8 @@ int RunCheck(const CheckFlags& flags) {
     }
     std::vector<Diagnostic> found = rules::CheckFormulaFile(*file, EffectiveRules(config, *overrides, rules, path));
     if (flags.fix || flags.diff) {
-      auto remaining = ApplySafeFixes(*file, std::move(found), flags.fix && !flags.diff, diff);
+      auto remaining = ApplySafeFixes(file->path, file->tree.source(), file->parsed_cleanly(), std::move(found),
+                                      flags.fix && !flags.diff, diff);
       if (!remaining.ok()) return ReportError(remaining.error());
       found = std::move(*remaining);
     }

@@ -165,6 +165,14 @@ bool GlobMatches(const std::string& glob, const fs::path& relative) {
 
 }  // namespace
 
+bool IsExcluded(const Config& config, const fs::path& file) {
+  if (config.exclude.empty()) return false;
+  std::error_code ec;
+  const fs::path relative = fs::absolute(file, ec).lexically_relative(fs::absolute(config.path.parent_path(), ec));
+  return std::any_of(config.exclude.begin(), config.exclude.end(),
+                     [&](const std::string& glob) { return GlobMatches(glob, relative); });
+}
+
 Result<Config> LoadConfigFile(const fs::path& path, std::span<const RuleDescriptor> rules) {
   OPMFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, ReadLimits{.max_bytes = 4U << 20, .reject_nul = true}));
   if (!IsValidUtf8(text)) return Error::Usage(path.string() + ": not valid UTF-8");

@@ -60,6 +60,9 @@ std::map<std::string, std::optional<Severity>> EffectiveRules(const Config& conf
                                                               std::span<const RuleDescriptor> rules,
                                                               const std::filesystem::path& file);
 
+/// True when one of the config's `exclude` globs matches `file` (relative to the config's directory).
+bool IsExcluded(const Config& config, const std::filesystem::path& file);
+
 /// Parses "OPM104=error" (the --severity flag).
 Result<std::pair<std::string, Severity>> ParseSeverityOverride(std::string_view text);
 

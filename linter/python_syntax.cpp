@@ -142,7 +142,7 @@ LiteralKind ClassifyLiteral(const SyntaxTree& tree, TSNode node) {
   return LiteralKind::kOther;
 }
 
-ImportBindings CollectImports(const SyntaxTree& tree) {
+ImportBindings CollectImports(const SyntaxTree& tree, bool nested) {
   ImportBindings bindings;
   for (TSNode root : tree.roots())
     WalkTree(root, [&](TSNode node) {
@@ -165,7 +165,7 @@ ImportBindings CollectImports(const SyntaxTree& tree) {
         return false;
       }
       // Imports inside functions bind locally; a module's own bindings are what registrations see.
-      return type != "function_definition" && type != "class_definition";
+      return nested || (type != "function_definition" && type != "class_definition");
     });
   return bindings;
 }

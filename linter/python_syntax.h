@@ -21,8 +21,9 @@ LiteralKind ClassifyLiteral(const SyntaxTree& tree, TSNode node);
 /// Local name -> what it was imported as, for the import statements of a module (at any depth, so
 /// imports inside try/except are seen). `import a.b as c` binds c -> "a.b"; `import a.b` binds
 /// a -> "a"; `from x import y as z` binds z -> "x.y"; relative modules keep their dots: ".m.y".
+/// With `nested`, imports inside functions and classes count too (the linter's file-wide view).
 using ImportBindings = std::map<std::string, std::string, std::less<>>;
-ImportBindings CollectImports(const SyntaxTree& tree);
+ImportBindings CollectImports(const SyntaxTree& tree, bool nested = false);
 
 /// Dotted name of an identifier or attribute chain with its first part resolved through the
 /// imports ("P.profile" -> "torch_npu.profiler.profile"); nullopt for other expressions.

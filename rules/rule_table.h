@@ -17,6 +17,9 @@ enum class RuleScope { kMeta, kLint, kRegistry };
 struct RuleCheckContext;
 /// A registry check reads the parsed formulas file in the context and reports into it.
 using RegistryCheck = void (*)(RuleCheckContext& context);
+struct LintCheckContext;
+/// A lint check reads one file's profiler facts and reports into the context.
+using LintCheck = void (*)(LintCheckContext& context);
 
 struct RuleInfo {
   std::string_view id;
@@ -25,6 +28,7 @@ struct RuleInfo {
   RuleScope scope;
   std::string_view summary;
   RegistryCheck registry_check = nullptr;  ///< set for registry rules
+  LintCheck lint_check = nullptr;          ///< set for per-file lint rules (the others run in the linter)
 };
 
 std::span<const RuleInfo> AllRules();

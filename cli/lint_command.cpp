@@ -1,0 +1,130 @@
+// `opmfu lint PATH...`: flags in, rules::LintPaths, findings out.
+
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+
+#include "cli/cli_support.h"
+#include "common/diagnostic_format.h"
+#include "rules/lint_files.h"
+
+namespace opmfu::cli {
+
+namespace {
+
+struct LintFlags {
+  DiagnosticFlags diagnostics;
+  std::vector<std::string> paths;
+  std::string stdin_filename = "-";
+  bool statistics = false;
+  bool fix = false;
+  bool diff = false;
+  unsigned jobs = 0;
+};
+
+std::string Statistics(const std::vector<Diagnostic>& diagnostics) {
+  std::map<std::string, std::pair<std::string, int>> counts;
+  for (const Diagnostic& d : diagnostics) {
+    auto& entry = counts[d.rule_id];
+    entry.first = d.rule_name;
+    ++entry.second;
+  }
+  std::string out;
+  for (const auto& [id, entry] : counts) {
+    out += std::to_string(entry.second) + "\t" + id + "\t" + entry.first + "\n";
+  }
+  return out;
+}
+
+int RunLint(const LintFlags& flags) {
+  const std::vector<RuleDescriptor> rules = rules::LintRuleDescriptors();
+  auto format = ParseOutputFormat(flags.diagnostics.output_format);
+  if (!format.ok()) return ReportError(format.error());
+  auto overrides = flags.diagnostics.Overrides(rules);
+  if (!overrides.ok()) return ReportError(overrides.error());
+  std::optional<Severity> fail_on_flag;
+  if (!flags.diagnostics.fail_on.empty()) {
+    auto parsed = ParseSeverity(flags.diagnostics.fail_on);
+    if (!parsed.ok()) return ReportError(parsed.error());
+    fail_on_flag = *parsed;
+  }
+  if (flags.paths.empty()) return ReportError(Error::Usage("name the files or directories to lint (or - for stdin)"));
+
+  rules::LintOptions options;
+  options.overrides = *overrides;
+  options.use_config = !flags.diagnostics.no_config;
+  options.stdin_filename = flags.stdin_filename;
+  options.jobs = flags.jobs;
+  if (std::find(flags.paths.begin(), flags.paths.end(), "-") != flags.paths.end()) {
+    options.stdin_source = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  auto report = rules::LintPaths(flags.paths, options);
+  if (!report.ok()) return ReportError(report.error());
+
+  int exit_code = kExitOk;
+  for (const Error& error : report->errors) exit_code = ReportError(error);
+  std::vector<Diagnostic> diagnostics;
+  std::string diff;
+  for (rules::LintedFile& file : report->files) {
+    std::vector<Diagnostic> found = std::move(file.diagnostics);
+    const bool from_stdin = file.path == flags.stdin_filename && options.stdin_source.has_value();
+    if ((flags.fix || flags.diff) && !from_stdin) {
+      auto remaining =
+          ApplySafeFixes(file.path, file.source, file.parsed_cleanly, std::move(found), flags.fix && !flags.diff, diff);
+      if (!remaining.ok()) return ReportError(remaining.error());
+      found = std::move(*remaining);
+    }
+    diagnostics.insert(diagnostics.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+  }
+  SortDiagnostics(diagnostics);
+
+  if (flags.diff) {
+    if (Status written = EmitOutput(diff, flags.diagnostics.output); !written.ok()) return ReportError(written.error());
+    if (exit_code != kExitOk) return exit_code;
+    return diff.empty() ? kExitOk : kExitFindings;
+  }
+  std::string rendered;
+  if (flags.statistics) {
+    rendered = Statistics(diagnostics);
+  } else {
+    FormatOptions format_options;
+    format_options.tool_version = OPMFU_VERSION;
+    format_options.rules = rules;
+    format_options.color = UseColor(flags.diagnostics.color, !flags.diagnostics.output.empty());
+    rendered = FormatDiagnostics(diagnostics, *format, format_options);
+  }
+  if (Status written = EmitOutput(rendered, flags.diagnostics.output); !written.ok())
+    return ReportError(written.error());
+  if (*format == OutputFormat::kFull || *format == OutputFormat::kConcise || *format == OutputFormat::kGcc) {
+    std::cerr << SummaryLine(CountDiagnostics(diagnostics));
+    if (report->skipped_without_profiler > 0) {
+      std::cerr << " (" << report->skipped_without_profiler
+                << (report->skipped_without_profiler == 1 ? " file" : " files")
+                << " not parsed: no profiler or torch_npu in them)";
+    }
+    std::cerr << "\n";
+  }
+  if (exit_code != kExitOk) return exit_code;
+  const Severity fail_on = fail_on_flag.value_or(report->config_fail_on.value_or(Severity::kWarning));
+  const bool failed =
+      std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) { return d.severity >= fail_on; });
+  return failed ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+void AddLintCommand(CLI::App& app, Action& action) {
+  CLI::App* command = app.add_subcommand("lint", "check training scripts for settings that break MFU collection");
+  auto flags = std::make_shared<LintFlags>();
+  command->add_option("PATH", flags->paths, "files or directories (recursively; *.py), or - for stdin");
+  flags->diagnostics.Add(*command);
+  command->add_option("--stdin-filename", flags->stdin_filename, "the name to report stdin under (and find config by)");
+  command->add_flag("--statistics", flags->statistics, "print the number of findings per rule instead of the findings");
+  command->add_flag("--fix", flags->fix, "apply the safe fixes in place (files that did not parse are left alone)");
+  command->add_flag("--diff", flags->diff, "print the safe fixes as a unified diff and change nothing");
+  command->add_option("-j,--jobs", flags->jobs, "files linted at once (default: one per core)");
+  command->callback([flags, &action] { action = [flags] { return RunLint(*flags); }; });
+}
+
+}  // namespace opmfu::cli

@@ -1,0 +1,170 @@
+#include "linter/profiler_config.h"
+
+namespace opmfu::linter {
+
+namespace {
+
+using python::Value;
+using python::ValueKind;
+using python::Values;
+
+bool EndsWith(std::string_view text, std::string_view suffix) { return text.ends_with(suffix); }
+
+Value Default(const python::PythonModule& module, TSNode at, ValueKind kind, std::string text, bool boolean,
+              std::string what) {
+  Value value;
+  value.kind = kind;
+  value.text = std::move(text);
+  value.boolean = boolean;
+  if (kind == ValueKind::kEnum) value.container = "ProfilerLevel";
+  value.chain.push_back(module.StepAt(at, std::move(what)));
+  return value;
+}
+
+// A setting of `call`: its argument when written, else `fallback` (the documented default).
+Setting ReadSetting(const python::PythonModule& module, TSNode call, std::string name, Value fallback) {
+  Setting setting;
+  setting.name = std::move(name);
+  setting.call = call;
+  setting.anchor = call;
+  if (auto argument = module.FindArgument(call, setting.name)) {
+    setting.written = true;
+    setting.anchor = ts_node_is_null(argument->keyword) ? argument->node : argument->keyword;
+    setting.values = std::move(argument->values);
+  } else {
+    setting.values = {std::move(fallback)};
+  }
+  return setting;
+}
+
+Value BoolDefault(const python::PythonModule& module, TSNode call, std::string_view name, bool value) {
+  return Default(module, call, ValueKind::kBool, "", value,
+                 "`" + std::string(name) + "` not given: defaults to " + (value ? "True" : "False"));
+}
+
+Value NoneDefault(const python::PythonModule& module, TSNode call, std::string_view name) {
+  return Default(module, call, ValueKind::kNone, "", false, "`" + std::string(name) + "` not given: defaults to None");
+}
+
+// What `_ExperimentalConfig` uses for a setting it is not given.
+Value ExperimentalDefault(const python::PythonModule& module, TSNode at, std::string_view name) {
+  if (name == "profiler_level") {
+    return Default(module, at, ValueKind::kEnum, "Level0", false,
+                   "`profiler_level` not given: defaults to ProfilerLevel.Level0");
+  }
+  if (name == "export_type") {
+    return Default(module, at, ValueKind::kString, "text", false, "`export_type` not given: defaults to 'text'");
+  }
+  if (name == "mstx" || name == "msprof_tx") return BoolDefault(module, at, name, false);
+  return NoneDefault(module, at, name);
+}
+
+// The experimental settings: from each _ExperimentalConfig(...) the call can receive.
+void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSite& site) {
+  struct Target {
+    Setting* setting;
+    const char* name;
+  };
+  const Target targets[] = {{&site.profiler_level, "profiler_level"},
+                            {&site.mstx, "mstx"},
+                            {&site.msprof_tx, "msprof_tx"},
+                            {&site.export_type, "export_type"},
+                            {&site.mstx_domain_include, "mstx_domain_include"},
+                            {&site.mstx_domain_exclude, "mstx_domain_exclude"}};
+  for (const Target& target : targets) {
+    target.setting->name = target.name;
+    target.setting->anchor = site.experimental_config.anchor;
+    target.setting->call = site.call;
+  }
+  const auto add = [](Setting& setting, Value value, const std::vector<Note>& prefix) {
+    value.chain.insert(value.chain.begin(), prefix.begin(), prefix.end());
+    setting.values.push_back(std::move(value));
+  };
+
+  for (const Value& config : site.experimental_config.values) {
+    if (config.kind == ValueKind::kNone) {
+      for (const Target& target : targets) {
+        add(*target.setting, ExperimentalDefault(module, site.experimental_config.anchor, target.name), config.chain);
+      }
+      continue;
+    }
+    if (config.kind == ValueKind::kCall && EndsWith(config.text, "_ExperimentalConfig")) {
+      std::vector<Note> prefix = config.chain;
+      if (site.experimental_config.written) {
+        prefix.insert(prefix.begin(), module.StepAt(site.experimental_config.anchor, "`experimental_config=`"));
+      }
+      for (const Target& target : targets) {
+        Setting& setting = *target.setting;
+        auto argument = module.FindArgument(config.node, target.name);
+        if (!argument) {
+          // Reported at the config call that leaves it out, unless another path writes it.
+          if (!setting.written) {
+            setting.anchor = config.node;
+            setting.call = config.node;
+          }
+          add(setting, ExperimentalDefault(module, config.node, target.name), prefix);
+          continue;
+        }
+        setting.written = true;
+        setting.anchor = ts_node_is_null(argument->keyword) ? argument->node : argument->keyword;
+        setting.call = config.node;
+        for (Value& value : argument->values) add(setting, std::move(value), prefix);
+      }
+      continue;
+    }
+    // Something we cannot see into: every experimental setting is unknown on this path.
+    Value unknown = config;
+    if (unknown.kind != ValueKind::kUnknown) {
+      unknown.kind = ValueKind::kUnknown;
+      unknown.unknown_reason =
+          "`experimental_config` is " + config.Describe() + ", not a `_ExperimentalConfig(...)` call";
+    } else {
+      unknown.unknown_reason = "`experimental_config` cannot be followed: " + config.unknown_reason;
+    }
+    for (const Target& target : targets) target.setting->values.push_back(unknown);
+  }
+}
+
+}  // namespace
+
+PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr) {
+  PythonFacts facts;
+  const python::PythonModule& module = *module_ptr;
+  for (const auto& [local, imported] : module.imports()) {
+    (void)local;
+    if (imported.starts_with("torch_npu.contrib.transfer_to_npu")) facts.transfers_to_npu = true;
+  }
+  for (TSNode call : module.calls()) {
+    const std::optional<std::string> callee = module.CalleeName(call);
+    if (!callee) continue;
+    ProfilerCallSite site;
+    site.call = call;
+    site.callee = *callee;
+    if (*callee == "torch_npu.profiler.profile" || *callee == "torch_npu.profiler.profiler.profile") {
+      site.api = ProfilerApi::kTorchNpuProfile;
+    } else if (EndsWith(*callee, "_KinetoProfile") && callee->starts_with("torch_npu")) {
+      site.api = ProfilerApi::kKinetoProfile;
+    } else if (*callee == "torch.profiler.profile" || *callee == "torch.autograd.profiler.profile") {
+      site.api = ProfilerApi::kTorchProfile;
+    } else {
+      if (callee->starts_with("torch_npu.profiler") && EndsWith(*callee, ".analyse")) facts.analyses_offline = true;
+      continue;
+    }
+    site.with_flops = ReadSetting(module, call, "with_flops", BoolDefault(module, call, "with_flops", false));
+    site.activities = ReadSetting(
+        module, call, "activities",
+        Default(module, call, ValueKind::kNone, "", false, "`activities` not given: defaults to CPU and NPU"));
+    site.record_shapes = ReadSetting(module, call, "record_shapes", BoolDefault(module, call, "record_shapes", false));
+    site.with_modules = ReadSetting(module, call, "with_modules", BoolDefault(module, call, "with_modules", false));
+    site.on_trace_ready = ReadSetting(module, call, "on_trace_ready", NoneDefault(module, call, "on_trace_ready"));
+    site.schedule = ReadSetting(module, call, "schedule", NoneDefault(module, call, "schedule"));
+    site.experimental_config =
+        ReadSetting(module, call, "experimental_config", NoneDefault(module, call, "experimental_config"));
+    ReadExperimentalSettings(module, site);
+    facts.sites.push_back(std::move(site));
+  }
+  facts.module = std::move(module_ptr);
+  return facts;
+}
+
+}  // namespace opmfu::linter

@@ -1,0 +1,1059 @@
+#include "linter/python_values.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+
+#include "common/text.h"
+
+namespace opmfu::python {
+
+namespace {
+
+// Deep enough for real alias chains; a cycle (`x = x + 1`) or absurd nesting ends as unknown.
+constexpr int kMaxDepth = 24;
+// A list whose items each have several values has many combinations; beyond this, only the
+// first combination is kept.
+constexpr std::size_t kMaxCombinations = 16;
+
+bool IsScopeNode(std::string_view type) { return type == "function_definition" || type == "class_definition"; }
+
+bool IsConditional(std::string_view type) {
+  return type == "if_statement" || type == "elif_clause" || type == "else_clause" || type == "for_statement" ||
+         type == "while_statement" || type == "try_statement" || type == "except_clause" || type == "finally_clause" ||
+         type == "match_statement" || type == "case_clause" || type == "block";
+}
+
+bool Contains(TSNode outer, TSNode inner) {
+  return ts_node_start_byte(outer) <= ts_node_start_byte(inner) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+std::string PythonRepr(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "'";
+}
+
+Value WithStep(Value value, Note step) {
+  value.chain.insert(value.chain.begin(), std::move(step));
+  return value;
+}
+
+void Append(Values& into, Values more) {
+  into.insert(into.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+}
+
+bool SameLiteral(const Value& a, const Value& b) {
+  if (a.kind != b.kind) {
+    // An enum constant equals its string value ("Level1" == ProfilerLevel.Level1).
+    const bool a_text = a.kind == ValueKind::kString || a.kind == ValueKind::kEnum;
+    const bool b_text = b.kind == ValueKind::kString || b.kind == ValueKind::kEnum;
+    return a_text && b_text && a.text == b.text;
+  }
+  switch (a.kind) {
+    case ValueKind::kString:
+    case ValueKind::kEnum:
+      return a.text == b.text;
+    case ValueKind::kBool:
+      return a.boolean == b.boolean;
+    case ValueKind::kInt:
+      return a.integer == b.integer;
+    case ValueKind::kNone:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct ConstantEntry {
+  std::string_view type;
+  std::string_view member;
+  std::string_view value;
+};
+constexpr std::array kConstants = {
+    ConstantEntry{"ProfilerLevel", "Level_none", "Level_none"},
+    ConstantEntry{"ProfilerLevel", "Level0", "Level0"},
+    ConstantEntry{"ProfilerLevel", "Level1", "Level1"},
+    ConstantEntry{"ProfilerLevel", "Level2", "Level2"},
+    ConstantEntry{"ExportType", "Text", "text"},
+    ConstantEntry{"ExportType", "Db", "db"},
+    ConstantEntry{"ProfilerActivity", "CPU", "CPU"},
+    ConstantEntry{"ProfilerActivity", "NPU", "NPU"},
+    ConstantEntry{"ProfilerActivity", "CUDA", "CUDA"},
+    ConstantEntry{"AiCMetrics", "AiCoreNone", "ACL_AICORE_NONE"},
+    ConstantEntry{"AiCMetrics", "PipeUtilization", "ACL_AICORE_PIPE_UTILIZATION"},
+    ConstantEntry{"AiCMetrics", "ArithmeticUtilization", "ACL_AICORE_ARITHMETIC_UTILIZATION"},
+    ConstantEntry{"AiCMetrics", "Memory", "ACL_AICORE_MEMORY_BANDWIDTH"},
+    ConstantEntry{"AiCMetrics", "MemoryL0", "ACL_AICORE_L0B_AND_WIDTH"},
+    ConstantEntry{"AiCMetrics", "MemoryUB", "ACL_AICORE_MEMORY_UB"},
+    ConstantEntry{"AiCMetrics", "ResourceConflictRatio", "ACL_AICORE_RESOURCE_CONFLICT_RATIO"},
+    ConstantEntry{"AiCMetrics", "L2Cache", "ACL_AICORE_L2_CACHE"},
+    ConstantEntry{"AiCMetrics", "MemoryAccess", "ACL_AICORE_MEMORY_ACCESS"},
+};
+
+}  // namespace
+
+std::optional<ProfilerConstant> FindProfilerConstant(std::string_view qualified_name) {
+  if (!qualified_name.starts_with("torch_npu.") && !qualified_name.starts_with("torch.")) return std::nullopt;
+  const std::size_t last_dot = qualified_name.rfind('.');
+  const std::size_t type_dot = qualified_name.rfind('.', last_dot - 1);
+  if (type_dot == std::string_view::npos) return std::nullopt;
+  const std::string_view type = qualified_name.substr(type_dot + 1, last_dot - type_dot - 1);
+  const std::string_view member = qualified_name.substr(last_dot + 1);
+  for (const ConstantEntry& entry : kConstants) {
+    if (entry.type == type && entry.member == member) return ProfilerConstant{entry.type, entry.value};
+  }
+  return std::nullopt;
+}
+
+std::string Value::Describe() const {
+  switch (kind) {
+    case ValueKind::kUnknown:
+      return "an unknown value";
+    case ValueKind::kNone:
+      return "None";
+    case ValueKind::kBool:
+      return boolean ? "True" : "False";
+    case ValueKind::kInt:
+      return std::to_string(integer);
+    case ValueKind::kFloat:
+      return std::to_string(real);
+    case ValueKind::kString:
+      return PythonRepr(text);
+    case ValueKind::kDynamicString:
+      return "a string formatted at run time";
+    case ValueKind::kEnum:
+      return container + "." + container_member();
+    case ValueKind::kSequence: {
+      std::string out = container == "tuple" ? "(" : container == "set" ? "{" : "[";
+      for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i].Describe();
+      if (container == "tuple" && items.size() == 1) out += ",";
+      return out + (container == "tuple" ? ")" : container == "set" ? "}" : "]");
+    }
+    case ValueKind::kDict:
+      return "a dict";
+    case ValueKind::kCall:
+      return "the result of " + text + "(...)";
+    case ValueKind::kFunction:
+      return "the function " + text;
+    case ValueKind::kModule:
+      return text;
+    case ValueKind::kNamespace:
+      return "an argparse namespace";
+  }
+  return "?";
+}
+
+std::string Value::container_member() const {
+  for (const ConstantEntry& entry : kConstants) {
+    if (entry.type == container && entry.value == text) return std::string(entry.member);
+  }
+  return text;
+}
+
+// ---- parsing and indexing ---------------------------------------------------------------------
+
+PythonModule::PythonModule(std::string path, SyntaxTree tree) : path_(std::move(path)), tree_(std::move(tree)) {}
+
+Result<PythonModule> PythonModule::Parse(std::string path, std::string source) {
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kPython, std::move(source)));
+  PythonModule module(std::move(path), std::move(tree));
+  module.Index();
+  return module;
+}
+
+void PythonModule::Index() {
+  imports_ = CollectImports(tree_, /*nested=*/true);
+  scope_ends_[0] = static_cast<std::uint32_t>(tree_.source().size());
+  struct OpenScope {
+    std::uint32_t id;
+    std::uint32_t end;
+  };
+  std::vector<OpenScope> scopes = {{0, UINT32_MAX}};
+
+  const auto bind_pattern = [&](TSNode pattern, TSNode value, std::string how) {
+    if (IsType(pattern, "identifier")) {
+      bindings_[{scopes.back().id, std::string(tree_.Text(pattern))}].push_back(
+          {pattern, value, std::move(how), scopes.back().id});
+      return;
+    }
+    // Unpacking: every name inside is bound to something we do not follow, except the first
+    // name of `args, rest = parser.parse_known_args()`.
+    bool first = true;
+    WalkTree(pattern, [&](TSNode node) {
+      if (IsType(node, "identifier")) {
+        const bool namespace_first = first && !ts_node_is_null(value) && IsType(value, "call");
+        bindings_[{scopes.back().id, std::string(tree_.Text(node))}].push_back(
+            {node, namespace_first ? value : TSNode{}, namespace_first ? "" : "unpacking", scopes.back().id});
+        first = false;
+      }
+      return true;
+    });
+  };
+
+  for (TSNode root : tree_.roots()) {
+    WalkTree(root, [&](TSNode node) {
+      const std::uint32_t start = ts_node_start_byte(node);
+      while (scopes.size() > 1 && start >= scopes.back().end) scopes.pop_back();
+      const std::string_view type = ts_node_type(node);
+      if (IsScopeNode(type)) {
+        TSNode name = ChildByField(node, "name");
+        if (!ts_node_is_null(name) && type == "function_definition") {
+          functions_[std::string(tree_.Text(name))].push_back({node, scopes.back().id});
+          bindings_[{scopes.back().id, std::string(tree_.Text(name))}].push_back({name, node, "", scopes.back().id});
+        }
+        const std::uint32_t id = start + 1;
+        scope_ends_[id] = ts_node_end_byte(node);
+        scopes.push_back({id, ts_node_end_byte(node)});
+      } else if (type == "assignment") {
+        TSNode left = ChildByField(node, "left");
+        TSNode right = ChildByField(node, "right");
+        while (!ts_node_is_null(right) && IsType(right, "assignment")) right = ChildByField(right, "right");
+        if (!ts_node_is_null(left) && !ts_node_is_null(right)) {
+          if (IsType(left, "pattern_list") || IsType(left, "tuple_pattern")) {
+            const bool known_args =
+                IsType(right, "call") && tree_.Text(right).find("parse_known_args") != std::string_view::npos;
+            bind_pattern(left, known_args ? right : TSNode{}, "unpacking");
+          } else {
+            bind_pattern(left, right, "");
+          }
+        }
+      } else if (type == "augmented_assignment") {
+        TSNode left = ChildByField(node, "left");
+        if (!ts_node_is_null(left)) bind_pattern(left, TSNode{}, "an augmented assignment");
+      } else if (type == "for_statement" || type == "for_in_clause") {
+        TSNode left = ChildByField(node, "left");
+        if (!ts_node_is_null(left)) bind_pattern(left, TSNode{}, "a for loop");
+      } else if (type == "as_pattern") {
+        TSNode alias = ChildByField(node, "alias");
+        if (!ts_node_is_null(alias)) {
+          TSNode target = ts_node_named_child_count(alias) > 0 ? ts_node_named_child(alias, 0) : alias;
+          bind_pattern(target, TSNode{}, "a `with` or `except` clause");
+        }
+      } else if (type == "call") {
+        calls_.push_back(node);
+        TSNode function = ChildByField(node, "function");
+        if (IsType(function, "attribute")) {
+          const std::string_view method = tree_.Text(ChildByField(function, "attribute"));
+          TSNode arguments = ChildByField(node, "arguments");
+          if (method == "add_argument" && !ts_node_is_null(arguments)) {
+            ArgparseArgument argument;
+            argument.call = node;
+            std::string dest;
+            const std::uint32_t count = ts_node_named_child_count(arguments);
+            for (std::uint32_t i = 0; i < count; ++i) {
+              TSNode child = ts_node_named_child(arguments, i);
+              if (IsType(child, "keyword_argument")) {
+                const std::string_view key = tree_.Text(ChildByField(child, "name"));
+                TSNode value = ChildByField(child, "value");
+                if (key == "default") argument.default_value = value;
+                if (key == "dest") dest = StringLiteralValue(tree_, value).value_or("");
+                if (key == "action") argument.action = StringLiteralValue(tree_, value).value_or("");
+                continue;
+              }
+              auto option = StringLiteralValue(tree_, child);
+              if (!option) continue;
+              // The first long option names the dest; else the first option of any kind.
+              if (argument.option.empty() || (option->starts_with("--") && !argument.option.starts_with("--"))) {
+                argument.option = *option;
+              }
+            }
+            if (dest.empty()) {
+              std::string_view name = argument.option;
+              while (name.starts_with('-')) name.remove_prefix(1);
+              dest = std::string(name);
+              std::replace(dest.begin(), dest.end(), '-', '_');
+            }
+            if (!dest.empty()) argparse_[dest].push_back(std::move(argument));
+          } else if (method == "set_defaults" && !ts_node_is_null(arguments)) {
+            const std::uint32_t count = ts_node_named_child_count(arguments);
+            for (std::uint32_t i = 0; i < count; ++i) {
+              TSNode child = ts_node_named_child(arguments, i);
+              if (!IsType(child, "keyword_argument")) continue;
+              argparse_set_defaults_[std::string(tree_.Text(ChildByField(child, "name")))] =
+                  ChildByField(child, "value");
+            }
+          }
+        }
+      } else if (type == "comment") {
+        comments_.push_back(node);
+      }
+      return true;
+    });
+  }
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+std::uint32_t PythonModule::ScopeOf(TSNode node) const {
+  // The innermost scope whose span holds the node (scopes nest, so the last one that starts at
+  // or before it and ends after it).
+  const std::uint32_t at = ts_node_start_byte(node);
+  std::uint32_t best = 0;
+  for (auto it = scope_ends_.upper_bound(at); it != scope_ends_.begin();) {
+    --it;
+    if (it->first != 0 && it->first - 1 <= at && at < it->second) {
+      best = it->first;
+      break;
+    }
+  }
+  // The definition line itself (decorators, defaults) belongs to the enclosing scope; those are
+  // looked up through the parameters, never through here, so the innermost scope is right.
+  return best;
+}
+
+Note PythonModule::StepAt(TSNode node, std::string label) const {
+  Note note;
+  note.file = path_;
+  note.position = tree_.PositionAt(ts_node_start_byte(node));
+  note.message = std::move(label);
+  return note;
+}
+
+std::string PythonModule::Spelling(TSNode node) const {
+  std::string text(tree_.Text(node));
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+Value PythonModule::Unknown(TSNode node, std::string reason) const {
+  Value value;
+  value.kind = ValueKind::kUnknown;
+  value.node = node;
+  value.unknown_reason = std::move(reason);
+  return value;
+}
+
+std::vector<const PythonModule::Binding*> PythonModule::Reaching(std::uint32_t scope, std::string_view name,
+                                                                 std::uint32_t before) const {
+  std::vector<const Binding*> out;
+  auto found = bindings_.find(std::pair<std::uint32_t, std::string>(scope, std::string(name)));
+  if (found == bindings_.end()) return out;
+  const std::vector<Binding>& all = found->second;
+  // The bindings that can reach `before`: walking back from the nearest one, every binding up to
+  // and including one that runs on every path to the use.
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (ts_node_start_byte(it->target) >= before) continue;
+    out.push_back(&*it);
+    // Conditional blocks around the binding that do not also hold the use make it conditional,
+    // unless an if/else assigns the name in every branch.
+    TSNode exhaustive_if{};
+    bool conditional = false;
+    for (TSNode up = ts_node_parent(it->target); !ts_node_is_null(up); up = ts_node_parent(up)) {
+      const std::string_view type = ts_node_type(up);
+      if (IsScopeNode(type) || type == "module") break;
+      if (!IsConditional(type) || ts_node_end_byte(up) > before) continue;
+      if (type == "block") continue;
+      conditional = true;
+      if (type == "if_statement") exhaustive_if = up;
+    }
+    if (!conditional) break;
+    if (!ts_node_is_null(exhaustive_if) && ts_node_end_byte(exhaustive_if) <= before) {
+      bool has_else = false;
+      bool every_branch = true;
+      const std::uint32_t count = ts_node_named_child_count(exhaustive_if);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        TSNode branch = ts_node_named_child(exhaustive_if, i);
+        const std::string_view type = ts_node_type(branch);
+        if (type == "else_clause") has_else = true;
+        if (type != "block" && type != "elif_clause" && type != "else_clause") continue;
+        const bool assigns =
+            std::any_of(all.begin(), all.end(), [&](const Binding& b) { return Contains(branch, b.target); });
+        every_branch = every_branch && assigns;
+      }
+      if (has_else && every_branch) {
+        // Take the rest of this if statement's bindings, then stop.
+        for (++it; it != all.rend() && Contains(exhaustive_if, it->target); ++it) out.push_back(&*it);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// ---- resolution -------------------------------------------------------------------------------
+
+Values PythonModule::Resolve(TSNode expression) const { return ResolveIn(expression, 0); }
+
+Values PythonModule::ResolveIn(TSNode node, int depth) const {
+  if (ts_node_is_null(node)) return {Unknown(node, "no expression")};
+  if (depth > kMaxDepth) return {Unknown(node, "the value is defined through too many steps")};
+  const std::string_view type = ts_node_type(node);
+  Value value;
+  value.node = node;
+  if (type == "true" || type == "false") {
+    value.kind = ValueKind::kBool;
+    value.boolean = type == "true";
+    return {value};
+  }
+  if (type == "none") {
+    value.kind = ValueKind::kNone;
+    return {value};
+  }
+  if (type == "integer") {
+    value.kind = ValueKind::kInt;
+    std::string digits;
+    for (char c : tree_.Text(node)) {
+      if (c != '_') digits += c;
+    }
+    std::int64_t parsed = 0;
+    const int base = digits.size() > 2 && digits[0] == '0' && std::isalpha(static_cast<unsigned char>(digits[1]))
+                         ? (digits[1] == 'x' || digits[1] == 'X'   ? 16
+                            : digits[1] == 'o' || digits[1] == 'O' ? 8
+                                                                   : 2)
+                         : 10;
+    const char* begin = digits.data() + (base == 10 ? 0 : 2);
+    auto [end, error] = std::from_chars(begin, digits.data() + digits.size(), parsed, base);
+    if (error != std::errc() || end != digits.data() + digits.size()) {
+      return {Unknown(node, "an integer literal out of range")};
+    }
+    value.integer = parsed;
+    return {value};
+  }
+  if (type == "float") {
+    value.kind = ValueKind::kFloat;
+    value.real = std::strtod(std::string(tree_.Text(node)).c_str(), nullptr);
+    return {value};
+  }
+  if (type == "string" || type == "concatenated_string") {
+    if (auto text = StringLiteralValue(tree_, node)) {
+      value.kind = ValueKind::kString;
+      value.text = std::move(*text);
+    } else {
+      value.kind = ValueKind::kDynamicString;
+    }
+    return {value};
+  }
+  if (type == "parenthesized_expression") return ResolveIn(ts_node_named_child(node, 0), depth + 1);
+  if (type == "list" || type == "tuple" || type == "set") {
+    value.kind = ValueKind::kSequence;
+    value.container = std::string(type);
+    std::vector<Value> combinations = {value};
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode item = ts_node_named_child(node, i);
+      if (IsType(item, "comment")) continue;
+      Values options = ResolveIn(item, depth + 1);
+      if (options.empty()) options.push_back(Unknown(item, "an empty alternative"));
+      std::vector<Value> next;
+      for (const Value& partial : combinations) {
+        for (const Value& option : options) {
+          if (next.size() >= kMaxCombinations) break;
+          Value extended = partial;
+          extended.items.push_back(option);
+          next.push_back(std::move(extended));
+        }
+      }
+      combinations = std::move(next);
+    }
+    return combinations;
+  }
+  if (type == "dictionary") {
+    value.kind = ValueKind::kDict;
+    value.container = "dict";
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode pair = ts_node_named_child(node, i);
+      if (!IsType(pair, "pair")) continue;
+      Values keys = ResolveIn(ChildByField(pair, "key"), depth + 1);
+      Values items = ResolveIn(ChildByField(pair, "value"), depth + 1);
+      for (const Value& key : keys) {
+        for (const Value& item : items) {
+          value.keys.push_back(key);
+          value.items.push_back(item);
+        }
+      }
+    }
+    return {value};
+  }
+  if (type == "conditional_expression" || type == "boolean_operator") {
+    // `a if c else b`, `a or b`, `a and b`: any operand can be the result.
+    Values out;
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if (type == "conditional_expression" && i == 1) continue;  // the condition
+      Append(out, ResolveIn(ts_node_named_child(node, i), depth + 1));
+    }
+    return out;
+  }
+  if (type == "not_operator") {
+    Values out;
+    for (Value inner : ResolveIn(ChildByField(node, "argument"), depth + 1)) {
+      if (inner.kind != ValueKind::kBool) return {Unknown(node, "`not` of a value that is not a bool literal")};
+      inner.boolean = !inner.boolean;
+      inner.node = node;
+      out.push_back(std::move(inner));
+    }
+    return out;
+  }
+  if (type == "unary_operator") {
+    Values out;
+    const bool minus = tree_.Text(ChildByField(node, "operator")) == "-";
+    for (Value inner : ResolveIn(ChildByField(node, "argument"), depth + 1)) {
+      if (inner.kind == ValueKind::kInt && minus) inner.integer = -inner.integer;
+      if (inner.kind == ValueKind::kFloat && minus) inner.real = -inner.real;
+      inner.node = node;
+      out.push_back(std::move(inner));
+    }
+    return out;
+  }
+  if (type == "binary_operator") {
+    // Paths: `a + b` and `a / b` (pathlib) on strings. Known only when both sides are literals.
+    Values left = ResolveIn(ChildByField(node, "left"), depth + 1);
+    Values right = ResolveIn(ChildByField(node, "right"), depth + 1);
+    const std::string_view op = tree_.Text(ChildByField(node, "operator"));
+    if (op == "+" && left.size() == 1 && right.size() == 1 && left[0].kind == ValueKind::kString &&
+        right[0].kind == ValueKind::kString) {
+      value.kind = ValueKind::kString;
+      value.text = left[0].text + right[0].text;
+      return {value};
+    }
+    if (op == "+" && left.size() == 1 && right.size() == 1 && left[0].kind == ValueKind::kInt &&
+        right[0].kind == ValueKind::kInt) {
+      value.kind = ValueKind::kInt;
+      value.integer = left[0].integer + right[0].integer;
+      return {value};
+    }
+    const auto is_text = [](const Values& values) {
+      return std::all_of(values.begin(), values.end(), [](const Value& v) {
+        return v.kind == ValueKind::kString || v.kind == ValueKind::kDynamicString;
+      });
+    };
+    if ((op == "+" || op == "/") && (is_text(left) || is_text(right))) {
+      value.kind = ValueKind::kDynamicString;
+      return {value};
+    }
+    return {Unknown(node, "computed by `" + Spelling(node) + "`")};
+  }
+  if (type == "identifier") return ResolveName(tree_.Text(node), node, depth);
+  if (type == "attribute") return ResolveAttribute(node, depth);
+  if (type == "call") return ResolveCall(node, depth);
+  if (type == "subscript") return ResolveSubscript(node, depth);
+  if (type == "lambda") {
+    value.kind = ValueKind::kFunction;
+    value.text = "lambda";
+    return {value};
+  }
+  return {Unknown(node, "computed by `" + Spelling(node) + "`")};
+}
+
+Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) const {
+  const std::string label = "`" + std::string(name) + "`";
+  for (std::uint32_t scope = ScopeOf(use);;) {
+    const std::uint32_t before = scope == 0 && ScopeOf(use) != 0 ? UINT32_MAX : ts_node_start_byte(use);
+    std::vector<const Binding*> reaching = Reaching(scope, name, before);
+    if (!reaching.empty()) {
+      Values out;
+      for (const Binding* binding : reaching) {
+        if (ts_node_is_null(binding->value)) {
+          out.push_back(WithStep(Unknown(binding->target, label + " is bound by " + binding->how),
+                                 StepAt(binding->target, label)));
+          continue;
+        }
+        if (IsType(binding->value, "function_definition")) {
+          Value function;
+          function.kind = ValueKind::kFunction;
+          function.text = std::string(name);
+          function.node = binding->value;
+          out.push_back(function);
+          continue;
+        }
+        for (Value value : ResolveIn(binding->value, depth + 1)) {
+          out.push_back(WithStep(std::move(value), StepAt(binding->target, label)));
+        }
+      }
+      return out;
+    }
+    if (scope == 0) break;
+    // A parameter of the enclosing function?
+    auto definition_end = scope_ends_.find(scope);
+    (void)definition_end;
+    for (const auto& [function_name, infos] : functions_) {
+      for (const FunctionInfo& info : infos) {
+        if (ts_node_start_byte(info.definition) + 1 != scope) continue;
+        TSNode parameters = ChildByField(info.definition, "parameters");
+        const std::uint32_t count = ts_node_is_null(parameters) ? 0 : ts_node_named_child_count(parameters);
+        for (std::uint32_t i = 0; i < count; ++i) {
+          TSNode parameter = ts_node_named_child(parameters, i);
+          TSNode id = IsType(parameter, "identifier") ? parameter : ChildByField(parameter, "name");
+          if (ts_node_is_null(id) && IsType(parameter, "typed_parameter")) id = ts_node_named_child(parameter, 0);
+          if (!ts_node_is_null(id) && tree_.Text(id) == name) return ResolveParameter(info, parameter, name, depth);
+        }
+      }
+    }
+    // Otherwise the next scope out: classes are skipped by Python's lookup, but close enough.
+    std::uint32_t outer = 0;
+    const std::uint32_t start = scope - 1;
+    for (const auto& [id, end] : scope_ends_) {
+      if (id != 0 && id != scope && id - 1 < start && start < end) outer = std::max(outer, id);
+    }
+    scope = outer;
+  }
+  if (auto imported = imports_.find(name); imported != imports_.end()) {
+    Value module;
+    module.kind = ValueKind::kModule;
+    module.text = imported->second;
+    module.node = use;
+    return {module};
+  }
+  if (name == "os" || name == "argparse" || name == "dict" || name == "getattr" || name == "vars") {
+    Value builtin;
+    builtin.kind = ValueKind::kModule;
+    builtin.text = std::string(name);
+    builtin.node = use;
+    return {builtin};
+  }
+  return {Unknown(use, label + " is not assigned in this file")};
+}
+
+Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode parameter, std::string_view name,
+                                      int depth) const {
+  const std::string function_name(tree_.Text(ChildByField(function.definition, "name")));
+  TSNode default_value = ChildByField(parameter, "value");
+  // Its position among the positional parameters (a method's `self` is not passed).
+  TSNode parameters = ts_node_parent(parameter);
+  int position = -1;
+  int index = 0;
+  const bool method = function.scope != 0 && [&] {
+    for (const auto& [id, end] : scope_ends_) {
+      (void)end;
+      if (id == function.scope) return true;
+    }
+    return false;
+  }();
+  const std::uint32_t count = ts_node_named_child_count(parameters);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode p = ts_node_named_child(parameters, i);
+    const std::string_view type = ts_node_type(p);
+    if (type == "keyword_separator" || type == "list_splat_pattern" || type == "dictionary_splat_pattern") break;
+    if (ts_node_eq(p, parameter)) {
+      position = index;
+      break;
+    }
+    ++index;
+  }
+  if (method && position >= 0) {
+    TSNode first = ts_node_named_child(parameters, 0);
+    if (tree_.Text(first) == "self" || tree_.Text(first) == "cls") --position;
+  }
+
+  const std::string label = "parameter `" + std::string(name) + "` of `" + function_name + "`";
+  Values out;
+  bool any_call = false;
+  for (TSNode call : calls_) {
+    TSNode callee = ChildByField(call, "function");
+    std::string_view called;
+    if (IsType(callee, "identifier")) called = tree_.Text(callee);
+    if (IsType(callee, "attribute")) called = tree_.Text(ChildByField(callee, "attribute"));
+    if (called != function_name) continue;
+    any_call = true;
+    auto argument = FindArgumentIn(call, name, position, depth + 1);
+    if (argument) {
+      for (Value value : argument->values) {
+        out.push_back(
+            WithStep(std::move(value), StepAt(argument->node, label + ", passed by `" + function_name + "(...)`")));
+      }
+    } else if (!ts_node_is_null(default_value)) {
+      for (Value value : ResolveIn(default_value, depth + 1)) {
+        out.push_back(WithStep(std::move(value), StepAt(default_value, "default of " + label)));
+      }
+    } else {
+      out.push_back(Unknown(call, label + " is not passed by this call"));
+    }
+  }
+  if (any_call) return out;
+  if (!ts_node_is_null(default_value)) {
+    for (Value value : ResolveIn(default_value, depth + 1)) {
+      out.push_back(WithStep(std::move(value), StepAt(default_value, "default of " + label)));
+    }
+    return out;
+  }
+  return {Unknown(parameter, label + " has no default and no call in this file")};
+}
+
+Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
+  TSNode object = ChildByField(attribute, "object");
+  const std::string member(tree_.Text(ChildByField(attribute, "attribute")));
+  Values out;
+  for (const Value& owner : ResolveIn(object, depth + 1)) {
+    if (owner.kind == ValueKind::kModule) {
+      Value value;
+      value.node = attribute;
+      value.chain = owner.chain;
+      const std::string qualified = owner.text + "." + member;
+      if (auto constant = FindProfilerConstant(qualified)) {
+        value.kind = ValueKind::kEnum;
+        value.container = std::string(constant->type);
+        value.text = std::string(constant->value);
+      } else {
+        value.kind = ValueKind::kModule;
+        value.text = qualified;
+      }
+      out.push_back(std::move(value));
+    } else if (owner.kind == ValueKind::kNamespace) {
+      for (Value value : ResolveArgparse(member, attribute, depth)) {
+        out.push_back(WithStep(std::move(value), StepAt(attribute, "`" + Spelling(attribute) + "`")));
+      }
+    } else if (owner.kind == ValueKind::kUnknown) {
+      out.push_back(owner);
+    } else {
+      out.push_back(Unknown(attribute, "`" + Spelling(attribute) + "` is an attribute of " + owner.Describe()));
+    }
+  }
+  return out;
+}
+
+Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int depth) const {
+  if (auto defaults = argparse_set_defaults_.find(dest); defaults != argparse_set_defaults_.end()) {
+    Values out;
+    for (Value value : ResolveIn(defaults->second, depth + 1)) {
+      out.push_back(
+          WithStep(std::move(value), StepAt(defaults->second, "set_defaults(" + std::string(dest) + "=...)")));
+    }
+    return out;
+  }
+  auto found = argparse_.find(dest);
+  if (found == argparse_.end()) {
+    return {Unknown(use, "no add_argument in this file defines `" + std::string(dest) + "`")};
+  }
+  const ArgparseArgument& argument = found->second.front();
+  const std::string label = "argparse default of `" + argument.option + "`";
+  if (!ts_node_is_null(argument.default_value)) {
+    Values out;
+    for (Value value : ResolveIn(argument.default_value, depth + 1)) {
+      out.push_back(WithStep(std::move(value), StepAt(argument.default_value, label)));
+    }
+    return out;
+  }
+  Value implied;
+  implied.node = argument.call;
+  if (argument.action == "store_true" || argument.action == "store_false") {
+    implied.kind = ValueKind::kBool;
+    implied.boolean = argument.action == "store_false";
+  } else {
+    implied.kind = ValueKind::kNone;
+  }
+  return {WithStep(
+      implied, StepAt(argument.call, label + " (" + (argument.action.empty() ? "none given" : argument.action) + ")"))};
+}
+
+Values PythonModule::ResolveEnvironment(TSNode call, int depth) const {
+  TSNode arguments = ChildByField(call, "arguments");
+  TSNode key = ts_node_named_child_count(arguments) > 0 ? ts_node_named_child(arguments, 0) : TSNode{};
+  const std::string name = ts_node_is_null(key) ? "?" : StringLiteralValue(tree_, key).value_or(Spelling(key));
+  if (ts_node_named_child_count(arguments) < 2) {
+    Value none;
+    none.kind = ValueKind::kNone;
+    none.node = call;
+    return {WithStep(none, StepAt(call, "$" + name + " when unset"))};
+  }
+  TSNode fallback = ts_node_named_child(arguments, 1);
+  Values out;
+  for (Value value : ResolveIn(fallback, depth + 1)) {
+    out.push_back(WithStep(std::move(value), StepAt(fallback, "default of $" + name + " (when unset)")));
+  }
+  return out;
+}
+
+Values PythonModule::ResolveCall(TSNode call, int depth) const {
+  TSNode function = ChildByField(call, "function");
+  TSNode arguments = ChildByField(call, "arguments");
+  const auto positional = [&](std::uint32_t index) -> TSNode {
+    std::uint32_t seen = 0;
+    const std::uint32_t count = ts_node_is_null(arguments) ? 0 : ts_node_named_child_count(arguments);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_named_child(arguments, i);
+      if (IsType(child, "keyword_argument") || IsType(child, "comment")) continue;
+      if (seen++ == index) return child;
+    }
+    return TSNode{};
+  };
+  Value result;
+  result.node = call;
+  if (IsType(function, "attribute")) {
+    const std::string method(tree_.Text(ChildByField(function, "attribute")));
+    if (method == "parse_args" || method == "parse_known_args") {
+      result.kind = ValueKind::kNamespace;
+      return {result};
+    }
+    const std::optional<std::string> qualified = QualifiedName(tree_, function, imports_);
+    if (qualified && (*qualified == "os.environ.get" || *qualified == "os.getenv"))
+      return ResolveEnvironment(call, depth);
+    if (method == "get" || method == "lower" || method == "upper" || method == "strip") {
+      Values owners = ResolveIn(ChildByField(function, "object"), depth + 1);
+      Values out;
+      for (const Value& owner : owners) {
+        if (owner.kind == ValueKind::kDict && method == "get") {
+          TSNode key = positional(0);
+          TSNode fallback = positional(1);
+          Values found = Lookup({owner}, ResolveIn(key, depth + 1), call, depth);
+          const bool missing = found.empty() || std::any_of(found.begin(), found.end(), [](const Value& v) {
+                                 return v.kind == ValueKind::kUnknown && v.unknown_reason == "missing key";
+                               });
+          std::erase_if(found, [](const Value& v) { return v.unknown_reason == "missing key"; });
+          Append(out, std::move(found));
+          if (missing) {
+            if (ts_node_is_null(fallback)) {
+              Value none;
+              none.kind = ValueKind::kNone;
+              none.node = call;
+              out.push_back(none);
+            } else {
+              Append(out, ResolveIn(fallback, depth + 1));
+            }
+          }
+        } else if (owner.kind == ValueKind::kString && method != "get") {
+          Value changed = owner;
+          changed.node = call;
+          if (method == "lower")
+            std::transform(changed.text.begin(), changed.text.end(), changed.text.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+          if (method == "upper")
+            std::transform(changed.text.begin(), changed.text.end(), changed.text.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+          if (method == "strip") changed.text = std::string(TrimWhitespace(changed.text));
+          out.push_back(std::move(changed));
+        } else if (owner.kind == ValueKind::kUnknown) {
+          out.push_back(owner);
+        } else {
+          out.push_back(Unknown(call, "computed by `" + Spelling(call) + "`"));
+        }
+      }
+      return out;
+    }
+  }
+  Values callees = ResolveIn(function, depth + 1);
+  Values out;
+  for (const Value& callee : callees) {
+    if (callee.kind == ValueKind::kModule && callee.text == "dict") {
+      Value dict;
+      dict.kind = ValueKind::kDict;
+      dict.container = "dict";
+      dict.node = call;
+      const std::uint32_t count = ts_node_is_null(arguments) ? 0 : ts_node_named_child_count(arguments);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        TSNode child = ts_node_named_child(arguments, i);
+        if (!IsType(child, "keyword_argument")) continue;
+        Value key;
+        key.kind = ValueKind::kString;
+        key.text = std::string(tree_.Text(ChildByField(child, "name")));
+        key.node = ChildByField(child, "name");
+        for (Value item : ResolveIn(ChildByField(child, "value"), depth + 1)) {
+          dict.keys.push_back(key);
+          dict.items.push_back(std::move(item));
+        }
+      }
+      out.push_back(std::move(dict));
+    } else if (callee.kind == ValueKind::kModule && callee.text == "vars") {
+      Append(out, ResolveIn(positional(0), depth + 1));
+    } else if (callee.kind == ValueKind::kModule && callee.text == "getattr") {
+      auto member = StringLiteralValue(tree_, positional(1));
+      Values owners = ResolveIn(positional(0), depth + 1);
+      for (const Value& owner : owners) {
+        if (owner.kind == ValueKind::kNamespace && member) {
+          const bool defined = argparse_.contains(*member) || argparse_set_defaults_.contains(*member);
+          if (!defined && !ts_node_is_null(positional(2))) {
+            Append(out, ResolveIn(positional(2), depth + 1));
+          } else {
+            Append(out, ResolveArgparse(*member, call, depth));
+          }
+        } else {
+          out.push_back(Unknown(call, "computed by `" + Spelling(call) + "`"));
+        }
+      }
+    } else if (callee.kind == ValueKind::kModule && (callee.text == "os.getenv" || callee.text == "os.environ.get")) {
+      Append(out, ResolveEnvironment(call, depth));
+    } else if (callee.kind == ValueKind::kModule && (callee.text == "bool" || callee.text == "str")) {
+      Append(out, ResolveIn(positional(0), depth + 1));
+    } else if (callee.kind == ValueKind::kFunction && !ts_node_is_null(callee.node) &&
+               IsType(callee.node, "function_definition")) {
+      Append(out, ResolveReturns(callee.node, call, depth));
+    } else if (callee.kind == ValueKind::kModule || callee.kind == ValueKind::kFunction) {
+      result.kind = ValueKind::kCall;
+      result.text = callee.text;
+      result.chain = callee.chain;
+      out.push_back(result);
+    } else if (callee.kind == ValueKind::kUnknown && IsType(function, "identifier")) {
+      // An unresolved plain name still names the callee (a builtin, or something from `*`).
+      result.kind = ValueKind::kCall;
+      result.text = std::string(tree_.Text(function));
+      out.push_back(result);
+    } else {
+      out.push_back(Unknown(call, "returned by `" + Spelling(function) + "(...)`"));
+    }
+  }
+  return out;
+}
+
+Values PythonModule::ResolveReturns(TSNode function, TSNode call, int depth) const {
+  // What a function of this file returns: every `return` in its own body (not nested functions).
+  const std::string name(tree_.Text(ChildByField(function, "name")));
+  Values out;
+  TSNode body = ChildByField(function, "body");
+  if (ts_node_is_null(body)) return {Unknown(call, "returned by `" + name + "(...)`")};
+  WalkTree(body, [&](TSNode node) {
+    const std::string_view type = ts_node_type(node);
+    if (IsScopeNode(type) || type == "lambda") return false;
+    if (type != "return_statement") return true;
+    TSNode value = ts_node_named_child_count(node) > 0 ? ts_node_named_child(node, 0) : TSNode{};
+    if (ts_node_is_null(value)) {
+      Value none;
+      none.kind = ValueKind::kNone;
+      none.node = node;
+      out.push_back(WithStep(none, StepAt(node, "returned by `" + name + "()`")));
+      return false;
+    }
+    for (Value v : ResolveIn(value, depth + 1))
+      out.push_back(WithStep(std::move(v), StepAt(node, "returned by `" + name + "()`")));
+    return false;
+  });
+  if (out.empty()) return {Unknown(call, "`" + name + "(...)` has no return statement")};
+  return out;
+}
+
+Values PythonModule::ResolveSubscript(TSNode subscript, int depth) const {
+  Values containers = ResolveIn(ChildByField(subscript, "value"), depth + 1);
+  Values keys = ResolveIn(ChildByField(subscript, "subscript"), depth + 1);
+  // `os.environ["X"]`: set at run time, by a launcher we do not see here.
+  for (const Value& container : containers) {
+    if (container.kind == ValueKind::kModule && container.text == "os.environ") {
+      const std::string name = keys.size() == 1 && keys[0].kind == ValueKind::kString ? keys[0].text : "?";
+      return {Unknown(subscript, "read from $" + name + " at run time")};
+    }
+  }
+  Values out = Lookup(containers, keys, subscript, depth);
+  for (Value& value : out) {
+    if (value.unknown_reason == "missing key")
+      value = Unknown(subscript, "`" + Spelling(subscript) + "` has no such key");
+  }
+  return out;
+}
+
+Values PythonModule::Lookup(const Values& containers, const Values& keys, TSNode use, int depth) const {
+  Values out;
+  for (const Value& container : containers) {
+    if (container.kind == ValueKind::kNamespace) {
+      for (const Value& key : keys) {
+        if (key.kind == ValueKind::kString) Append(out, ResolveArgparse(key.text, use, depth));
+      }
+      continue;
+    }
+    if (container.kind == ValueKind::kSequence) {
+      for (const Value& key : keys) {
+        if (key.kind == ValueKind::kInt && key.integer >= 0 &&
+            static_cast<std::size_t>(key.integer) < container.items.size()) {
+          out.push_back(container.items[static_cast<std::size_t>(key.integer)]);
+        } else {
+          out.push_back(Unknown(use, "an index that cannot be followed"));
+        }
+      }
+      continue;
+    }
+    if (container.kind != ValueKind::kDict) {
+      out.push_back(container.kind == ValueKind::kUnknown ? container
+                                                          : Unknown(use, "indexing " + container.Describe()));
+      continue;
+    }
+    for (const Value& key : keys) {
+      if (key.kind == ValueKind::kUnknown) {
+        // An unknown key: any entry of the mapping may be the result.
+        for (const Value& item : container.items) {
+          out.push_back(
+              WithStep(item, StepAt(use, "a value of the mapping (its key is unknown: " + key.unknown_reason + ")")));
+        }
+        continue;
+      }
+      bool found = false;
+      for (std::size_t i = 0; i < container.keys.size(); ++i) {
+        if (!SameLiteral(container.keys[i], key)) continue;
+        found = true;
+        Value item = container.items[i];
+        item.chain.insert(item.chain.begin(), key.chain.begin(), key.chain.end());
+        out.push_back(WithStep(std::move(item), StepAt(use, "`" + Spelling(use) + "` with key " + key.Describe())));
+      }
+      if (!found) {
+        Value missing = Unknown(use, "missing key");
+        out.push_back(missing);
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> PythonModule::CalleeName(TSNode call) const {
+  TSNode function = ChildByField(call, "function");
+  if (ts_node_is_null(function)) return std::nullopt;
+  for (const Value& callee : ResolveIn(function, 0)) {
+    if (callee.kind == ValueKind::kModule || callee.kind == ValueKind::kFunction) return callee.text;
+  }
+  return QualifiedName(tree_, function, imports_);
+}
+
+std::optional<PythonModule::Argument> PythonModule::FindArgument(TSNode call, std::string_view keyword,
+                                                                 int position) const {
+  return FindArgumentIn(call, keyword, position, 0);
+}
+
+std::optional<PythonModule::Argument> PythonModule::FindArgumentIn(TSNode call, std::string_view keyword, int position,
+                                                                   int depth) const {
+  TSNode arguments = ChildByField(call, "arguments");
+  if (ts_node_is_null(arguments)) return std::nullopt;
+  const std::uint32_t count = ts_node_named_child_count(arguments);
+  int index = 0;
+  std::optional<Argument> through_mapping;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(arguments, i);
+    const std::string_view type = ts_node_type(child);
+    if (type == "comment") continue;
+    if (type == "keyword_argument") {
+      if (tree_.Text(ChildByField(child, "name")) != keyword) continue;
+      Argument argument;
+      argument.node = ChildByField(child, "value");
+      argument.keyword = child;
+      argument.values = ResolveIn(argument.node, depth + 1);
+      return argument;
+    }
+    if (type == "dictionary_splat") {
+      TSNode mapping = ts_node_named_child(child, 0);
+      Argument argument;
+      argument.node = child;
+      for (const Value& dict : ResolveIn(mapping, depth + 1)) {
+        if (dict.kind == ValueKind::kUnknown) {
+          argument.values.push_back(Unknown(child, "passed through `" + Spelling(child) +
+                                                       "`, which cannot be followed (" + dict.unknown_reason + ")"));
+          continue;
+        }
+        if (dict.kind != ValueKind::kDict) continue;
+        for (std::size_t k = 0; k < dict.keys.size(); ++k) {
+          if (dict.keys[k].kind == ValueKind::kString && dict.keys[k].text == keyword) {
+            argument.values.push_back(WithStep(dict.items[k], StepAt(child, "`" + Spelling(child) + "`")));
+          }
+        }
+      }
+      if (!argument.values.empty()) through_mapping = std::move(argument);
+      continue;
+    }
+    if (type == "list_splat") {
+      index = -1000;  // positions after *args cannot be counted
+      continue;
+    }
+    if (position >= 0 && index == position) {
+      Argument argument;
+      argument.node = child;
+      argument.values = ResolveIn(child, depth + 1);
+      return argument;
+    }
+    ++index;
+  }
+  return through_mapping;
+}
+
+}  // namespace opmfu::python

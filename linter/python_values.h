@@ -1,0 +1,156 @@
+#pragma once
+// Static value tracing in one Python file: what an expression can evaluate to, and how each value
+// got there (its provenance chain). Nothing is executed or imported. Where a value cannot be
+// determined, the result says "unknown" and why, rather than guessing.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "common/result.h"
+#include "common/tree_sitter.h"
+#include "linter/python_syntax.h"
+
+namespace opmfu::python {
+
+enum class ValueKind {
+  kUnknown,  ///< see Value::unknown_reason
+  kNone,
+  kBool,
+  kInt,
+  kFloat,
+  kString,
+  kDynamicString,  ///< an f-string or concatenation with a part known only at run time
+  kEnum,           ///< a torch_npu constant such as ProfilerLevel.Level1; `text` is its string value
+  kSequence,       ///< list, tuple or set (`container`), with `items`
+  kDict,           ///< `keys` and `items` side by side
+  kCall,           ///< the result of a call: `text` is the callee's qualified name, `node` the call
+  kFunction,       ///< a function or lambda passed as a value (`text`: its name)
+  kModule,         ///< an imported name (`text`: what it was imported as)
+  kNamespace,      ///< an argparse namespace (`args = parser.parse_args()`)
+};
+
+/// One possible value of an expression.
+struct Value {
+  ValueKind kind = ValueKind::kUnknown;
+  bool boolean = false;
+  std::int64_t integer = 0;
+  double real = 0;
+  std::string text;
+  std::string container;  ///< "list", "tuple", "set" or "dict"
+  std::vector<Value> items;
+  std::vector<Value> keys;
+  TSNode node{};  ///< the expression the value was read from (a literal, usually); null if implied
+  /// The steps from the use back to where the value was written, outermost first.
+  std::vector<Note> chain;
+  std::string unknown_reason;
+
+  bool is_true() const { return kind == ValueKind::kBool && boolean; }
+  /// How the value reads in a message: `True`, `'level1'`, `ProfilerLevel.Level0`, `['text']`.
+  std::string Describe() const;
+  /// For kEnum: the constant's member name ("Db" for ExportType's "db").
+  std::string container_member() const;
+};
+
+/// Possible values of one expression (several when branches or defaults disagree).
+using Values = std::vector<Value>;
+
+/// A parsed Python file with the indexes value tracing needs. Built once per file.
+class PythonModule {
+ public:
+  /// Parses and indexes. A file with syntax errors still gives a module (its ERROR subtrees are
+  /// skipped); only an unparseable input fails.
+  static Result<PythonModule> Parse(std::string path, std::string source);
+
+  const std::string& path() const { return path_; }
+  const SyntaxTree& tree() const { return tree_; }
+  const ImportBindings& imports() const { return imports_; }
+
+  /// Every call in the file, in document order.
+  const std::vector<TSNode>& calls() const { return calls_; }
+  /// Every comment, in document order.
+  const std::vector<TSNode>& comments() const { return comments_; }
+
+  /// The qualified name of a call's callee ("torch_npu.profiler.profile"), through imports and
+  /// simple aliases (`P = torch_npu.profiler.profile`); nullopt for computed callees.
+  std::optional<std::string> CalleeName(TSNode call) const;
+
+  /// The possible values of an expression.
+  Values Resolve(TSNode expression) const;
+
+  /// A keyword argument of a call (or the `position`-th positional one), also found through
+  /// `**mapping` arguments. nullopt when the call does not pass it; the node is the argument's
+  /// value (or the `**` expression it came from).
+  struct Argument {
+    TSNode node{};
+    TSNode keyword{};  ///< the whole `name=value` node, when written as a keyword
+    Values values;
+  };
+  std::optional<Argument> FindArgument(TSNode call, std::string_view keyword, int position = -1) const;
+
+  /// A step of a provenance chain at `node`: "`label` (file:line)".
+  Note StepAt(TSNode node, std::string label) const;
+
+ private:
+  struct Binding {
+    TSNode target{};  ///< the name as written
+    TSNode value{};   ///< null: bound by something we do not trace (a loop, unpacking, `with`)
+    std::string how;  ///< for a null value: "a for loop", ...
+    std::uint32_t scope = 0;
+  };
+  struct ArgparseArgument {
+    TSNode call{};
+    std::string option;  ///< "--prof-level", or the positional name
+    TSNode default_value{};
+    std::string action;
+  };
+  struct FunctionInfo {
+    TSNode definition{};
+    std::uint32_t scope = 0;  ///< the scope holding the definition
+  };
+
+  PythonModule(std::string path, SyntaxTree tree);
+  void Index();
+
+  Values ResolveIn(TSNode expression, int depth) const;
+  Values ResolveName(std::string_view name, TSNode use, int depth) const;
+  Values ResolveAttribute(TSNode attribute, int depth) const;
+  Values ResolveCall(TSNode call, int depth) const;
+  Values ResolveSubscript(TSNode subscript, int depth) const;
+  Values ResolveReturns(TSNode function, TSNode call, int depth) const;
+  Values ResolveParameter(const FunctionInfo& function, TSNode parameter, std::string_view name, int depth) const;
+  Values ResolveArgparse(std::string_view dest, TSNode use, int depth) const;
+  Values ResolveEnvironment(TSNode call, int depth) const;
+  Values Lookup(const Values& containers, const Values& keys, TSNode use, int depth) const;
+  std::optional<Argument> FindArgumentIn(TSNode call, std::string_view keyword, int position, int depth) const;
+  std::vector<const Binding*> Reaching(std::uint32_t scope, std::string_view name, std::uint32_t before) const;
+  std::uint32_t ScopeOf(TSNode node) const;
+  Value Unknown(TSNode node, std::string reason) const;
+  std::string Spelling(TSNode node) const;
+
+  std::string path_;
+  SyntaxTree tree_;
+  ImportBindings imports_;
+  std::vector<TSNode> calls_;
+  std::vector<TSNode> comments_;
+  /// Scopes by the start byte of their function (0 is the module); end bytes to find a node's.
+  std::map<std::uint32_t, std::uint32_t> scope_ends_;
+  std::map<std::pair<std::uint32_t, std::string>, std::vector<Binding>, std::less<>> bindings_;
+  std::map<std::string, std::vector<FunctionInfo>, std::less<>> functions_;
+  std::map<std::string, std::vector<ArgparseArgument>, std::less<>> argparse_;
+  std::map<std::string, TSNode, std::less<>> argparse_set_defaults_;
+};
+
+/// The constant behind a qualified name such as "torch_npu.profiler.ProfilerLevel.Level1":
+/// (its class, its string value); nullopt for names that are not torch_npu profiler constants.
+struct ProfilerConstant {
+  std::string_view type;  ///< "ProfilerLevel", "ExportType", "ProfilerActivity", "AiCMetrics"
+  std::string_view value;
+};
+std::optional<ProfilerConstant> FindProfilerConstant(std::string_view qualified_name);
+
+}  // namespace opmfu::python

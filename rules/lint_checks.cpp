@@ -1,0 +1,159 @@
+#include "rules/lint_checks.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace opmfu::rules {
+
+using python::Value;
+using python::ValueKind;
+
+Diagnostic& LintCheckContext::Report(TSNode node, std::string message, std::string help) {
+  const SyntaxTree& tree = module().tree();
+  Diagnostic diagnostic;
+  diagnostic.rule_id = rule.id;
+  diagnostic.rule_name = rule.name;
+  diagnostic.severity = severity;
+  diagnostic.file = module().path();
+  diagnostic.range = tree.RangeOf(node);
+  if (diagnostic.range.end.line != diagnostic.range.start.line) {
+    // A multi-line call: underline its first line only.
+    const std::string_view line = tree.LineOf(ts_node_start_byte(node));
+    const SourcePosition line_end =
+        tree.PositionAt(static_cast<std::uint32_t>(line.data() - tree.source().data() + line.size()));
+    diagnostic.range.end = line_end;
+  }
+  diagnostic.message = std::move(message);
+  diagnostic.help = std::move(help);
+  diagnostic.snippet = tree.LineOf(ts_node_start_byte(node));
+  out.push_back(std::move(diagnostic));
+  return out.back();
+}
+
+bool IsOpaque(const Value& value) {
+  switch (value.kind) {
+    case ValueKind::kUnknown:
+    case ValueKind::kCall:
+    case ValueKind::kDynamicString:
+    case ValueKind::kFunction:
+    case ValueKind::kModule:
+    case ValueKind::kNamespace:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string RenderChain(const std::vector<Note>& chain) {
+  std::string out;
+  for (const Note& step : chain) {
+    if (!out.empty()) out += " <- ";
+    out += step.message;
+    if (step.position) {
+      out +=
+          " (" + std::filesystem::path(step.file).filename().string() + ":" + std::to_string(step.position->line) + ")";
+    }
+  }
+  return out;
+}
+
+Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& setting,
+                            const std::function<Verdict(const Value&)>& classify,
+                            const std::function<std::string(const Value&)>& problem, std::string help) {
+  std::vector<const Value*> bad;
+  std::size_t others = 0;
+  for (const Value& value : setting.values) {
+    if (IsOpaque(value)) {
+      ++others;
+      continue;
+    }
+    const Verdict verdict = classify(value);
+    if (verdict == Verdict::kBad) bad.push_back(&value);
+    if (verdict != Verdict::kBad) ++others;
+  }
+  if (bad.empty()) return nullptr;
+  const Value& first = *bad.front();
+  std::string message = problem(first);
+  const bool partial = others > 0;
+  if (partial) {
+    message =
+        "on " + std::to_string(bad.size()) + " of " + std::to_string(bad.size() + others) + " traced paths, " + message;
+  }
+  if (!first.chain.empty()) message += ": " + RenderChain(first.chain);
+  Diagnostic& diagnostic = context.Report(setting.anchor, std::move(message), std::move(help));
+  if (partial && diagnostic.severity > Severity::kWarning) diagnostic.severity = Severity::kWarning;
+  diagnostic.notes = first.chain;
+  return &diagnostic;
+}
+
+std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::Setting& setting,
+                                 const std::string& replacement) {
+  const SyntaxTree& tree = context.module().tree();
+  Fix fix;
+  fix.safe = true;
+  if (!setting.written) {
+    TSNode arguments = ChildByField(setting.call, "arguments");
+    if (ts_node_is_null(arguments) || !IsType(arguments, "argument_list")) return std::nullopt;
+    TSNode last{};
+    const std::uint32_t count = ts_node_named_child_count(arguments);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_named_child(arguments, i);
+      if (!IsType(child, "comment")) last = child;
+    }
+    const std::string text = setting.name + "=" + replacement;
+    if (ts_node_is_null(last)) {
+      const std::uint32_t open = ts_node_start_byte(arguments) + 1;
+      fix.edits.push_back({open, open, text});
+    } else {
+      fix.edits.push_back({ts_node_end_byte(last), ts_node_end_byte(last), ", " + text});
+    }
+    fix.message = "add `" + text + "`";
+    return fix;
+  }
+  if (setting.values.size() != 1) return std::nullopt;
+  const Value& value = setting.values.front();
+  if (ts_node_is_null(value.node) || IsOpaque(value)) return std::nullopt;
+  const std::string_view type = ts_node_type(value.node);
+  if (type != "true" && type != "false" && type != "string" && type != "none" && type != "tuple" && type != "integer") {
+    return std::nullopt;
+  }
+  fix.edits.push_back({ts_node_start_byte(value.node), ts_node_end_byte(value.node), replacement});
+  const SourcePosition at = tree.PositionAt(ts_node_start_byte(value.node));
+  fix.message = "replace `" + std::string(tree.Text(value.node)) + "` with `" + replacement + "` (line " +
+                std::to_string(at.line) + ")";
+  return fix;
+}
+
+std::vector<const Value*> CallsTo(const linter::Setting& setting, std::string_view suffix) {
+  std::vector<const Value*> out;
+  for (const Value& value : setting.values) {
+    if (value.kind == ValueKind::kCall && value.text.ends_with(suffix)) out.push_back(&value);
+  }
+  return out;
+}
+
+std::vector<Diagnostic> CheckPythonFacts(const linter::PythonFacts& facts,
+                                         const std::map<std::string, std::optional<Severity>>& effective) {
+  std::vector<Diagnostic> diagnostics;
+  for (const RuleInfo& rule : AllRules()) {
+    if (rule.lint_check == nullptr) continue;
+    Severity severity = rule.severity;
+    if (auto found = effective.find(std::string(rule.id)); found != effective.end()) {
+      if (!found->second) continue;
+      severity = *found->second;
+    }
+    LintCheckContext context{facts, rule, severity, diagnostics};
+    rule.lint_check(context);
+  }
+  // One _ExperimentalConfig can feed several profile calls: report each place once.
+  SortDiagnostics(diagnostics);
+  diagnostics.erase(std::unique(diagnostics.begin(), diagnostics.end(),
+                                [](const Diagnostic& a, const Diagnostic& b) {
+                                  return a.rule_id == b.rule_id && a.file == b.file && a.range.start == b.range.start &&
+                                         a.message == b.message;
+                                }),
+                    diagnostics.end());
+  return diagnostics;
+}
+
+}  // namespace opmfu::rules

@@ -1,0 +1,76 @@
+#pragma once
+// `opmfu lint`: the Python rules (OPM1xx, OPM004) over the facts of one file, and the helpers they
+// share. A rule reads only linter::PythonFacts, never the syntax tree's raw text.
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "linter/profiler_config.h"
+#include "rules/rule_table.h"
+
+namespace opmfu::rules {
+
+struct LintCheckContext {
+  const linter::PythonFacts& facts;
+  const RuleInfo& rule;
+  Severity severity;
+  std::vector<Diagnostic>& out;
+
+  const python::PythonModule& module() const { return *facts.module; }
+  /// Reports at `node`, with the node's source line as the snippet.
+  Diagnostic& Report(TSNode node, std::string message, std::string help = {});
+};
+
+/// Runs every lint rule that `effective` enables (rule id -> severity, nullopt = off); absent
+/// rules run at their default severity.
+std::vector<Diagnostic> CheckPythonFacts(const linter::PythonFacts& facts,
+                                         const std::map<std::string, std::optional<Severity>>& effective = {});
+
+// ---- shared by the rules ----------------------------------------------------------------------
+
+enum class Verdict { kGood, kBad, kSkip };  ///< kSkip: another rule speaks for this value
+
+/// True for values the rules cannot judge (OPM004 reports them).
+bool IsOpaque(const python::Value& value);
+
+/// "`level` (train.py:80) <- argparse default of `--prof-level` (train.py:21)"
+std::string RenderChain(const std::vector<Note>& chain);
+
+/// Reports `setting` if any value is bad: at the rule's severity when every judged value is bad,
+/// as a warning ("may") when some paths are fine or unknown. `problem(value)` says what is wrong
+/// with one bad value. The chain of the first bad value goes into the message and the notes.
+/// Returns the diagnostic, or nullptr.
+Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& setting,
+                            const std::function<Verdict(const python::Value&)>& classify,
+                            const std::function<std::string(const python::Value&)>& problem, std::string help);
+
+/// A safe fix that sets the setting to `replacement`: replaces the literal when the single bad
+/// value is a literal written in this file, or adds `name=replacement` to a call that lacks it.
+std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::Setting& setting,
+                                 const std::string& replacement);
+
+/// The values of a setting that are calls to a function whose qualified name ends with `suffix`.
+std::vector<const python::Value*> CallsTo(const linter::Setting& setting, std::string_view suffix);
+
+// One function per rule file (rules/opmNNN_*.cpp), referenced by the rule table.
+void CheckUnresolvedSetting(LintCheckContext& context);    // OPM004
+void CheckWithFlops(LintCheckContext& context);            // OPM101
+void CheckMstx(LintCheckContext& context);                 // OPM102
+void CheckExportType(LintCheckContext& context);           // OPM103
+void CheckProfilerLevel(LintCheckContext& context);        // OPM104
+void CheckDomainFilter(LintCheckContext& context);         // OPM105
+void CheckActivities(LintCheckContext& context);           // OPM106
+void CheckRecordShapes(LintCheckContext& context);         // OPM107
+void CheckTraceParsed(LintCheckContext& context);          // OPM108
+void CheckSilentReset(LintCheckContext& context);          // OPM109
+void CheckWrongProfiler(LintCheckContext& context);        // OPM110
+void CheckWithModules(LintCheckContext& context);          // OPM111
+void CheckFixedTraceDirectory(LintCheckContext& context);  // OPM112
+void CheckSchedule(LintCheckContext& context);             // OPM113
+void CheckIncludeAndExclude(LintCheckContext& context);    // OPM114
+
+}  // namespace opmfu::rules

@@ -1,0 +1,43 @@
+#pragma once
+// `opmfu lint` end to end for a set of paths: find the files, read and parse them (on every core),
+// trace their profiler settings, run the enabled rules, apply suppressions. The CLI only formats.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/diagnostic.h"
+
+namespace opmfu::rules {
+
+struct LintOptions {
+  RuleOverrides overrides;
+  bool use_config = true;
+  std::optional<std::string> stdin_source;  ///< the text of a `-` input
+  std::string stdin_filename = "-";         ///< the name it is reported (and configured) under
+  unsigned jobs = 0;                        ///< 0: one per core
+};
+
+struct LintedFile {
+  std::string path;
+  std::string source;  ///< for --fix and --diff
+  bool parsed_cleanly = true;
+  std::vector<Diagnostic> diagnostics;
+};
+
+struct LintReport {
+  std::vector<LintedFile> files;             ///< in path order
+  std::vector<Error> errors;                 ///< unreadable inputs, each one line naming the file
+  std::size_t skipped_without_profiler = 0;  ///< found in directories, never parsed: nothing to check
+  std::optional<Severity> config_fail_on;    ///< from the first config that sets it
+};
+
+/// Lints `paths` (files, directories, or "-"). Fails only for usage errors (a bad config); an
+/// unreadable file is reported in LintReport::errors and the rest are still linted.
+Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOptions& options);
+
+/// The rules `opmfu lint` can report, for selectors and SARIF.
+std::vector<RuleDescriptor> LintRuleDescriptors();
+
+}  // namespace opmfu::rules

@@ -1,0 +1,31 @@
+#include "rules/lint_checks.h"
+
+namespace opmfu::rules {
+
+// Settings whose value decides whether OperatorMFU can have rows at all.
+void CheckUnresolvedSetting(LintCheckContext& context) {
+  for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    const linter::Setting* required[] = {
+        &site.with_flops, &site.activities,  &site.profiler_level,      &site.mstx,
+        &site.msprof_tx,  &site.export_type, &site.mstx_domain_include, &site.mstx_domain_exclude};
+    for (const linter::Setting* setting : required) {
+      for (const python::Value& value : setting->values) {
+        if (!IsOpaque(value)) continue;
+        // A call or handler is a value of its own kind for these settings, not an unknown one.
+        if (setting->name == "activities" && value.kind == python::ValueKind::kCall) continue;
+        const std::string reason = value.kind == python::ValueKind::kUnknown ? value.unknown_reason : value.Describe();
+        std::string message = "cannot tell what `" + setting->name + "` is here (" + reason +
+                              "), so whether MFU collection works is unknown";
+        if (!value.chain.empty()) message += ": " + RenderChain(value.chain);
+        context
+            .Report(setting->anchor, std::move(message),
+                    "write the value as a literal or a torch_npu constant where it is set, or lint the launcher "
+                    "that sets it")
+            .notes = value.chain;
+        break;  // one finding per setting
+      }
+    }
+  }
+}
+
+}  // namespace opmfu::rules

@@ -1,0 +1,82 @@
+#include "rules/lint_checks.h"
+
+namespace opmfu::rules {
+
+namespace {
+
+struct Switch {
+  bool any_true = false;
+  bool all_true = true;
+  bool judged = false;
+};
+
+Switch Read(const linter::Setting& setting) {
+  Switch out;
+  for (const python::Value& value : setting.values) {
+    if (IsOpaque(value)) {
+      out.all_true = false;
+      continue;
+    }
+    out.judged = true;
+    const bool on = value.is_true();
+    out.any_true = out.any_true || on;
+    out.all_true = out.all_true && on;
+  }
+  return out;
+}
+
+}  // namespace
+
+void CheckMstx(LintCheckContext& context) {
+  for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
+    const Switch mstx = Read(site.mstx);
+    const Switch msprof_tx = Read(site.msprof_tx);
+    if (!mstx.judged && !msprof_tx.judged) continue;  // OPM004
+    const linter::Setting& anchor_setting = site.mstx.written || !site.msprof_tx.written ? site.mstx : site.msprof_tx;
+    const std::string help =
+        "set both `mstx=True` and `msprof_tx=True` in torch_npu.profiler._ExperimentalConfig (torch_npu "
+        "v26.1.0-beta.2 needs msprof_tx; later releases accept either)";
+    if (!mstx.any_true && !msprof_tx.any_true) {
+      std::string message =
+          "neither `mstx` nor `msprof_tx` is True, so `with_flops` is a silent no-op: no mfu_flops ranges are "
+          "written";
+      const python::Value& first = anchor_setting.values.front();
+      if (!first.chain.empty()) message += ": " + RenderChain(first.chain);
+      Diagnostic& d = context.Report(anchor_setting.anchor, std::move(message), help);
+      d.notes = first.chain;
+      if (!site.mstx.written && !site.msprof_tx.written && IsType(site.mstx.call, "call") &&
+          !ts_node_eq(site.mstx.call, site.call)) {
+        Fix fix;
+        TSNode arguments = ChildByField(site.mstx.call, "arguments");
+        TSNode last{};
+        for (std::uint32_t i = 0; i < ts_node_named_child_count(arguments); ++i) {
+          TSNode child = ts_node_named_child(arguments, i);
+          if (!IsType(child, "comment")) last = child;
+        }
+        const std::uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(arguments) + 1 : ts_node_end_byte(last);
+        fix.edits.push_back({at, at, std::string(ts_node_is_null(last) ? "" : ", ") + "mstx=True, msprof_tx=True"});
+        fix.message = "add `mstx=True, msprof_tx=True`";
+        d.fix = std::move(fix);
+      }
+      continue;
+    }
+    if (!mstx.all_true && !msprof_tx.all_true) {
+      Diagnostic& d = context.Report(anchor_setting.anchor,
+                                     "on some traced paths neither `mstx` nor `msprof_tx` is True, and "
+                                     "`with_flops` then records nothing",
+                                     help);
+      d.severity = std::min(d.severity, Severity::kWarning);
+      continue;
+    }
+    if (mstx.all_true && !msprof_tx.any_true) {
+      Diagnostic& d = context.Report(site.mstx.anchor,
+                                     "only `mstx` is True: torch_npu v26.1.0-beta.2 installs FLOPs hooks only "
+                                     "with `msprof_tx=True` (v26.1.0 and later accept either)",
+                                     "also pass `msprof_tx=True`; the cost is one deprecation warning");
+      d.severity = std::min(d.severity, Severity::kWarning);
+    }
+  }
+}
+
+}  // namespace opmfu::rules

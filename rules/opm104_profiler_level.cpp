@@ -1,0 +1,34 @@
+#include "rules/lint_checks.h"
+
+namespace opmfu::rules {
+
+void CheckProfilerLevel(LintCheckContext& context) {
+  for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
+    Diagnostic* found = ReportBadValues(
+        context, site.profiler_level,
+        [](const python::Value& v) {
+          if (v.kind != python::ValueKind::kString && v.kind != python::ValueKind::kEnum) return Verdict::kSkip;
+          if (v.text == "Level1" || v.text == "Level2") return Verdict::kGood;
+          if (v.text == "Level0" || v.text == "Level_none") return Verdict::kBad;
+          return Verdict::kSkip;  // not a level at all: reset to Level0, reported by OPM109
+        },
+        [](const python::Value& v) {
+          const std::string level = v.kind == python::ValueKind::kEnum ? "ProfilerLevel." + v.text : v.Describe();
+          return "`profiler_level` is " + level +
+                 (v.text == "Level_none" ? ", which collects no kernels"
+                                         : ", below Level1: kernel shapes and op "
+                                           "links msprof-analyze needs are missing");
+        },
+        "pass `profiler_level=torch_npu.profiler.ProfilerLevel.Level1` (or Level2) to _ExperimentalConfig");
+    if (found != nullptr && found->severity == Severity::kError && site.profiler_level.written) {
+      const python::Value& value = site.profiler_level.values.front();
+      if (value.kind == python::ValueKind::kString && IsType(value.node, "string")) {
+        const char quote = context.module().tree().Text(value.node).back();
+        found->fix = SetSettingFix(context, site.profiler_level, std::string(1, quote) + "Level1" + quote);
+      }
+    }
+  }
+}
+
+}  // namespace opmfu::rules

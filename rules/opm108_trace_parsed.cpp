@@ -1,0 +1,42 @@
+#include "rules/lint_checks.h"
+
+namespace opmfu::rules {
+
+void CheckTraceParsed(LintCheckContext& context) {
+  if (context.facts.analyses_offline) return;  // the file parses the data itself, later
+  for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
+    const python::PythonModule& module = context.module();
+    const std::string help =
+        "pass `on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(DIR)` (analyse_flag left True), or run "
+        "torch_npu.profiler.profiler.analyse(DIR, export_type='db') before msprof-analyze";
+    Diagnostic* found = ReportBadValues(
+        context, site.on_trace_ready,
+        [&](const python::Value& v) {
+          if (v.kind == python::ValueKind::kNone) return Verdict::kBad;
+          return Verdict::kGood;
+        },
+        [](const python::Value&) {
+          return std::string(
+              "`on_trace_ready` is None: torch_npu collects in export-only mode into a temporary "
+              "directory that is deleted, and nothing is parsed into a DB");
+        },
+        help);
+    if (found != nullptr) continue;
+    for (const python::Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {
+      auto flag = module.FindArgument(handler->node, "analyse_flag", 2);
+      if (!flag) continue;
+      for (const python::Value& value : flag->values) {
+        if (value.kind != python::ValueKind::kBool || value.boolean) continue;
+        std::string message =
+            "`analyse_flag` is False: the raw data is never parsed, so there is no ascend_pytorch_profiler DB for "
+            "msprof-analyze";
+        if (!value.chain.empty()) message += ": " + RenderChain(value.chain);
+        context.Report(ts_node_is_null(flag->keyword) ? flag->node : flag->keyword, std::move(message), help);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace opmfu::rules

@@ -1,0 +1,155 @@
+#include "rules/lint_checks.h"
+
+#include <cctype>
+
+namespace opmfu::rules {
+
+namespace {
+
+using python::Value;
+using python::ValueKind;
+
+struct Reset {
+  std::string message;
+  std::string replacement;  ///< a literal that means what was meant; empty when unclear
+  bool harmless = false;    ///< the value torch_npu falls back to still works for MFU
+};
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string Quoted(const SyntaxTree& tree, const Value& original, std::string_view text) {
+  char quote = '"';
+  if (!ts_node_is_null(original.node) && IsType(original.node, "string")) quote = tree.Text(original.node).back();
+  return std::string(1, quote) + std::string(text) + quote;
+}
+
+std::optional<Reset> BoolReset(std::string_view name, const Value& v) {
+  if (v.kind == ValueKind::kBool || IsOpaque(v)) return std::nullopt;
+  Reset reset;
+  reset.message =
+      "`" + std::string(name) + "` is " + v.Describe() + ", not a bool: torch_npu warns and uses False instead";
+  const std::string lowered = Lower(v.text);
+  if (v.kind == ValueKind::kString && (lowered == "true" || lowered == "1" || lowered == "yes"))
+    reset.replacement = "True";
+  if (v.kind == ValueKind::kInt) reset.replacement = v.integer != 0 ? "True" : "False";
+  reset.harmless = name == "record_shapes" || name == "with_modules";
+  return reset;
+}
+
+std::optional<Reset> LevelReset(const SyntaxTree& tree, const Value& v) {
+  if (IsOpaque(v)) return std::nullopt;
+  const bool text = v.kind == ValueKind::kString || v.kind == ValueKind::kEnum;
+  if (text && (v.text == "Level_none" || v.text == "Level0" || v.text == "Level1" || v.text == "Level2")) {
+    return std::nullopt;
+  }
+  Reset reset;
+  reset.message = "`profiler_level` is " + v.Describe() +
+                  ", which is not a ProfilerLevel (they are case-sensitive): torch_npu warns and uses Level0, "
+                  "which is below what MFU needs";
+  const std::string lowered = Lower(v.text);
+  for (const char* level : {"Level_none", "Level0", "Level1", "Level2"}) {
+    if (v.kind == ValueKind::kString && lowered == Lower(level)) reset.replacement = Quoted(tree, v, level);
+  }
+  return reset;
+}
+
+std::optional<Reset> ExportReset(const SyntaxTree& tree, const Value& v) {
+  if (IsOpaque(v)) return std::nullopt;
+  const auto valid_member = [](const Value& item) {
+    return (item.kind == ValueKind::kString || item.kind == ValueKind::kEnum) &&
+           (item.text == "text" || item.text == "db");
+  };
+  if ((v.kind == ValueKind::kString || v.kind == ValueKind::kEnum) && valid_member(v)) return std::nullopt;
+  if (v.kind == ValueKind::kSequence && v.container == "list" && !v.items.empty() &&
+      std::all_of(v.items.begin(), v.items.end(), valid_member)) {
+    return std::nullopt;
+  }
+  Reset reset;
+  if (v.kind == ValueKind::kString) {
+    reset.message = "`export_type` is " + v.Describe() +
+                    ": only lowercase 'text' and 'db' are accepted, so "
+                    "torch_npu warns and exports Text only";
+    const std::string lowered = Lower(v.text);
+    if (lowered == "db" || lowered == "text") reset.replacement = Quoted(tree, v, lowered);
+  } else if (v.kind == ValueKind::kSequence && v.container != "list") {
+    reset.message = "`export_type` is a " + v.container + " " + v.Describe() +
+                    ": torch_npu accepts a str or a list, so it warns and exports Text only";
+    if (std::all_of(v.items.begin(), v.items.end(), valid_member) && IsType(v.node, "tuple")) {
+      std::string inner(tree.Text(v.node));
+      inner = inner.substr(1, inner.size() - 2);
+      while (!inner.empty() && (inner.back() == ',' || inner.back() == ' ')) inner.pop_back();
+      reset.replacement = "[" + inner + "]";
+    }
+  } else {
+    reset.message = "`export_type` is " + v.Describe() + ": torch_npu warns and exports Text only";
+  }
+  return reset;
+}
+
+std::optional<Reset> ActivitiesReset(const Value& v) {
+  if (IsOpaque(v) || v.kind == ValueKind::kNone) return std::nullopt;
+  const bool valid =
+      v.kind == ValueKind::kSequence && !v.items.empty() &&
+      std::all_of(v.items.begin(), v.items.end(), [](const Value& item) {
+        return item.kind == ValueKind::kEnum && item.container == "ProfilerActivity" && item.text != "CUDA";
+      });
+  if (valid) return std::nullopt;
+  Reset reset;
+  reset.message = "`activities` is " + v.Describe() +
+                  ": torch_npu accepts only ProfilerActivity.CPU and .NPU, so it warns and uses its default set";
+  reset.harmless = true;
+  return reset;
+}
+
+std::optional<Reset> DomainListReset(std::string_view name, const Value& v) {
+  if (IsOpaque(v) || v.kind == ValueKind::kNone) return std::nullopt;
+  const bool valid =
+      v.kind == ValueKind::kSequence && v.container == "list" &&
+      std::all_of(v.items.begin(), v.items.end(), [](const Value& item) { return item.kind == ValueKind::kString; });
+  if (valid) return std::nullopt;
+  Reset reset;
+  reset.message = "`" + std::string(name) + "` is " + v.Describe() +
+                  ": torch_npu accepts only a list of str, so it warns and uses []";
+  reset.harmless = true;
+  return reset;
+}
+
+}  // namespace
+
+void CheckSilentReset(LintCheckContext& context) {
+  const SyntaxTree& tree = context.module().tree();
+  for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
+    const auto check = [&](const linter::Setting& setting, const auto& classify) {
+      if (!setting.written) return;
+      for (const Value& value : setting.values) {
+        std::optional<Reset> reset = classify(value);
+        if (!reset) continue;
+        std::string message = reset->message;
+        if (!value.chain.empty()) message += ": " + RenderChain(value.chain);
+        Diagnostic& d = context.Report(
+            setting.anchor, std::move(message),
+            reset->replacement.empty() ? "write a value torch_npu accepts" : "write `" + reset->replacement + "`");
+        d.notes = value.chain;
+        if (reset->harmless) d.severity = std::min(d.severity, Severity::kWarning);
+        if (!reset->replacement.empty() && setting.values.size() == 1)
+          d.fix = SetSettingFix(context, setting, reset->replacement);
+        break;
+      }
+    };
+    for (const linter::Setting* setting :
+         {&site.with_flops, &site.record_shapes, &site.with_modules, &site.mstx, &site.msprof_tx}) {
+      check(*setting, [&](const Value& v) { return BoolReset(setting->name, v); });
+    }
+    check(site.profiler_level, [&](const Value& v) { return LevelReset(tree, v); });
+    check(site.export_type, [&](const Value& v) { return ExportReset(tree, v); });
+    check(site.activities, [&](const Value& v) { return ActivitiesReset(v); });
+    check(site.mstx_domain_include, [&](const Value& v) { return DomainListReset("mstx_domain_include", v); });
+    check(site.mstx_domain_exclude, [&](const Value& v) { return DomainListReset("mstx_domain_exclude", v); });
+  }
+}
+
+}  // namespace opmfu::rules

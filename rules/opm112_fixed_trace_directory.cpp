@@ -1,0 +1,38 @@
+#include "rules/lint_checks.h"
+
+#include <filesystem>
+
+namespace opmfu::rules {
+
+namespace fs = std::filesystem;
+
+void CheckFixedTraceDirectory(LintCheckContext& context) {
+  const python::PythonModule& module = context.module();
+  for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    for (const python::Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {
+      auto directory = module.FindArgument(handler->node, "dir_name", 0);
+      if (!directory || directory->values.size() != 1) continue;
+      const python::Value& value = directory->values.front();
+      if (value.kind != python::ValueKind::kString) continue;  // formatted at run time: varies
+      std::string message = "the trace directory is always '" + value.text +
+                            "': repeated runs add *_ascend_pt directories side by side, and msprof-analyze keeps "
+                            "only the newest one per rank";
+      // Relative paths are resolved against the script's directory, where runs usually start.
+      const fs::path base = fs::path(module.path()).parent_path();
+      const fs::path path = fs::path(value.text).is_absolute() ? fs::path(value.text) : base / value.text;
+      std::error_code ec;
+      std::size_t existing = 0;
+      if (fs::is_directory(path, ec)) {
+        for (fs::directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+             it.increment(ec)) {
+          if (it->path().filename().string().ends_with("_ascend_pt")) ++existing;
+        }
+      }
+      if (existing > 0) message += "; it already holds " + std::to_string(existing) + " *_ascend_pt directories";
+      context.Report(ts_node_is_null(directory->keyword) ? directory->node : directory->keyword, std::move(message),
+                     "give each run its own directory, e.g. f\"./prof/{time.strftime('%Y%m%d-%H%M%S')}\"");
+    }
+  }
+}
+
+}  // namespace opmfu::rules
