@@ -1,0 +1,131 @@
+// Lint rules against annotated fixtures (tests/fixtures/lint): `# expect: OPMnnn` marks a line a
+// finding must land on, `# ok: OPMnnn` a line it must not. Every finding must be expected.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "common/file_io.h"
+#include "common/text.h"
+#include "rules/lint_files.h"
+#include "tests/test_support.h"
+
+namespace opmfu::rules {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> Fixtures() {
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::directory_iterator(testing::SourceDir() / "tests" / "fixtures" / "lint")) {
+    if (entry.path().extension() == ".py") paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+using Expectations = std::set<std::pair<int, std::string>>;
+
+class LintFixture : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(LintFixture, FindingsMatchTheAnnotations) {
+  auto source = ReadTextFile(GetParam());
+  ASSERT_TRUE(source.ok()) << source.error().message;
+  Expectations expected;
+  Expectations forbidden;
+  static const std::regex annotation(R"(#\s*(expect|ok):\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
+  const std::vector<std::string> lines = SplitString(*source, '\n');
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch match;
+    if (!std::regex_search(lines[i], match, annotation)) continue;
+    for (const std::string& id : SplitString(match[2].str(), ',')) {
+      (match[1] == "expect" ? expected : forbidden).insert({static_cast<int>(i) + 1, std::string(TrimWhitespace(id))});
+    }
+  }
+  LintOptions options;
+  options.use_config = false;
+  auto report = LintPaths({GetParam().string()}, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_TRUE(report->errors.empty()) << report->errors.front().message;
+  ASSERT_EQ(report->files.size(), 1U);
+  Expectations actual;
+  for (const Diagnostic& d : report->files.front().diagnostics) actual.insert({d.range.start.line, d.rule_id});
+  for (const auto& [line, id] : expected) {
+    EXPECT_TRUE(actual.count({line, id})) << GetParam().filename() << ":" << line << ": expected " << id;
+  }
+  for (const auto& [line, id] : actual) {
+    EXPECT_TRUE(expected.count({line, id})) << GetParam().filename() << ":" << line << ": unexpected " << id;
+    EXPECT_FALSE(forbidden.count({line, id})) << GetParam().filename() << ":" << line << ": forbidden " << id;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, LintFixture, ::testing::ValuesIn(Fixtures()),
+                         [](const auto& param_info) { return param_info.param.stem().string(); });
+
+TEST(Lint, EveryRuleHasAFixture) {
+  std::set<std::string> covered;
+  for (const fs::path& fixture : Fixtures()) {
+    auto source = ReadTextFile(fixture);
+    ASSERT_TRUE(source.ok());
+    static const std::regex expect(R"(expect:\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
+    for (auto it = std::sregex_iterator(source->begin(), source->end(), expect); it != std::sregex_iterator(); ++it) {
+      for (const std::string& id : SplitString((*it)[1].str(), ',')) covered.insert(std::string(TrimWhitespace(id)));
+    }
+  }
+  for (const RuleDescriptor& rule : LintRuleDescriptors()) {
+    EXPECT_TRUE(covered.count(rule.id)) << rule.id << " has no fixture that expects it";
+  }
+}
+
+TEST(Lint, UnreadableAndMissingInputsAreReportedAndTheRestLinted) {
+  testing::TempDir dir;
+  const fs::path good = dir.path() / "train.py";
+  ASSERT_TRUE(WriteFileAtomically(good, "import torch_npu\np = torch_npu.profiler.profile()\n").ok());
+  const fs::path binary = dir.path() / "blob.py";
+  ASSERT_TRUE(WriteFileAtomically(binary, std::string("torch_npu\0\x01", 11)).ok());
+  const fs::path latin1 = dir.path() / "latin1.py";
+  ASSERT_TRUE(WriteFileAtomically(latin1, "# torch_npu caf\xe9\n").ok());
+  LintOptions options;
+  options.use_config = false;
+  auto report =
+      LintPaths({good.string(), binary.string(), latin1.string(), (dir.path() / "missing.py").string()}, options);
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->errors.size(), 3U);
+  for (const Error& error : report->errors) EXPECT_EQ(error.message.find('\n'), std::string::npos) << error.message;
+  ASSERT_EQ(report->files.size(), 1U);
+  EXPECT_FALSE(report->files.front().diagnostics.empty());
+}
+
+TEST(Lint, DirectoriesSkipFilesThatCannotMatterAndSurviveSymlinkLoops) {
+  testing::TempDir dir;
+  fs::create_directories(dir.path() / "pkg");
+  ASSERT_TRUE(WriteFileAtomically(dir.path() / "pkg" / "util.py", "def f():\n    return 1\n").ok());
+  ASSERT_TRUE(
+      WriteFileAtomically(dir.path() / "pkg" / "train.py", "import torch_npu\np = torch_npu.profiler.profile()\n")
+          .ok());
+  fs::create_directory_symlink(dir.path(), dir.path() / "pkg" / "loop");
+  LintOptions options;
+  options.use_config = false;
+  auto report = LintPaths({dir.path().string()}, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->skipped_without_profiler, 1U);
+  ASSERT_EQ(report->files.size(), 1U);
+  EXPECT_EQ(fs::path(report->files.front().path).filename(), "train.py");
+}
+
+TEST(Lint, DeeplyNestedExpressionsDoNotOverflowTheStack) {
+  std::string nested = "import torch_npu\nx = " + std::string(20000, '(') + "1" + std::string(20000, ')') +
+                       "\np = torch_npu.profiler.profile(with_flops=x)\n";
+  LintOptions options;
+  options.use_config = false;
+  options.stdin_source = nested;
+  options.stdin_filename = "nested.py";
+  auto report = LintPaths({"-"}, options);
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->files.size(), 1U);
+}
+
+}  // namespace
+}  // namespace opmfu::rules
