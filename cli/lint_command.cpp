@@ -98,6 +98,11 @@ int RunLint(const LintFlags& flags) {
     return ReportError(written.error());
   if (*format == OutputFormat::kFull || *format == OutputFormat::kConcise || *format == OutputFormat::kGcc) {
     std::cerr << SummaryLine(CountDiagnostics(diagnostics));
+    if (!report->errors.empty()) {
+      // Findings are only as complete as the inputs that could be read.
+      std::cerr << " Not linted: " << report->errors.size()
+                << (report->errors.size() == 1 ? " input (see the error above)." : " inputs (see the errors above).");
+    }
     if (report->skipped_without_profiler > 0) {
       std::cerr << " (" << report->skipped_without_profiler
                 << (report->skipped_without_profiler == 1 ? " file" : " files")

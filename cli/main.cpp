@@ -24,13 +24,13 @@ struct CommandEntry {
 
 // clang-format off
 constexpr CommandEntry kCommands[] = {
-  {"lint",     "check training scripts and launchers for settings that break MFU collection", AddLintCommand},
+  {"lint",     "check training scripts for settings that break MFU collection",              AddLintCommand},
   {"registry", "list, check and add @register_npu_flop FLOPs formulas",                       AddRegistryCommand},
   {"analyze",  "operator- and module-level MFU from a profiling directory",                   AddAnalyzeCommand},
   {"check-db", "diagnose why a profiling database yields no MFU",                              AddCheckDbCommand},
   {"report",   "a readable MFU report with the biggest opportunities first",                  nullptr},
   {"demo",     "write a synthetic profiling directory and example files to try opmfu on",   AddDemoCommand},
-  {"rule",     "print a rule's documentation page",                                           AddRuleCommand},
+  {"rule",     "print a rule's documentation (by id or name)",                               AddRuleCommand},
 };
 // clang-format on
 

@@ -33,6 +33,14 @@ bool CanMatter(std::string_view source) {
   return source.find("profiler") != std::string_view::npos || source.find("torch_npu") != std::string_view::npos;
 }
 
+bool IsShellScript(const std::string& path, std::string_view source) {
+  const std::string extension = fs::path(path).extension().string();
+  if (extension == ".sh" || extension == ".bash") return true;
+  if (extension == ".py" || !source.starts_with("#!")) return false;
+  const std::string_view shebang = source.substr(0, source.find('\n'));
+  return shebang.find("python") == std::string_view::npos && (shebang.find("sh") != std::string_view::npos);
+}
+
 Diagnostic MetaDiagnostic(const RuleInfo& rule, Severity severity, std::string file, SourceRange range,
                           std::string message, std::string snippet) {
   Diagnostic d;
@@ -72,6 +80,12 @@ FileOutcome LintOne(const Input& input, const LintOptions& options, const Config
     source = std::move(*read);
   }
   (void)config;
+  if (IsShellScript(input.path, source)) {
+    outcome.error = Error::Input(input.path +
+                                 ": a shell script; opmfu lint reads Python only for now (bash launchers "
+                                 "are not linted yet)");
+    return outcome;
+  }
   if (input.from_directory && !CanMatter(source)) {
     outcome.skipped = true;
     return outcome;

@@ -56,7 +56,7 @@ std::string ReadFile(const fs::path& path) {
 }
 
 RunResult RunOpmfu(const std::vector<std::string>& args, const fs::path& cwd,
-                   const std::map<std::string, std::string>& env) {
+                   const std::map<std::string, std::string>& env, const fs::path& stdin_path) {
   TempDir scratch;
   const fs::path out_path = scratch.path() / "stdout";
   const fs::path err_path = scratch.path() / "stderr";
@@ -80,7 +80,8 @@ RunResult RunOpmfu(const std::vector<std::string>& args, const fs::path& cwd,
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  const std::string input = stdin_path.empty() ? std::string("/dev/null") : stdin_path.string();
+  posix_spawn_file_actions_addopen(&actions, 0, input.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const fs::path directory = cwd.empty() ? SourceDir() : cwd;

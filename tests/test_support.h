@@ -35,8 +35,8 @@ struct RunResult {
 };
 
 /// Runs the built opmfu with `args` in `cwd` (default: the repository root), with OPMFU_* and
-/// NO_COLOR cleared from the environment and `env` added.
+/// NO_COLOR cleared from the environment and `env` added; stdin is `stdin_path` (default /dev/null).
 RunResult RunOpmfu(const std::vector<std::string>& args, const std::filesystem::path& cwd = {},
-                   const std::map<std::string, std::string>& env = {});
+                   const std::map<std::string, std::string>& env = {}, const std::filesystem::path& stdin_path = {});
 
 }  // namespace opmfu::testing

@@ -1,0 +1,117 @@
+// `opmfu lint` end to end through the binary: stdin, --fix, config, SARIF fields, exit codes.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tests/test_support.h"
+
+namespace opmfu {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunOpmfu;
+
+constexpr const char* kBroken =
+    "import torch_npu\n"
+    "from torch_npu.profiler import ProfilerActivity, ProfilerLevel\n"
+    "run_id = 1\n"
+    "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level='level1', mstx=True, msprof_tx=True,\n"
+    "                                             export_type=('text', 'db'))\n"
+    "prof = torch_npu.profiler.profile(\n"
+    "    activities=[ProfilerActivity.CPU, ProfilerActivity.NPU],\n"
+    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(f'./p/{run_id}'),\n"
+    "    with_flops=False,\n"
+    "    experimental_config=cfg,\n"
+    ")\n";
+
+TEST(LintCli, FixRewritesTheSafeFixesAndTheFileThenLintsClean) {
+  testing::TempDir dir;
+  const fs::path script = dir.Write("train.py", kBroken);
+  auto preview = RunOpmfu({"lint", "--no-config", "--diff", script.string()});
+  EXPECT_EQ(preview.exit_code, 1);
+  EXPECT_NE(preview.out.find("+    with_flops=True,"), std::string::npos) << preview.out;
+  EXPECT_NE(preview.out.find("profiler_level='Level1'"), std::string::npos) << preview.out;
+  EXPECT_EQ(testing::ReadFile(script), kBroken);  // --diff writes nothing
+
+  auto fixed = RunOpmfu({"lint", "--no-config", "--fix", script.string()});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;  // every finding had a safe fix
+  EXPECT_NE(fixed.err.find("Fixed 4 findings"), std::string::npos) << fixed.err;
+  const std::string after = testing::ReadFile(script);
+  EXPECT_NE(after.find("record_shapes=True"), std::string::npos) << after;
+  EXPECT_NE(after.find("with_flops=True"), std::string::npos);
+  EXPECT_NE(after.find("export_type=['text', 'db']"), std::string::npos) << after;
+  auto again = RunOpmfu({"lint", "--no-config", "--output-format", "concise", script.string()});
+  EXPECT_EQ(again.out.find("OPM101"), std::string::npos) << again.out;
+  EXPECT_EQ(again.out.find("OPM109"), std::string::npos) << again.out;
+}
+
+TEST(LintCli, StdinIsLintedUnderItsGivenName) {
+  testing::TempDir dir;
+  const fs::path input = dir.Write("input.py", kBroken);
+  auto result = RunOpmfu({"lint", "--no-config", "--output-format", "concise", "--stdin-filename", "job/train.py", "-"},
+                         {}, {}, input);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.out.find("job/train.py:9:5: OPM101"), std::string::npos) << result.out;
+}
+
+TEST(LintCli, ConfigSelectsSeveritiesAndPerFileIgnores) {
+  testing::TempDir dir;
+  dir.Write("proj/.opmfu.yaml",
+            "severity:\n  OPM101: warning\nper-file-ignores:\n  \"legacy/*.py\": [OPM1]\nfail-on: error\n"
+            "exclude:\n  - \"vendor/*\"\n");
+  dir.Write("proj/train.py", kBroken);
+  dir.Write("proj/legacy/old.py", kBroken);
+  dir.Write("proj/vendor/third.py", kBroken);
+  auto result = RunOpmfu({"lint", "--output-format", "json", "."}, dir.path() / "proj");
+  const auto findings = nlohmann::json::parse(result.out);
+  bool with_flops_warning = false;
+  for (const auto& finding : findings) {
+    const std::string file = finding["filename"];
+    EXPECT_EQ(file.find("vendor"), std::string::npos) << file;
+    if (file.find("legacy") != std::string::npos) {
+      EXPECT_NE(finding["code"].get<std::string>().rfind("OPM1", 0), 0U) << finding;
+    }
+    if (finding["code"] == "OPM101") with_flops_warning = finding["severity"] == "warning";
+  }
+  EXPECT_TRUE(with_flops_warning) << result.out;
+  EXPECT_EQ(result.exit_code, 1);  // OPM109 is still an error
+}
+
+TEST(LintCli, SarifHasTheFieldsCodeScanningRequires) {
+  auto result = RunOpmfu({"lint", "--no-config", "--output-format", "sarif", "examples/broken_train.py"});
+  ASSERT_EQ(result.exit_code, 1);
+  const auto log = nlohmann::json::parse(result.out);
+  EXPECT_EQ(log["version"], "2.1.0");
+  ASSERT_TRUE(log.contains("$schema"));
+  const auto& run = log["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "opmfu");
+  std::set<std::string> rule_ids;
+  for (const auto& rule : run["tool"]["driver"]["rules"]) rule_ids.insert(rule["id"].get<std::string>());
+  ASSERT_FALSE(run["results"].empty());
+  for (const auto& r : run["results"]) {
+    EXPECT_TRUE(rule_ids.count(r["ruleId"].get<std::string>())) << r["ruleId"];
+    EXPECT_TRUE(r["level"] == "error" || r["level"] == "warning" || r["level"] == "note");
+    EXPECT_FALSE(r["message"]["text"].get<std::string>().empty());
+    const auto& location = r["locations"][0]["physicalLocation"];
+    EXPECT_EQ(location["artifactLocation"]["uri"], "examples/broken_train.py");
+    EXPECT_GE(location["region"]["startLine"].get<int>(), 1);
+    EXPECT_GE(location["region"]["startColumn"].get<int>(), 1);
+  }
+}
+
+TEST(LintCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(RunOpmfu({"lint"}).exit_code, 2);
+  EXPECT_EQ(RunOpmfu({"lint", "--output-format", "xml", "examples/train.py"}).exit_code, 2);
+  EXPECT_EQ(RunOpmfu({"lint", "--fail-on", "sometimes", "examples/train.py"}).exit_code, 2);
+  testing::TempDir dir;
+  dir.Write(".opmfu.yaml", "selct: [OPM1]\n");
+  const fs::path script = dir.Write("train.py", kBroken);
+  auto bad_config = RunOpmfu({"lint", script.string()}, dir.path());
+  EXPECT_EQ(bad_config.exit_code, 2);
+  EXPECT_NE(bad_config.err.find(".opmfu.yaml"), std::string::npos) << bad_config.err;
+}
+
+}  // namespace
+}  // namespace opmfu
