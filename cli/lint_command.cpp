@@ -56,6 +56,7 @@ int RunLint(const LintFlags& flags) {
   options.use_config = !flags.diagnostics.no_config;
   options.stdin_filename = flags.stdin_filename;
   options.jobs = flags.jobs;
+  options.keep_sources = flags.fix || flags.diff;
   if (std::find(flags.paths.begin(), flags.paths.end(), "-") != flags.paths.end()) {
     options.stdin_source = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }

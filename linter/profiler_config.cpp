@@ -134,7 +134,7 @@ PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr) 
     (void)local;
     if (imported.starts_with("torch_npu.contrib.transfer_to_npu")) facts.transfers_to_npu = true;
   }
-  for (TSNode call : module.calls()) {
+  for (TSNode call : module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse"})) {
     const std::optional<std::string> callee = module.CalleeName(call);
     if (!callee) continue;
     ProfilerCallSite site;

@@ -142,26 +142,30 @@ LiteralKind ClassifyLiteral(const SyntaxTree& tree, TSNode node) {
   return LiteralKind::kOther;
 }
 
+void CollectImportStatement(const SyntaxTree& tree, TSNode statement, ImportBindings& bindings) {
+  if (IsType(statement, "import_statement")) {
+    const std::uint32_t count = ts_node_named_child_count(statement);
+    for (std::uint32_t i = 0; i < count; ++i) BindImport(tree, ts_node_named_child(statement, i), "", bindings);
+    return;
+  }
+  TSNode module = ChildByField(statement, "module_name");
+  if (ts_node_is_null(module)) return;
+  const std::string prefix = std::string(tree.Text(module)) + ".";
+  const std::uint32_t count = ts_node_named_child_count(statement);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(statement, i);
+    if (ts_node_eq(child, module)) continue;
+    BindImport(tree, child, prefix, bindings);
+  }
+}
+
 ImportBindings CollectImports(const SyntaxTree& tree, bool nested) {
   ImportBindings bindings;
   for (TSNode root : tree.roots())
     WalkTree(root, [&](TSNode node) {
       const std::string_view type = ts_node_type(node);
-      if (type == "import_statement") {
-        const std::uint32_t count = ts_node_named_child_count(node);
-        for (std::uint32_t i = 0; i < count; ++i) BindImport(tree, ts_node_named_child(node, i), "", bindings);
-        return false;
-      }
-      if (type == "import_from_statement") {
-        TSNode module = ChildByField(node, "module_name");
-        if (ts_node_is_null(module)) return false;
-        const std::string prefix = std::string(tree.Text(module)) + ".";
-        const std::uint32_t count = ts_node_named_child_count(node);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          TSNode child = ts_node_named_child(node, i);
-          if (ts_node_eq(child, module)) continue;
-          BindImport(tree, child, prefix, bindings);
-        }
+      if (type == "import_statement" || type == "import_from_statement") {
+        CollectImportStatement(tree, node, bindings);
         return false;
       }
       // Imports inside functions bind locally; a module's own bindings are what registrations see.

@@ -25,6 +25,9 @@ LiteralKind ClassifyLiteral(const SyntaxTree& tree, TSNode node);
 using ImportBindings = std::map<std::string, std::string, std::less<>>;
 ImportBindings CollectImports(const SyntaxTree& tree, bool nested = false);
 
+/// Adds the bindings of one import_statement or import_from_statement to `bindings`.
+void CollectImportStatement(const SyntaxTree& tree, TSNode statement, ImportBindings& bindings);
+
 /// Dotted name of an identifier or attribute chain with its first part resolved through the
 /// imports ("P.profile" -> "torch_npu.profiler.profile"); nullopt for other expressions.
 std::optional<std::string> QualifiedName(const SyntaxTree& tree, TSNode expression, const ImportBindings& imports);

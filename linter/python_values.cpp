@@ -99,6 +99,32 @@ constexpr std::array kConstants = {
     ConstantEntry{"AiCMetrics", "MemoryAccess", "ACL_AICORE_MEMORY_ACCESS"},
 };
 
+struct PythonSymbols {
+  TSSymbol function_definition, class_definition, assignment, augmented_assignment, for_statement, for_in_clause,
+      as_pattern, call, comment, import_statement, import_from_statement;
+};
+
+const PythonSymbols& Symbols() {
+  static const PythonSymbols symbols = [] {
+    const TSLanguage* language = LanguageOf(Grammar::kPython);
+    const auto id = [&](std::string_view name) {
+      return ts_language_symbol_for_name(language, name.data(), static_cast<std::uint32_t>(name.size()), true);
+    };
+    return PythonSymbols{id("function_definition"),
+                         id("class_definition"),
+                         id("assignment"),
+                         id("augmented_assignment"),
+                         id("for_statement"),
+                         id("for_in_clause"),
+                         id("as_pattern"),
+                         id("call"),
+                         id("comment"),
+                         id("import_statement"),
+                         id("import_from_statement")};
+  }();
+  return symbols;
+}
+
 }  // namespace
 
 std::optional<ProfilerConstant> FindProfilerConstant(std::string_view qualified_name) {
@@ -171,8 +197,8 @@ Result<PythonModule> PythonModule::Parse(std::string path, std::string source) {
 }
 
 void PythonModule::Index() {
-  imports_ = CollectImports(tree_, /*nested=*/true);
-  scope_ends_[0] = static_cast<std::uint32_t>(tree_.source().size());
+  const PythonSymbols& symbol = Symbols();
+  scopes_[0] = Scope{static_cast<std::uint32_t>(tree_.source().size()), 0, TSNode{}};
   struct OpenScope {
     std::uint32_t id;
     std::uint32_t end;
@@ -203,17 +229,21 @@ void PythonModule::Index() {
     WalkTree(root, [&](TSNode node) {
       const std::uint32_t start = ts_node_start_byte(node);
       while (scopes.size() > 1 && start >= scopes.back().end) scopes.pop_back();
-      const std::string_view type = ts_node_type(node);
-      if (IsScopeNode(type)) {
+      // Symbols, not type strings: this runs for every node of every file.
+      const TSSymbol type = ts_node_symbol(node);
+      if (type == symbol.import_statement || type == symbol.import_from_statement) {
+        CollectImportStatement(tree_, node, imports_);
+        return false;
+      }
+      if (type == symbol.function_definition || type == symbol.class_definition) {
         TSNode name = ChildByField(node, "name");
-        if (!ts_node_is_null(name) && type == "function_definition") {
-          functions_[std::string(tree_.Text(name))].push_back({node, scopes.back().id});
+        if (!ts_node_is_null(name) && type == symbol.function_definition) {
           bindings_[{scopes.back().id, std::string(tree_.Text(name))}].push_back({name, node, "", scopes.back().id});
         }
         const std::uint32_t id = start + 1;
-        scope_ends_[id] = ts_node_end_byte(node);
+        scopes_[id] = Scope{ts_node_end_byte(node), scopes.back().id, node};
         scopes.push_back({id, ts_node_end_byte(node)});
-      } else if (type == "assignment") {
+      } else if (type == symbol.assignment) {
         TSNode left = ChildByField(node, "left");
         TSNode right = ChildByField(node, "right");
         while (!ts_node_is_null(right) && IsType(right, "assignment")) right = ChildByField(right, "right");
@@ -226,21 +256,23 @@ void PythonModule::Index() {
             bind_pattern(left, right, "");
           }
         }
-      } else if (type == "augmented_assignment") {
+      } else if (type == symbol.augmented_assignment) {
         TSNode left = ChildByField(node, "left");
         if (!ts_node_is_null(left)) bind_pattern(left, TSNode{}, "an augmented assignment");
-      } else if (type == "for_statement" || type == "for_in_clause") {
+      } else if (type == symbol.for_statement || type == symbol.for_in_clause) {
         TSNode left = ChildByField(node, "left");
         if (!ts_node_is_null(left)) bind_pattern(left, TSNode{}, "a for loop");
-      } else if (type == "as_pattern") {
+      } else if (type == symbol.as_pattern) {
         TSNode alias = ChildByField(node, "alias");
         if (!ts_node_is_null(alias)) {
           TSNode target = ts_node_named_child_count(alias) > 0 ? ts_node_named_child(alias, 0) : alias;
           bind_pattern(target, TSNode{}, "a `with` or `except` clause");
         }
-      } else if (type == "call") {
+      } else if (type == symbol.call) {
         calls_.push_back(node);
         TSNode function = ChildByField(node, "function");
+        TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
+        if (IsType(last, "identifier")) calls_by_name_[std::string(tree_.Text(last))].push_back(node);
         if (IsType(function, "attribute")) {
           const std::string_view method = tree_.Text(ChildByField(function, "attribute"));
           TSNode arguments = ChildByField(node, "arguments");
@@ -283,7 +315,7 @@ void PythonModule::Index() {
             }
           }
         }
-      } else if (type == "comment") {
+      } else if (type == symbol.comment) {
         comments_.push_back(node);
       }
       return true;
@@ -294,26 +326,17 @@ void PythonModule::Index() {
 // ---- helpers ----------------------------------------------------------------------------------
 
 std::uint32_t PythonModule::ScopeOf(TSNode node) const {
-  // The innermost scope whose span holds the node (scopes nest, so the last one that starts at
-  // or before it and ends after it).
+  // Scopes nest: the last one starting at or before the node holds it, or one of its parents does.
   const std::uint32_t at = ts_node_start_byte(node);
-  std::uint32_t best = 0;
-  for (auto it = scope_ends_.upper_bound(at); it != scope_ends_.begin();) {
-    --it;
-    if (it->first != 0 && it->first - 1 <= at && at < it->second) {
-      best = it->first;
-      break;
-    }
-  }
-  // The definition line itself (decorators, defaults) belongs to the enclosing scope; those are
-  // looked up through the parameters, never through here, so the innermost scope is right.
-  return best;
+  auto it = std::prev(scopes_.upper_bound(at + 1));
+  while (it->first != 0 && !(it->first - 1 <= at && at < it->second.end)) it = scopes_.find(it->second.parent);
+  return it->first;
 }
 
 Note PythonModule::StepAt(TSNode node, std::string label) const {
   Note note;
   note.file = path_;
-  note.position = tree_.PositionAt(ts_node_start_byte(node));
+  note.position = tree_.RangeOf(node).start;  // from the node's point: no scan from the file's start
   note.message = std::move(label);
   return note;
 }
@@ -547,8 +570,10 @@ Values PythonModule::ResolveIn(TSNode node, int depth) const {
 
 Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) const {
   const std::string label = "`" + std::string(name) + "`";
-  for (std::uint32_t scope = ScopeOf(use);;) {
-    const std::uint32_t before = scope == 0 && ScopeOf(use) != 0 ? UINT32_MAX : ts_node_start_byte(use);
+  const std::uint32_t use_scope = ScopeOf(use);
+  for (std::uint32_t scope = use_scope;;) {
+    // In an enclosing scope, a name is looked up when the inner code runs: any binding counts.
+    const std::uint32_t before = scope == use_scope ? ts_node_start_byte(use) : UINT32_MAX;
     std::vector<const Binding*> reaching = Reaching(scope, name, before);
     if (!reaching.empty()) {
       Values out;
@@ -574,28 +599,21 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
     }
     if (scope == 0) break;
     // A parameter of the enclosing function?
-    auto definition_end = scope_ends_.find(scope);
-    (void)definition_end;
-    for (const auto& [function_name, infos] : functions_) {
-      for (const FunctionInfo& info : infos) {
-        if (ts_node_start_byte(info.definition) + 1 != scope) continue;
-        TSNode parameters = ChildByField(info.definition, "parameters");
-        const std::uint32_t count = ts_node_is_null(parameters) ? 0 : ts_node_named_child_count(parameters);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          TSNode parameter = ts_node_named_child(parameters, i);
-          TSNode id = IsType(parameter, "identifier") ? parameter : ChildByField(parameter, "name");
-          if (ts_node_is_null(id) && IsType(parameter, "typed_parameter")) id = ts_node_named_child(parameter, 0);
-          if (!ts_node_is_null(id) && tree_.Text(id) == name) return ResolveParameter(info, parameter, name, depth);
+    const Scope& current = scopes_.at(scope);
+    if (IsType(current.definition, "function_definition")) {
+      TSNode parameters = ChildByField(current.definition, "parameters");
+      const std::uint32_t count = ts_node_is_null(parameters) ? 0 : ts_node_named_child_count(parameters);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        TSNode parameter = ts_node_named_child(parameters, i);
+        TSNode id = IsType(parameter, "identifier") ? parameter : ChildByField(parameter, "name");
+        if (ts_node_is_null(id) && IsType(parameter, "typed_parameter")) id = ts_node_named_child(parameter, 0);
+        if (!ts_node_is_null(id) && tree_.Text(id) == name) {
+          return ResolveParameter(FunctionInfo{current.definition, current.parent}, parameter, name, depth);
         }
       }
     }
-    // Otherwise the next scope out: classes are skipped by Python's lookup, but close enough.
-    std::uint32_t outer = 0;
-    const std::uint32_t start = scope - 1;
-    for (const auto& [id, end] : scope_ends_) {
-      if (id != 0 && id != scope && id - 1 < start && start < end) outer = std::max(outer, id);
-    }
-    scope = outer;
+    // Otherwise the next scope out (Python skips class bodies here; close enough).
+    scope = current.parent;
   }
   if (auto imported = imports_.find(name); imported != imports_.end()) {
     Value module;
@@ -622,13 +640,7 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
   TSNode parameters = ts_node_parent(parameter);
   int position = -1;
   int index = 0;
-  const bool method = function.scope != 0 && [&] {
-    for (const auto& [id, end] : scope_ends_) {
-      (void)end;
-      if (id == function.scope) return true;
-    }
-    return false;
-  }();
+  const bool method = IsType(scopes_.at(function.scope).definition, "class_definition");
   const std::uint32_t count = ts_node_named_child_count(parameters);
   for (std::uint32_t i = 0; i < count; ++i) {
     TSNode p = ts_node_named_child(parameters, i);
@@ -648,12 +660,8 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
   const std::string label = "parameter `" + std::string(name) + "` of `" + function_name + "`";
   Values out;
   bool any_call = false;
-  for (TSNode call : calls_) {
-    TSNode callee = ChildByField(call, "function");
-    std::string_view called;
-    if (IsType(callee, "identifier")) called = tree_.Text(callee);
-    if (IsType(callee, "attribute")) called = tree_.Text(ChildByField(callee, "attribute"));
-    if (called != function_name) continue;
+  auto named = calls_by_name_.find(function_name);
+  for (TSNode call : named == calls_by_name_.end() ? std::vector<TSNode>() : named->second) {
     any_call = true;
     auto argument = FindArgumentIn(call, name, position, depth + 1);
     if (argument) {
@@ -985,6 +993,35 @@ Values PythonModule::Lookup(const Values& containers, const Values& keys, TSNode
       }
     }
   }
+  return out;
+}
+
+std::vector<TSNode> PythonModule::CallsMaybeTo(std::initializer_list<std::string_view> names) const {
+  const auto wanted = [&](std::string_view dotted) {
+    const std::string_view last = LastComponent(dotted);
+    return std::find(names.begin(), names.end(), last) != names.end();
+  };
+  std::vector<std::string> locals(names.begin(), names.end());
+  for (const auto& [local, imported] : imports_) {
+    if (wanted(imported)) locals.push_back(local);
+  }
+  for (const auto& [key, bindings] : bindings_) {
+    for (const Binding& binding : bindings) {
+      if (!ts_node_is_null(binding.value) &&
+          (IsType(binding.value, "attribute") || IsType(binding.value, "identifier")) &&
+          wanted(tree_.Text(binding.value))) {
+        locals.push_back(key.second);
+      }
+    }
+  }
+  std::vector<TSNode> out;
+  for (const std::string& local : locals) {
+    if (auto found = calls_by_name_.find(local); found != calls_by_name_.end()) {
+      out.insert(out.end(), found->second.begin(), found->second.end());
+    }
+  }
+  std::sort(out.begin(), out.end(), [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
+  out.erase(std::unique(out.begin(), out.end(), [](TSNode a, TSNode b) { return ts_node_eq(a, b); }), out.end());
   return out;
 }
 

@@ -4,6 +4,7 @@
 // determined, the result says "unknown" and why, rather than guessing.
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,6 +76,11 @@ class PythonModule {
   /// Every comment, in document order.
   const std::vector<TSNode>& comments() const { return comments_; }
 
+  /// The calls whose callee may be one of `names` (by its last component: `profile` matches
+  /// `torch_npu.profiler.profile(...)`, `P.profile(...)`, and `Make(...)` after `Make = ...profile`
+  /// or `from ... import profile as Make`), in document order. A cheap filter before CalleeName.
+  std::vector<TSNode> CallsMaybeTo(std::initializer_list<std::string_view> names) const;
+
   /// The qualified name of a call's callee ("torch_npu.profiler.profile"), through imports and
   /// simple aliases (`P = torch_npu.profiler.profile`); nullopt for computed callees.
   std::optional<std::string> CalleeName(TSNode call) const;
@@ -137,10 +143,15 @@ class PythonModule {
   ImportBindings imports_;
   std::vector<TSNode> calls_;
   std::vector<TSNode> comments_;
-  /// Scopes by the start byte of their function (0 is the module); end bytes to find a node's.
-  std::map<std::uint32_t, std::uint32_t> scope_ends_;
+  /// Scopes by id: the start byte of their function or class plus one (0 is the module).
+  struct Scope {
+    std::uint32_t end = 0;
+    std::uint32_t parent = 0;
+    TSNode definition{};  ///< the function_definition or class_definition; null for the module
+  };
+  std::map<std::uint32_t, Scope> scopes_;
   std::map<std::pair<std::uint32_t, std::string>, std::vector<Binding>, std::less<>> bindings_;
-  std::map<std::string, std::vector<FunctionInfo>, std::less<>> functions_;
+  std::map<std::string, std::vector<TSNode>, std::less<>> calls_by_name_;  ///< by the callee's last name
   std::map<std::string, std::vector<ArgparseArgument>, std::less<>> argparse_;
   std::map<std::string, TSNode, std::less<>> argparse_set_defaults_;
 };

@@ -152,7 +152,7 @@ FileOutcome LintOne(const Input& input, const LintOptions& options, const Config
     }
   }
   SortDiagnostics(linted.diagnostics);
-  linted.source = facts.module->tree().source();
+  if (options.keep_sources) linted.source = facts.module->tree().source();
   outcome.linted = std::move(linted);
   return outcome;
 }

@@ -17,11 +17,12 @@ struct LintOptions {
   std::optional<std::string> stdin_source;  ///< the text of a `-` input
   std::string stdin_filename = "-";         ///< the name it is reported (and configured) under
   unsigned jobs = 0;                        ///< 0: one per core
+  bool keep_sources = false;                ///< fill LintedFile::source (for --fix and --diff)
 };
 
 struct LintedFile {
   std::string path;
-  std::string source;  ///< for --fix and --diff
+  std::string source;  ///< with LintOptions::keep_sources, for --fix and --diff
   bool parsed_cleanly = true;
   std::vector<Diagnostic> diagnostics;
 };

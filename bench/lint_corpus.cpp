@@ -1,0 +1,103 @@
+// For `bench/run lint`:
+//   opmfu_bench_lint corpus DIR N   writes N Python files of about 50 KB, each a training module
+//                                   with argparse and a torch_npu profiler (so none is skipped);
+//   opmfu_bench_lint parse DIR J    parses every *.py under DIR with tree-sitter on J threads and
+//                                   nothing else: the baseline `opmfu lint` is measured against.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/file_io.h"
+#include "common/parse_allocator.h"
+#include "common/tree_sitter.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Module(long index) {
+  std::string text =
+      "import argparse\nimport math\nimport os\n\nimport torch\nimport torch_npu\n"
+      "from torch_npu.profiler import ExportType, ProfilerActivity, ProfilerLevel\n\n\n"
+      "def parse_args():\n    parser = argparse.ArgumentParser()\n"
+      "    parser.add_argument('--prof-level', default='level1', choices=['level0', 'level1'])\n"
+      "    parser.add_argument('--with-flops', action='store_true')\n"
+      "    parser.add_argument('--steps', type=int, default=100)\n    return parser.parse_args()\n\n\n"
+      "LEVELS = {'level0': ProfilerLevel.Level0, 'level1': ProfilerLevel.Level1}\n\n\n";
+  // Model code: what most of a real training module is.
+  for (int block = 0; text.size() < 48000; ++block) {
+    text += "class Block" + std::to_string(block) +
+            "(torch.nn.Module):\n"
+            "    def __init__(self, hidden=4096, heads=32, dropout=0.1):\n"
+            "        super().__init__()\n"
+            "        self.qkv = torch.nn.Linear(hidden, 3 * hidden)\n"
+            "        self.proj = torch.nn.Linear(hidden, hidden)\n"
+            "        self.heads = heads\n        self.scale = 1.0 / math.sqrt(hidden // heads)\n\n"
+            "    def forward(self, x, mask=None):\n"
+            "        b, s, h = x.shape\n"
+            "        q, k, v = self.qkv(x).chunk(3, dim=-1)\n"
+            "        scores = torch.matmul(q, k.transpose(-1, -2)) * self.scale\n"
+            "        if mask is not None:\n            scores = scores.masked_fill(mask == 0, float('-inf'))\n"
+            "        weights = torch.softmax(scores, dim=-1)\n"
+            "        out = [w * 2 for w in weights.unbind(0) if w.numel() > 0]\n"
+            "        return self.proj(torch.matmul(weights, v)) + x\n\n\n";
+  }
+  text +=
+      "def build_profiler(args):\n"
+      "    config = torch_npu.profiler._ExperimentalConfig(profiler_level=LEVELS[args.prof_level], mstx=True,\n"
+      "                                                    msprof_tx=True, export_type=[ExportType.Db])\n"
+      "    return torch_npu.profiler.profile(\n"
+      "        activities=[ProfilerActivity.CPU, ProfilerActivity.NPU],\n"
+      "        schedule=torch_npu.profiler.schedule(wait=1, warmup=1, active=2, repeat=1),\n"
+      "        on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(os.environ.get('RUN_DIR', f'./p/" +
+      std::to_string(index) +
+      "')),\n"
+      "        record_shapes=True, with_flops=args.with_flops, experimental_config=config)\n";
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (argc != 4 || (mode != "corpus" && mode != "parse")) {
+    std::fprintf(stderr, "usage: opmfu_bench_lint corpus DIR N | parse DIR JOBS\n");
+    return 2;
+  }
+  const fs::path dir = argv[2];
+  const long number = std::strtol(argv[3], nullptr, 10);
+  if (mode == "corpus") {
+    for (long i = 0; i < number; ++i) {
+      const fs::path path = dir / ("pkg" + std::to_string(i % 20)) / ("module_" + std::to_string(i) + ".py");
+      fs::create_directories(path.parent_path());
+      if (!opmfu::WriteFileAtomically(path, Module(i)).ok()) return 1;
+    }
+    return 0;
+  }
+  opmfu::InstallParseAllocator();
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() == ".py") files.push_back(entry.path());
+  }
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> nodes{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      auto source = opmfu::ReadTextFile(files[i]);
+      if (!source.ok()) continue;
+      auto tree = opmfu::ParseSource(opmfu::Grammar::kPython, std::move(*source));
+      if (tree.ok()) nodes += ts_node_child_count(tree->root());
+    }
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (long i = 1; i < number; ++i) workers.emplace_back(work);
+    work();
+  }
+  std::printf("%zu files parsed\n", files.size());
+  return 0;
+}
