@@ -65,6 +65,7 @@ int RunLint(const LintFlags& flags) {
 
   int exit_code = kExitOk;
   for (const Error& error : report->errors) exit_code = ReportError(error);
+  for (const std::string& warning : report->warnings) ReportWarning(warning);
   std::vector<Diagnostic> diagnostics;
   std::string diff;
   for (rules::LintedFile& file : report->files) {
@@ -123,7 +124,8 @@ int RunLint(const LintFlags& flags) {
 void AddLintCommand(CLI::App& app, Action& action) {
   CLI::App* command = app.add_subcommand("lint", "check training scripts for settings that break MFU collection");
   auto flags = std::make_shared<LintFlags>();
-  command->add_option("PATH", flags->paths, "files or directories (recursively; *.py), or - for stdin");
+  command->add_option("PATH", flags->paths,
+                      "Python scripts, bash launchers, directories (recursively: *.py, *.sh), or - for stdin");
   flags->diagnostics.Add(*command);
   command->add_option("--stdin-filename", flags->stdin_filename, "the name to report stdin under (and find config by)");
   command->add_flag("--statistics", flags->statistics, "print the number of findings per rule instead of the findings");

@@ -127,8 +127,27 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
 
 }  // namespace
 
-PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr) {
+PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches) {
   PythonFacts facts;
+  std::vector<python::ScriptInvocation> invocations;
+  for (const Launch& launch : launches) {
+    const auto word = [](const ShellWord& shell) {
+      python::LaunchWord out;
+      out.text = shell.text;
+      out.known = shell.known;
+      out.origin.file = shell.where.file;
+      out.origin.position = shell.where.range.start;
+      out.origin.message = "`" + shell.text + "`";
+      return out;
+    };
+    python::ScriptInvocation invocation;
+    invocation.launcher = launch.launcher;
+    for (const ShellWord& argument : launch.arguments) invocation.arguments.push_back(word(argument));
+    for (const auto& [name, value] : launch.environment) invocation.environment[name] = word(value);
+    invocations.push_back(std::move(invocation));
+  }
+  module_ptr->BindInvocations(std::move(invocations));
+  facts.launches = std::move(launches);
   const python::PythonModule& module = *module_ptr;
   for (const auto& [local, imported] : module.imports()) {
     (void)local;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "linter/bash_launcher.h"
 #include "linter/python_values.h"
 
 namespace opmfu::linter {
@@ -40,8 +41,12 @@ struct PythonFacts {
   bool transfers_to_npu = false;
   /// The file calls torch_npu's offline `analyse(...)`, so unparsed data may be parsed later.
   bool analyses_offline = false;
+  /// The launcher commands that run this file (their arguments are bound in `module`).
+  std::vector<Launch> launches;
 };
 
-PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module);
+/// Reads the facts; `launches` are bound into the module first, so argparse and environment
+/// lookups see what the launchers pass.
+PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module, std::vector<Launch> launches = {});
 
 }  // namespace opmfu::linter

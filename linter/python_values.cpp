@@ -289,10 +289,13 @@ void PythonModule::Index() {
                 if (key == "default") argument.default_value = value;
                 if (key == "dest") dest = StringLiteralValue(tree_, value).value_or("");
                 if (key == "action") argument.action = StringLiteralValue(tree_, value).value_or("");
+                if (key == "choices") argument.choices = value;
+                if (key == "type") argument.type = std::string(tree_.Text(value));
                 continue;
               }
               auto option = StringLiteralValue(tree_, child);
               if (!option) continue;
+              argument.options.push_back(*option);
               // The first long option names the dest; else the first option of any kind.
               if (argument.option.empty() || (option->starts_with("--") && !argument.option.starts_with("--"))) {
                 argument.option = *option;
@@ -305,6 +308,10 @@ void PythonModule::Index() {
               std::replace(dest.begin(), dest.end(), '-', '_');
             }
             if (!dest.empty()) argparse_[dest].push_back(std::move(argument));
+          } else if (method == "parse_args") {
+            parses_args_ = true;
+          } else if (method == "parse_known_args") {
+            parses_known_args_ = true;
           } else if (method == "set_defaults" && !ts_node_is_null(arguments)) {
             const std::uint32_t count = ts_node_named_child_count(arguments);
             for (std::uint32_t i = 0; i < count; ++i) {
@@ -355,8 +362,111 @@ Value PythonModule::Unknown(TSNode node, std::string reason) const {
   return value;
 }
 
+std::optional<bool> PythonModule::EvaluateCondition(TSNode node, int depth) const {
+  if (ts_node_is_null(node) || depth > kMaxDepth) return std::nullopt;
+  const std::string_view type = ts_node_type(node);
+  if (type == "parenthesized_expression") return EvaluateCondition(ts_node_named_child(node, 0), depth + 1);
+  if (type == "not_operator") {
+    auto inner = EvaluateCondition(ChildByField(node, "argument"), depth + 1);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (type == "boolean_operator") {
+    auto left = EvaluateCondition(ChildByField(node, "left"), depth + 1);
+    auto right = EvaluateCondition(ChildByField(node, "right"), depth + 1);
+    const bool is_and = tree_.Text(ChildByField(node, "operator")) == "and";
+    if (is_and) {
+      if ((left && !*left) || (right && !*right)) return false;
+      if (left && right) return true;
+    } else {
+      if ((left && *left) || (right && *right)) return true;
+      if (left && right) return false;
+    }
+    return std::nullopt;
+  }
+  const auto literal = [](const Value& v) {
+    return v.kind == ValueKind::kString || v.kind == ValueKind::kEnum || v.kind == ValueKind::kBool ||
+           v.kind == ValueKind::kInt || v.kind == ValueKind::kNone;
+  };
+  std::optional<bool> agreed;
+  bool disagree = false;
+  const auto agree = [&](bool result) {
+    if (agreed && *agreed != result) disagree = true;
+    agreed = result;
+  };
+  if (type == "comparison_operator") {
+    if (ts_node_named_child_count(node) != 2) return std::nullopt;
+    std::string op;
+    for (std::uint32_t i = 0; i < ts_node_child_count(node); ++i) {
+      TSNode child = ts_node_child(node, i);
+      if (!ts_node_is_named(child)) op += (op.empty() ? "" : " ") + std::string(tree_.Text(child));
+    }
+    const Values left = ResolveIn(ts_node_named_child(node, 0), depth + 1);
+    const Values right = ResolveIn(ts_node_named_child(node, 1), depth + 1);
+    for (const Value& l : left) {
+      if (!literal(l)) return std::nullopt;
+      for (const Value& r : right) {
+        if (op == "==" || op == "!=" || op == "is" || op == "is not") {
+          if (!literal(r)) return std::nullopt;
+          const bool equal = SameLiteral(l, r);
+          agree(op == "==" || op == "is" ? equal : !equal);
+        } else if (op == "in" || op == "not in") {
+          if (r.kind != ValueKind::kSequence && r.kind != ValueKind::kDict) return std::nullopt;
+          const auto& members = r.kind == ValueKind::kDict ? r.keys : r.items;
+          bool found = false;
+          for (const Value& member : members) {
+            if (!literal(member)) return std::nullopt;
+            found = found || SameLiteral(l, member);
+          }
+          agree(op == "in" ? found : !found);
+        } else {
+          return std::nullopt;
+        }
+      }
+    }
+    return disagree ? std::nullopt : agreed;
+  }
+  // Truthiness of a traced value.
+  for (const Value& v : ResolveIn(node, depth + 1)) {
+    if (!literal(v)) return std::nullopt;
+    const bool truthy = v.kind == ValueKind::kBool   ? v.boolean
+                        : v.kind == ValueKind::kInt  ? v.integer != 0
+                        : v.kind == ValueKind::kNone ? false
+                                                     : !v.text.empty();
+    agree(truthy);
+  }
+  return disagree ? std::nullopt : agreed;
+}
+
+PythonModule::Branch PythonModule::BranchTaken(TSNode statement, TSNode node, int depth) const {
+  // Branches in order: the consequence, each elif, the else. One runs: the first whose condition
+  // holds.
+  bool earlier_maybe = false;
+  const std::uint32_t count = ts_node_named_child_count(statement);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode branch = ts_node_named_child(statement, i);
+    const std::string_view type = ts_node_type(branch);
+    std::optional<bool> condition;
+    if (type == "block") {
+      condition = EvaluateCondition(ChildByField(statement, "condition"), depth + 1);
+    } else if (type == "elif_clause") {
+      condition = EvaluateCondition(ChildByField(branch, "condition"), depth + 1);
+    } else if (type == "else_clause") {
+      condition = true;
+    } else {
+      continue;
+    }
+    if (Contains(branch, node)) {
+      if (condition && !*condition) return Branch::kNever;
+      return condition && !earlier_maybe ? Branch::kAlways : Branch::kMaybe;
+    }
+    if (condition && *condition) return earlier_maybe ? Branch::kMaybe : Branch::kNever;
+    if (!condition) earlier_maybe = true;
+  }
+  return Branch::kMaybe;
+}
+
 std::vector<const PythonModule::Binding*> PythonModule::Reaching(std::uint32_t scope, std::string_view name,
-                                                                 std::uint32_t before) const {
+                                                                 std::uint32_t before, int depth) const {
   std::vector<const Binding*> out;
   auto found = bindings_.find(std::pair<std::uint32_t, std::string>(scope, std::string(name)));
   if (found == bindings_.end()) return out;
@@ -365,19 +475,27 @@ std::vector<const PythonModule::Binding*> PythonModule::Reaching(std::uint32_t s
   // and including one that runs on every path to the use.
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     if (ts_node_start_byte(it->target) >= before) continue;
-    out.push_back(&*it);
     // Conditional blocks around the binding that do not also hold the use make it conditional,
-    // unless an if/else assigns the name in every branch.
+    // unless an if/else assigns the name in every branch. An if branch whose condition the traced
+    // values decide is either skipped or as good as unconditional.
     TSNode exhaustive_if{};
     bool conditional = false;
+    bool never = false;
     for (TSNode up = ts_node_parent(it->target); !ts_node_is_null(up); up = ts_node_parent(up)) {
       const std::string_view type = ts_node_type(up);
       if (IsScopeNode(type) || type == "module") break;
       if (!IsConditional(type) || ts_node_end_byte(up) > before) continue;
-      if (type == "block") continue;
+      if (type == "block" || type == "elif_clause" || type == "else_clause") continue;
+      if (type == "if_statement") {
+        const Branch taken = BranchTaken(up, it->target, depth);
+        if (taken == Branch::kNever) never = true;
+        if (taken == Branch::kAlways) continue;
+        exhaustive_if = up;
+      }
       conditional = true;
-      if (type == "if_statement") exhaustive_if = up;
     }
+    if (never) continue;
+    out.push_back(&*it);
     if (!conditional) break;
     if (!ts_node_is_null(exhaustive_if) && ts_node_end_byte(exhaustive_if) <= before) {
       bool has_else = false;
@@ -497,6 +615,12 @@ Values PythonModule::ResolveIn(TSNode node, int depth) const {
     }
     return {value};
   }
+  if (type == "conditional_expression") {
+    // `a if c else b`: one side when the traced values decide c.
+    if (auto condition = EvaluateCondition(ts_node_named_child(node, 1), depth + 1)) {
+      return ResolveIn(ts_node_named_child(node, *condition ? 0 : 2), depth + 1);
+    }
+  }
   if (type == "conditional_expression" || type == "boolean_operator") {
     // `a if c else b`, `a or b`, `a and b`: any operand can be the result.
     Values out;
@@ -574,7 +698,7 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
   for (std::uint32_t scope = use_scope;;) {
     // In an enclosing scope, a name is looked up when the inner code runs: any binding counts.
     const std::uint32_t before = scope == use_scope ? ts_node_start_byte(use) : UINT32_MAX;
-    std::vector<const Binding*> reaching = Reaching(scope, name, before);
+    std::vector<const Binding*> reaching = Reaching(scope, name, before, depth);
     if (!reaching.empty()) {
       Values out;
       for (const Binding* binding : reaching) {
@@ -720,22 +844,35 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
 }
 
 Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int depth) const {
+  // Launchers first: a value they pass wins over every default; one that passes nothing leaves it.
+  Values out;
+  bool defaults_needed = invocations_.empty();
+  auto found = argparse_.find(dest);
+  for (const ScriptInvocation& invocation : invocations_) {
+    std::optional<Value> passed =
+        found == argparse_.end() ? std::nullopt : PassedValue(found->second.front(), invocation);
+    if (passed) {
+      out.push_back(std::move(*passed));
+    } else {
+      defaults_needed = true;
+    }
+  }
+  if (!defaults_needed) return out;
   if (auto defaults = argparse_set_defaults_.find(dest); defaults != argparse_set_defaults_.end()) {
-    Values out;
     for (Value value : ResolveIn(defaults->second, depth + 1)) {
       out.push_back(
           WithStep(std::move(value), StepAt(defaults->second, "set_defaults(" + std::string(dest) + "=...)")));
     }
     return out;
   }
-  auto found = argparse_.find(dest);
   if (found == argparse_.end()) {
-    return {Unknown(use, "no add_argument in this file defines `" + std::string(dest) + "`")};
+    out.push_back(Unknown(use, "no add_argument in this file defines `" + std::string(dest) + "`"));
+    return out;
   }
   const ArgparseArgument& argument = found->second.front();
-  const std::string label = "argparse default of `" + argument.option + "`";
+  std::string label = "argparse default of `" + argument.option + "`";
+  if (!invocations_.empty()) label += " (a launcher does not pass it)";
   if (!ts_node_is_null(argument.default_value)) {
-    Values out;
     for (Value value : ResolveIn(argument.default_value, depth + 1)) {
       out.push_back(WithStep(std::move(value), StepAt(argument.default_value, label)));
     }
@@ -749,22 +886,148 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
   } else {
     implied.kind = ValueKind::kNone;
   }
-  return {WithStep(
-      implied, StepAt(argument.call, label + " (" + (argument.action.empty() ? "none given" : argument.action) + ")"))};
+  out.push_back(WithStep(
+      implied, StepAt(argument.call, label + " (" + (argument.action.empty() ? "none given" : argument.action) + ")")));
+  return out;
+}
+
+std::optional<std::string> PythonModule::ExpandAbbreviation(std::string_view typed) const {
+  std::optional<std::string> expanded;
+  int matches = 0;
+  for (const auto& [dest, arguments] : argparse_) {
+    for (const ArgparseArgument& argument : arguments) {
+      for (const std::string& text : argument.options) {
+        if (text == typed) return text;
+        if (text.starts_with(typed)) {
+          expanded = text;
+          ++matches;
+        }
+      }
+    }
+  }
+  return matches == 1 ? expanded : std::nullopt;
+}
+
+std::optional<Value> PythonModule::PassedValue(const ArgparseArgument& argument,
+                                               const ScriptInvocation& invocation) const {
+  std::optional<Value> result;
+  const auto& words = invocation.arguments;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    // argparse also accepts an unambiguous prefix of a long option (`--prof` for `--prof-level`).
+    const std::string& typed = words[i].text;
+    const std::string typed_name = typed.substr(0, typed.find('='));
+    std::string word = typed;
+    if (typed_name.starts_with("--")) {
+      if (auto full = ExpandAbbreviation(typed_name)) word = *full + typed.substr(typed_name.size());
+    }
+    for (const std::string& option : argument.options) {
+      if (!option.starts_with('-')) continue;
+      const bool exact = word == option;
+      const bool joined = word.starts_with(option + "=");
+      if (!exact && !joined) continue;
+      Value value;
+      Note step = words[i].origin;
+      if (argument.action == "store_true" || argument.action == "store_false") {
+        value.kind = ValueKind::kBool;
+        value.boolean = argument.action == "store_true";
+        step.message = "`" + word + "`";
+      } else {
+        const LaunchWord* source = nullptr;
+        std::string text;
+        if (joined) {
+          source = &words[i];
+          text = word.substr(option.size() + 1);
+        } else if (i + 1 < words.size()) {
+          source = &words[i + 1];
+          text = source->text;
+        }
+        if (source == nullptr) continue;
+        step = source->origin;
+        step.message = "`" + option + " " + text + "`";
+        if (!source->known) {
+          value.kind = ValueKind::kUnknown;
+          value.unknown_reason = "the launcher passes `" + option + "` a value known only at run time";
+        } else if (argument.type == "int") {
+          std::int64_t parsed = 0;
+          auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+          value.kind = error == std::errc() && end == text.data() + text.size() ? ValueKind::kInt : ValueKind::kUnknown;
+          value.integer = parsed;
+          value.unknown_reason = "argparse would reject `" + text + "` as an int";
+        } else {
+          value.kind = ValueKind::kString;
+          value.text = text;
+        }
+      }
+      value.chain = {step};
+      result = std::move(value);  // argparse keeps the last occurrence
+    }
+  }
+  return result;
+}
+
+std::vector<ArgparseOption> PythonModule::ArgparseOptions() const {
+  std::vector<ArgparseOption> out;
+  for (const auto& [dest, arguments] : argparse_) {
+    for (const ArgparseArgument& argument : arguments) {
+      ArgparseOption option;
+      option.dest = dest;
+      option.action = argument.action;
+      for (const std::string& text : argument.options) {
+        if (text.starts_with('-')) option.options.push_back(text);
+      }
+      if (!ts_node_is_null(argument.choices) &&
+          (IsType(argument.choices, "list") || IsType(argument.choices, "tuple"))) {
+        std::vector<std::string> choices;
+        bool literal = true;
+        const std::uint32_t count = ts_node_named_child_count(argument.choices);
+        for (std::uint32_t i = 0; i < count; ++i) {
+          auto text = StringLiteralValue(tree_, ts_node_named_child(argument.choices, i));
+          if (!text) literal = false;
+          if (text) choices.push_back(*text);
+        }
+        if (literal) option.choices = std::move(choices);
+      }
+      out.push_back(std::move(option));
+    }
+  }
+  return out;
 }
 
 Values PythonModule::ResolveEnvironment(TSNode call, int depth) const {
   TSNode arguments = ChildByField(call, "arguments");
   TSNode key = ts_node_named_child_count(arguments) > 0 ? ts_node_named_child(arguments, 0) : TSNode{};
   const std::string name = ts_node_is_null(key) ? "?" : StringLiteralValue(tree_, key).value_or(Spelling(key));
+  Values exported;
+  bool unset_somewhere = invocations_.empty();
+  for (const ScriptInvocation& invocation : invocations_) {
+    auto found = invocation.environment.find(name);
+    if (found == invocation.environment.end()) {
+      unset_somewhere = true;
+      continue;
+    }
+    Value value;
+    value.node = call;
+    if (found->second.known) {
+      value.kind = ValueKind::kString;
+      value.text = found->second.text;
+    } else {
+      value.kind = ValueKind::kDynamicString;
+    }
+    Note step = found->second.origin;
+    step.message = "$" + name + " set by the launcher";
+    value.chain = {step};
+    exported.push_back(std::move(value));
+  }
+  if (!unset_somewhere) return exported;
   if (ts_node_named_child_count(arguments) < 2) {
     Value none;
     none.kind = ValueKind::kNone;
     none.node = call;
-    return {WithStep(none, StepAt(call, "$" + name + " when unset"))};
+    exported.push_back(WithStep(none, StepAt(call, "$" + name + " when unset")));
+    return exported;
   }
   TSNode fallback = ts_node_named_child(arguments, 1);
-  Values out;
+  Values out = std::move(exported);
   for (Value value : ResolveIn(fallback, depth + 1)) {
     out.push_back(WithStep(std::move(value), StepAt(fallback, "default of $" + name + " (when unset)")));
   }
@@ -934,7 +1197,24 @@ Values PythonModule::ResolveSubscript(TSNode subscript, int depth) const {
   for (const Value& container : containers) {
     if (container.kind == ValueKind::kModule && container.text == "os.environ") {
       const std::string name = keys.size() == 1 && keys[0].kind == ValueKind::kString ? keys[0].text : "?";
-      return {Unknown(subscript, "read from $" + name + " at run time")};
+      Values out;
+      for (const ScriptInvocation& invocation : invocations_) {
+        auto found = invocation.environment.find(name);
+        if (found == invocation.environment.end() || !found->second.known) {
+          out.push_back(Unknown(subscript, "read from $" + name + ", which the launcher does not set"));
+          continue;
+        }
+        Value value;
+        value.kind = ValueKind::kString;
+        value.text = found->second.text;
+        value.node = subscript;
+        Note step = found->second.origin;
+        step.message = "$" + name + " set by the launcher";
+        value.chain = {step};
+        out.push_back(std::move(value));
+      }
+      if (out.empty()) out.push_back(Unknown(subscript, "read from $" + name + " at run time"));
+      return out;
     }
   }
   Values out = Lookup(containers, keys, subscript, depth);

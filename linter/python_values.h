@@ -60,6 +60,33 @@ struct Value {
 /// Possible values of one expression (several when branches or defaults disagree).
 using Values = std::vector<Value>;
 
+/// A word a launcher passes to the script (or an exported variable's value), with where it was
+/// written. `known` is false for values only known at run time (`$(date)`).
+struct LaunchWord {
+  std::string text;
+  bool known = true;
+  Note origin;  ///< "`--profile-level level0`" at train.sh:12
+};
+
+/// How one launch command runs the script: its argv (after the script) and exported environment.
+struct ScriptInvocation {
+  std::string launcher;
+  std::vector<LaunchWord> arguments;
+  std::map<std::string, LaunchWord, std::less<>> environment;
+};
+
+/// One add_argument(...) of the file, for the launcher rules.
+struct ArgparseOption {
+  std::vector<std::string> options;  ///< "--profile-level", "-l"; empty for a positional
+  std::string dest;
+  std::string action;                               ///< "store_true", ... or empty
+  std::optional<std::vector<std::string>> choices;  ///< when given as a literal list of strings
+  bool takes_value() const {
+    return action != "store_true" && action != "store_false" && action != "count" && action != "store_const" &&
+           action != "help" && action != "version";
+  }
+};
+
 /// A parsed Python file with the indexes value tracing needs. Built once per file.
 class PythonModule {
  public:
@@ -98,6 +125,16 @@ class PythonModule {
   };
   std::optional<Argument> FindArgument(TSNode call, std::string_view keyword, int position = -1) const;
 
+  /// The launches that run this file: argparse and environment lookups then take the values they
+  /// pass (an option a launch does not pass keeps its default). Without any, defaults are used.
+  void BindInvocations(std::vector<ScriptInvocation> invocations) { invocations_ = std::move(invocations); }
+  const std::vector<ScriptInvocation>& invocations() const { return invocations_; }
+
+  /// The file's add_argument(...) calls, and whether it calls parse_args (not only
+  /// parse_known_args), i.e. whether argparse rejects options it does not define.
+  std::vector<ArgparseOption> ArgparseOptions() const;
+  bool RejectsUnknownOptions() const { return parses_args_ && !parses_known_args_; }
+
   /// A step of a provenance chain at `node`: "`label` (file:line)".
   Note StepAt(TSNode node, std::string label) const;
 
@@ -110,9 +147,12 @@ class PythonModule {
   };
   struct ArgparseArgument {
     TSNode call{};
-    std::string option;  ///< "--prof-level", or the positional name
+    std::string option;                ///< "--prof-level", or the positional name
+    std::vector<std::string> options;  ///< every option string
     TSNode default_value{};
+    TSNode choices{};
     std::string action;
+    std::string type;  ///< "int", "float", "str", ... as written
   };
   struct FunctionInfo {
     TSNode definition{};
@@ -131,9 +171,19 @@ class PythonModule {
   Values ResolveParameter(const FunctionInfo& function, TSNode parameter, std::string_view name, int depth) const;
   Values ResolveArgparse(std::string_view dest, TSNode use, int depth) const;
   Values ResolveEnvironment(TSNode call, int depth) const;
+  /// The value `argument` gets from one invocation, or nullopt when the invocation does not pass it.
+  /// The long option a typed one names: itself, or the only option it is a prefix of.
+  std::optional<std::string> ExpandAbbreviation(std::string_view typed) const;
+  std::optional<Value> PassedValue(const ArgparseArgument& argument, const ScriptInvocation& invocation) const;
   Values Lookup(const Values& containers, const Values& keys, TSNode use, int depth) const;
   std::optional<Argument> FindArgumentIn(TSNode call, std::string_view keyword, int position, int depth) const;
-  std::vector<const Binding*> Reaching(std::uint32_t scope, std::string_view name, std::uint32_t before) const;
+  std::vector<const Binding*> Reaching(std::uint32_t scope, std::string_view name, std::uint32_t before,
+                                       int depth) const;
+  /// The truth of a condition when every traced value agrees on it; nullopt otherwise.
+  std::optional<bool> EvaluateCondition(TSNode condition, int depth) const;
+  enum class Branch { kNever, kAlways, kMaybe };
+  /// Whether the branch of if_statement `statement` that holds `node` runs.
+  Branch BranchTaken(TSNode statement, TSNode node, int depth) const;
   std::uint32_t ScopeOf(TSNode node) const;
   Value Unknown(TSNode node, std::string reason) const;
   std::string Spelling(TSNode node) const;
@@ -154,6 +204,9 @@ class PythonModule {
   std::map<std::string, std::vector<TSNode>, std::less<>> calls_by_name_;  ///< by the callee's last name
   std::map<std::string, std::vector<ArgparseArgument>, std::less<>> argparse_;
   std::map<std::string, TSNode, std::less<>> argparse_set_defaults_;
+  bool parses_args_ = false;
+  bool parses_known_args_ = false;
+  std::vector<ScriptInvocation> invocations_;
 };
 
 /// The constant behind a qualified name such as "torch_npu.profiler.ProfilerLevel.Level1":

@@ -30,6 +30,64 @@ Diagnostic& LintCheckContext::Report(TSNode node, std::string message, std::stri
   return out.back();
 }
 
+namespace {
+
+Diagnostic ShellDiagnostic(const RuleInfo& rule, Severity severity, const linter::ShellLocation& where,
+                           std::string message, std::string help) {
+  Diagnostic diagnostic;
+  diagnostic.rule_id = rule.id;
+  diagnostic.rule_name = rule.name;
+  diagnostic.severity = severity;
+  diagnostic.file = where.file;
+  diagnostic.range = where.range;
+  if (diagnostic.range.end.line != diagnostic.range.start.line) {
+    diagnostic.range.end = {diagnostic.range.start.line, diagnostic.range.start.column + 1};
+  }
+  diagnostic.message = std::move(message);
+  diagnostic.help = std::move(help);
+  diagnostic.snippet = where.snippet;
+  return diagnostic;
+}
+
+}  // namespace
+
+Diagnostic& LintCheckContext::ReportAt(const linter::ShellLocation& where, std::string message, std::string help) {
+  out.push_back(ShellDiagnostic(rule, severity, where, std::move(message), std::move(help)));
+  return out.back();
+}
+
+Diagnostic& LauncherCheckContext::ReportAt(const linter::ShellLocation& where, std::string message, std::string help) {
+  out.push_back(ShellDiagnostic(rule, severity, where, std::move(message), std::move(help)));
+  return out.back();
+}
+
+std::vector<Diagnostic> CheckLauncher(const LauncherLint& launcher,
+                                      const std::map<std::string, std::optional<Severity>>& effective) {
+  std::vector<Diagnostic> diagnostics;
+  for (const RuleInfo& rule : AllRules()) {
+    if (rule.launcher_check == nullptr) continue;
+    Severity severity = rule.severity;
+    if (auto found = effective.find(std::string(rule.id)); found != effective.end()) {
+      if (!found->second) continue;
+      severity = *found->second;
+    }
+    LauncherCheckContext context{launcher, rule, severity, diagnostics};
+    rule.launcher_check(context);
+  }
+  SortAndDeduplicate(diagnostics);
+  return diagnostics;
+}
+
+void SortAndDeduplicate(std::vector<Diagnostic>& diagnostics) {
+  SortDiagnostics(diagnostics);
+  diagnostics.erase(std::unique(diagnostics.begin(), diagnostics.end(),
+                                [](const Diagnostic& a, const Diagnostic& b) {
+                                  return a.rule_id == b.rule_id && a.file == b.file && a.range.start == b.range.start &&
+                                         a.message == b.message;
+                                }),
+                    diagnostics.end());
+}
+
 bool IsOpaque(const Value& value) {
   switch (value.kind) {
     case ValueKind::kUnknown:

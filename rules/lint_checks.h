@@ -23,7 +23,32 @@ struct LintCheckContext {
   const python::PythonModule& module() const { return *facts.module; }
   /// Reports at `node`, with the node's source line as the snippet.
   Diagnostic& Report(TSNode node, std::string message, std::string help = {});
+  /// Reports in another file (a launcher word).
+  Diagnostic& ReportAt(const linter::ShellLocation& where, std::string message, std::string help = {});
 };
+
+/// A launcher and where each of its launches' scripts was found (nullopt: not found).
+struct LauncherLint {
+  linter::LauncherFacts facts;
+  std::vector<std::optional<std::string>> scripts;  ///< parallel to facts.launches
+};
+
+struct LauncherCheckContext {
+  const LauncherLint& launcher;
+  const RuleInfo& rule;
+  Severity severity;
+  std::vector<Diagnostic>& out;
+
+  Diagnostic& ReportAt(const linter::ShellLocation& where, std::string message, std::string help = {});
+};
+
+/// Sorts findings and drops repeats (one place, rule and message: several launch paths or profiler
+/// calls can lead to the same finding).
+void SortAndDeduplicate(std::vector<Diagnostic>& diagnostics);
+
+/// Runs every enabled launcher rule over one launcher.
+std::vector<Diagnostic> CheckLauncher(const LauncherLint& launcher,
+                                      const std::map<std::string, std::optional<Severity>>& effective = {});
 
 /// Runs every lint rule that `effective` enables (rule id -> severity, nullopt = off); absent
 /// rules run at their default severity.
@@ -57,20 +82,25 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
 std::vector<const python::Value*> CallsTo(const linter::Setting& setting, std::string_view suffix);
 
 // One function per rule file (rules/opmNNN_*.cpp), referenced by the rule table.
-void CheckUnresolvedSetting(LintCheckContext& context);    // OPM004
-void CheckWithFlops(LintCheckContext& context);            // OPM101
-void CheckMstx(LintCheckContext& context);                 // OPM102
-void CheckExportType(LintCheckContext& context);           // OPM103
-void CheckProfilerLevel(LintCheckContext& context);        // OPM104
-void CheckDomainFilter(LintCheckContext& context);         // OPM105
-void CheckActivities(LintCheckContext& context);           // OPM106
-void CheckRecordShapes(LintCheckContext& context);         // OPM107
-void CheckTraceParsed(LintCheckContext& context);          // OPM108
-void CheckSilentReset(LintCheckContext& context);          // OPM109
-void CheckWrongProfiler(LintCheckContext& context);        // OPM110
-void CheckWithModules(LintCheckContext& context);          // OPM111
-void CheckFixedTraceDirectory(LintCheckContext& context);  // OPM112
-void CheckSchedule(LintCheckContext& context);             // OPM113
-void CheckIncludeAndExclude(LintCheckContext& context);    // OPM114
+void CheckUnresolvedSetting(LintCheckContext& context);      // OPM004
+void CheckWithFlops(LintCheckContext& context);              // OPM101
+void CheckMstx(LintCheckContext& context);                   // OPM102
+void CheckExportType(LintCheckContext& context);             // OPM103
+void CheckProfilerLevel(LintCheckContext& context);          // OPM104
+void CheckDomainFilter(LintCheckContext& context);           // OPM105
+void CheckActivities(LintCheckContext& context);             // OPM106
+void CheckRecordShapes(LintCheckContext& context);           // OPM107
+void CheckTraceParsed(LintCheckContext& context);            // OPM108
+void CheckSilentReset(LintCheckContext& context);            // OPM109
+void CheckWrongProfiler(LintCheckContext& context);          // OPM110
+void CheckWithModules(LintCheckContext& context);            // OPM111
+void CheckFixedTraceDirectory(LintCheckContext& context);    // OPM112
+void CheckSchedule(LintCheckContext& context);               // OPM113
+void CheckIncludeAndExclude(LintCheckContext& context);      // OPM114
+void CheckUnknownOption(LintCheckContext& context);          // OPM201
+void CheckValueOutsideChoices(LintCheckContext& context);    // OPM202
+void CheckAnalysisDirectory(LauncherCheckContext& context);  // OPM203
+void CheckMsprofCollection(LauncherCheckContext& context);   // OPM204
+void CheckMissingScript(LauncherCheckContext& context);      // OPM205
 
 }  // namespace opmfu::rules

@@ -7,6 +7,7 @@
 
 #include "common/file_io.h"
 #include "common/text.h"
+#include "linter/bash_launcher.h"
 #include "linter/suppressions.h"
 #include "rules/lint_checks.h"
 
@@ -16,10 +17,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using Effective = std::map<std::string, std::optional<Severity>>;
+
 struct Input {
   std::string path;
   bool from_directory = false;  ///< may be skipped when it cannot matter
   bool from_stdin = false;
+  std::vector<linter::Launch> launches;  ///< the launcher commands that run it
 };
 
 bool SkippedDirectory(const fs::path& path) {
@@ -33,12 +37,10 @@ bool CanMatter(std::string_view source) {
   return source.find("profiler") != std::string_view::npos || source.find("torch_npu") != std::string_view::npos;
 }
 
-bool IsShellScript(const std::string& path, std::string_view source) {
-  const std::string extension = fs::path(path).extension().string();
-  if (extension == ".sh" || extension == ".bash") return true;
-  if (extension == ".py" || !source.starts_with("#!")) return false;
-  const std::string_view shebang = source.substr(0, source.find('\n'));
-  return shebang.find("python") == std::string_view::npos && (shebang.find("sh") != std::string_view::npos);
+std::string Identity(const std::string& path) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(path, ec);
+  return ec ? path : canonical.string();
 }
 
 Diagnostic MetaDiagnostic(const RuleInfo& rule, Severity severity, std::string file, SourceRange range,
@@ -54,15 +56,54 @@ Diagnostic MetaDiagnostic(const RuleInfo& rule, Severity severity, std::string f
   return d;
 }
 
+std::optional<Severity> Enabled(const Effective& effective, std::string_view id) {
+  if (auto found = effective.find(std::string(id)); found != effective.end()) return found->second;
+  return FindRule(id)->severity;
+}
+
+// Applies a file's suppression comments to its findings, then reports malformed (OPM002) and
+// unused (OPM003) ones.
+void Suppress(const SyntaxTree& tree, const std::vector<TSNode>& comments, const std::string& path,
+              const Effective& effective, std::vector<Diagnostic>& diagnostics) {
+  linter::Suppressions suppressions = linter::ReadSuppressions(tree, comments, [](std::string_view code) {
+    const RuleInfo* rule = FindRule(code);
+    return rule != nullptr ? std::string(rule->id) : std::string();
+  });
+  SortAndDeduplicate(diagnostics);
+  linter::ApplySuppressions(suppressions, diagnostics);
+  const auto line_text = [&](std::uint32_t byte) { return std::string(tree.LineOf(byte)); };
+  if (auto severity = Enabled(effective, "OPM002")) {
+    for (const linter::MalformedDirective& bad : suppressions.malformed) {
+      diagnostics.push_back(
+          MetaDiagnostic(*FindRule("OPM002"), *severity, path, bad.comment, bad.message, line_text(bad.comment_byte)));
+    }
+  }
+  if (auto severity = Enabled(effective, "OPM003")) {
+    for (const linter::Suppression& s : suppressions.entries) {
+      // Only when every rule it names ran: a suppression for a disabled rule is not evidence.
+      const bool all_ran = std::all_of(s.codes.begin(), s.codes.end(),
+                                       [&](const std::string& id) { return Enabled(effective, id).has_value(); });
+      if (s.used || !all_ran) continue;
+      std::string codes;
+      for (const std::string& id : s.codes) codes += (codes.empty() ? "" : ", ") + id;
+      Diagnostic d = MetaDiagnostic(*FindRule("OPM003"), *severity, path, s.comment,
+                                    "unused suppression: no " + codes + " finding here", line_text(s.comment_byte));
+      d.help = "remove the comment, or move it to the line the finding is reported on";
+      diagnostics.push_back(std::move(d));
+    }
+  }
+  SortAndDeduplicate(diagnostics);
+}
+
 struct FileOutcome {
   std::optional<LintedFile> linted;
+  std::vector<Diagnostic> elsewhere;  ///< findings located in a launcher
   std::optional<Error> error;
   bool skipped = false;
   bool has_profiler_call = false;
 };
 
-FileOutcome LintOne(const Input& input, const LintOptions& options, const Config& config,
-                    const std::map<std::string, std::optional<Severity>>& effective) {
+FileOutcome LintPython(const Input& input, const LintOptions& options, const Effective& effective) {
   FileOutcome outcome;
   std::string source;
   if (input.from_stdin) {
@@ -79,13 +120,6 @@ FileOutcome LintOne(const Input& input, const LintOptions& options, const Config
     }
     source = std::move(*read);
   }
-  (void)config;
-  if (IsShellScript(input.path, source)) {
-    outcome.error = Error::Input(input.path +
-                                 ": a shell script; opmfu lint reads Python only for now (bash launchers "
-                                 "are not linted yet)");
-    return outcome;
-  }
   if (input.from_directory && !CanMatter(source)) {
     outcome.skipped = true;
     return outcome;
@@ -100,17 +134,12 @@ FileOutcome LintOne(const Input& input, const LintOptions& options, const Config
     return outcome;
   }
   auto module = std::make_unique<python::PythonModule>(std::move(*parsed));
-  const SyntaxTree& tree = module->tree();
   LintedFile linted;
   linted.path = input.path;
-  linted.parsed_cleanly = !tree.has_error();
-  const auto enabled = [&](std::string_view id) -> std::optional<Severity> {
-    const RuleInfo* rule = FindRule(id);
-    if (auto found = effective.find(std::string(id)); found != effective.end()) return found->second;
-    return rule->severity;
-  };
+  linted.parsed_cleanly = !module->tree().has_error();
   if (!linted.parsed_cleanly) {
-    if (auto severity = enabled("OPM001")) {
+    if (auto severity = Enabled(effective, "OPM001")) {
+      const SyntaxTree& tree = module->tree();
       const TSNode error = *tree.FirstError();
       linted.diagnostics.push_back(
           MetaDiagnostic(*FindRule("OPM001"), *severity, input.path, tree.RangeOf(error),
@@ -118,44 +147,37 @@ FileOutcome LintOne(const Input& input, const LintOptions& options, const Config
                          std::string(tree.LineOf(ts_node_start_byte(error)))));
     }
   }
-  linter::PythonFacts facts = linter::ReadProfilerFacts(std::move(module));
+  linter::PythonFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches);
   outcome.has_profiler_call = !facts.sites.empty();
-  std::vector<Diagnostic> found = CheckPythonFacts(facts, effective);
-  linted.diagnostics.insert(linted.diagnostics.end(), found.begin(), found.end());
-
-  linter::Suppressions suppressions =
-      linter::ReadSuppressions(facts.module->tree(), facts.module->comments(), [](std::string_view code) {
-        const RuleInfo* rule = FindRule(code);
-        return rule != nullptr ? std::string(rule->id) : std::string();
-      });
-  linter::ApplySuppressions(suppressions, linted.diagnostics);
-  const SyntaxTree& facts_tree = facts.module->tree();
-  const auto line_text = [&](std::uint32_t byte) { return std::string(facts_tree.LineOf(byte)); };
-  if (auto severity = enabled("OPM002")) {
-    for (const linter::MalformedDirective& bad : suppressions.malformed) {
-      linted.diagnostics.push_back(MetaDiagnostic(*FindRule("OPM002"), *severity, input.path, bad.comment, bad.message,
-                                                  line_text(bad.comment_byte)));
-    }
+  for (Diagnostic& d : CheckPythonFacts(facts, effective)) {
+    (d.file == input.path ? linted.diagnostics : outcome.elsewhere).push_back(std::move(d));
   }
-  if (auto severity = enabled("OPM003")) {
-    for (const linter::Suppression& s : suppressions.entries) {
-      // Only when every rule it names ran: a suppression for a disabled rule is not evidence.
-      const bool all_ran =
-          std::all_of(s.codes.begin(), s.codes.end(), [&](const std::string& id) { return enabled(id).has_value(); });
-      if (s.used || !all_ran) continue;
-      std::string codes;
-      for (const std::string& id : s.codes) codes += (codes.empty() ? "" : ", ") + id;
-      Diagnostic d = MetaDiagnostic(*FindRule("OPM003"), *severity, input.path, s.comment,
-                                    "unused suppression: no " + codes + " finding here", line_text(s.comment_byte));
-      d.help = "remove the comment, or move it to the line the finding is reported on";
-      linted.diagnostics.push_back(std::move(d));
-    }
-  }
-  SortDiagnostics(linted.diagnostics);
+  Suppress(facts.module->tree(), facts.module->comments(), input.path, effective, linted.diagnostics);
   if (options.keep_sources) linted.source = facts.module->tree().source();
   outcome.linted = std::move(linted);
   return outcome;
 }
+
+// Where a launched script is: next to the launcher, else relative to the current directory.
+std::optional<std::string> FindScript(const linter::Launch& launch) {
+  if (!launch.script.known) return std::nullopt;
+  const fs::path script = launch.script.text;
+  std::error_code ec;
+  if (script.is_absolute()) {
+    if (fs::is_regular_file(script, ec)) return script.string();
+    return std::nullopt;
+  }
+  const fs::path beside = (fs::path(launch.launcher).parent_path() / script).lexically_normal();
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  if (fs::is_regular_file(script, ec)) return script.lexically_normal().string();
+  return std::nullopt;
+}
+
+struct LauncherState {
+  LauncherLint lint;
+  Effective effective;
+  std::vector<Diagnostic> diagnostics;
+};
 
 }  // namespace
 
@@ -164,15 +186,17 @@ std::vector<RuleDescriptor> LintRuleDescriptors() { return RuleDescriptors(RuleS
 Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOptions& options) {
   const std::vector<RuleDescriptor> rules = LintRuleDescriptors();
   LintReport report;
-  std::vector<Input> inputs;
+  std::vector<Input> python_inputs;
+  std::vector<std::string> launcher_paths;
+  std::optional<Input> stdin_input;
   for (const std::string& path : paths) {
     if (path == "-") {
-      inputs.push_back({options.stdin_filename, false, true});
+      stdin_input = Input{options.stdin_filename, false, true, {}};
       continue;
     }
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
-      std::vector<std::string> found;
+      std::vector<std::string> found_python;
       fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
       if (ec) {
         report.errors.push_back(Error::Input(path + ": cannot list: " + ec.message()));
@@ -188,43 +212,108 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
           it.disable_recursion_pending();
           continue;
         }
-        if (it->path().extension() == ".py" && it->is_regular_file(ec)) found.push_back(it->path().string());
+        if (!it->is_regular_file(ec)) continue;
+        const std::string extension = it->path().extension().string();
+        if (extension == ".py") found_python.push_back(it->path().string());
+        if (extension == ".sh" || extension == ".bash") launcher_paths.push_back(it->path().string());
       }
-      std::sort(found.begin(), found.end());
-      for (std::string& file : found) inputs.push_back({std::move(file), true, false});
+      std::sort(found_python.begin(), found_python.end());
+      for (std::string& file : found_python) python_inputs.push_back({std::move(file), true, false, {}});
       continue;
     }
     if (!fs::exists(path, ec)) {
       report.errors.push_back(Error::Input(path + ": no such file or directory"));
       continue;
     }
-    inputs.push_back({path, false, false});
-  }
-
-  // Configs first (a bad config is a usage error for the whole run), then the files in parallel.
-  std::vector<Config> configs(inputs.size());
-  std::vector<std::map<std::string, std::optional<Severity>>> effective(inputs.size());
-  std::vector<bool> excluded(inputs.size(), false);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (options.use_config) {
-      const fs::path where = inputs[i].from_stdin ? fs::current_path() / inputs[i].path : fs::path(inputs[i].path);
-      OPMFU_ASSIGN_OR_RETURN(configs[i], ConfigFor(where, rules));
-      if (configs[i].fail_on && !report.config_fail_on) report.config_fail_on = configs[i].fail_on;
-      excluded[i] = inputs[i].from_directory && IsExcluded(configs[i], inputs[i].path);
+    const std::string extension = fs::path(path).extension().string();
+    bool launcher = extension == ".sh" || extension == ".bash";
+    if (extension != ".py" && !launcher) {
+      // No telling extension: a shell shebang makes it a launcher.
+      auto head = ReadTextFile(path);
+      launcher = head.ok() && linter::IsShellScript(path, *head);
     }
-    effective[i] = EffectiveRules(configs[i], options.overrides, rules, inputs[i].path);
+    (launcher ? launcher_paths.push_back(path) : python_inputs.push_back({path, false, false, {}}));
   }
-  std::vector<FileOutcome> outcomes(inputs.size());
+  std::sort(launcher_paths.begin(), launcher_paths.end());
+
+  const auto config_for = [&](const std::string& path, bool from_stdin) -> Result<Config> {
+    if (!options.use_config) return Config{};
+    const fs::path where = from_stdin ? fs::current_path() / path : fs::path(path);
+    OPMFU_ASSIGN_OR_RETURN(Config config, ConfigFor(where, rules));
+    if (config.fail_on && !report.config_fail_on) report.config_fail_on = config.fail_on;
+    return config;
+  };
+
+  // Launchers first: they say which scripts run with which arguments.
+  std::vector<LauncherState> launchers;
+  for (const std::string& path : launcher_paths) {
+    OPMFU_ASSIGN_OR_RETURN(Config config, config_for(path, false));
+    auto source = ReadTextFile(path);
+    if (!source.ok()) {
+      report.errors.push_back(source.take_error());
+      continue;
+    }
+    if (!IsValidUtf8(*source)) {
+      report.errors.push_back(Error::Input(path + ": not valid UTF-8"));
+      continue;
+    }
+    auto facts = linter::ReadLauncher(path, std::move(*source));
+    if (!facts.ok()) {
+      report.errors.push_back(facts.take_error());
+      continue;
+    }
+    LauncherState state;
+    state.effective = EffectiveRules(config, options.overrides, rules, path);
+    for (const Error& problem : facts->problems) report.warnings.push_back(problem.message);
+    state.lint.facts = std::move(*facts);
+    for (const linter::Launch& launch : state.lint.facts.launches) {
+      std::optional<std::string> script = FindScript(launch);
+      state.lint.scripts.push_back(script);
+      if (!script) continue;
+      const std::string identity = Identity(*script);
+      auto known = std::find_if(python_inputs.begin(), python_inputs.end(),
+                                [&](const Input& input) { return Identity(input.path) == identity; });
+      if (known == python_inputs.end()) {
+        python_inputs.push_back({*script, false, false, {}});
+        known = python_inputs.end() - 1;
+      }
+      known->from_directory = false;  // a launched script always matters
+      known->launches.push_back(launch);
+    }
+    state.diagnostics = CheckLauncher(state.lint, state.effective);
+    const SyntaxTree& tree = *state.lint.facts.tree;
+    if (tree.has_error()) {
+      if (auto severity = Enabled(state.effective, "OPM001")) {
+        const TSNode error = *tree.FirstError();
+        state.diagnostics.push_back(MetaDiagnostic(
+            *FindRule("OPM001"), *severity, path, tree.RangeOf(error),
+            "syntax error: the launcher did not parse cleanly, so launches after this point may be missed",
+            std::string(tree.LineOf(ts_node_start_byte(error)))));
+      }
+    }
+    launchers.push_back(std::move(state));
+  }
+  if (stdin_input) python_inputs.insert(python_inputs.begin(), std::move(*stdin_input));
+
+  // Configs (a bad one is a usage error for the whole run), then the Python files in parallel.
+  std::vector<Effective> effective(python_inputs.size());
+  std::vector<bool> excluded(python_inputs.size(), false);
+  for (std::size_t i = 0; i < python_inputs.size(); ++i) {
+    OPMFU_ASSIGN_OR_RETURN(Config config, config_for(python_inputs[i].path, python_inputs[i].from_stdin));
+    excluded[i] = python_inputs[i].from_directory && IsExcluded(config, python_inputs[i].path);
+    effective[i] = EffectiveRules(config, options.overrides, rules, python_inputs[i].path);
+  }
+  std::vector<FileOutcome> outcomes(python_inputs.size());
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++) {
+    for (std::size_t i = next++; i < python_inputs.size(); i = next++) {
       if (excluded[i]) continue;
-      outcomes[i] = LintOne(inputs[i], options, configs[i], effective[i]);
+      outcomes[i] = LintPython(python_inputs[i], options, effective[i]);
     }
   };
   const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const unsigned jobs =
-      std::min<std::size_t>(options.jobs == 0 ? cores : options.jobs, std::max<std::size_t>(1, inputs.size()));
+  const unsigned jobs = static_cast<unsigned>(
+      std::min<std::size_t>(options.jobs == 0 ? cores : options.jobs, std::max<std::size_t>(1, python_inputs.size())));
   {
     std::vector<std::jthread> workers;
     for (unsigned i = 1; i < jobs; ++i) workers.emplace_back(work);
@@ -232,18 +321,34 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   }
 
   bool any_profiler_call = false;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
+  for (std::size_t i = 0; i < python_inputs.size(); ++i) {
     FileOutcome& outcome = outcomes[i];
     if (outcome.error) report.errors.push_back(std::move(*outcome.error));
     if (outcome.skipped) ++report.skipped_without_profiler;
     any_profiler_call = any_profiler_call || outcome.has_profiler_call;
+    for (Diagnostic& d : outcome.elsewhere) {
+      for (LauncherState& launcher : launchers) {
+        if (launcher.lint.facts.path == d.file) launcher.diagnostics.push_back(d);
+      }
+    }
     if (outcome.linted) report.files.push_back(std::move(*outcome.linted));
   }
+  for (LauncherState& launcher : launchers) {
+    const linter::LauncherFacts& facts = launcher.lint.facts;
+    Suppress(*facts.tree, facts.comments, facts.path, launcher.effective, launcher.diagnostics);
+    LintedFile file;
+    file.path = facts.path;
+    file.parsed_cleanly = !facts.tree->has_error();
+    if (options.keep_sources) file.source = facts.tree->source();
+    file.diagnostics = std::move(launcher.diagnostics);
+    report.files.push_back(std::move(file));
+  }
+  std::sort(report.files.begin(), report.files.end(),
+            [](const LintedFile& a, const LintedFile& b) { return a.path < b.path; });
+
   if (!any_profiler_call && !report.files.empty()) {
-    const std::map<std::string, std::optional<Severity>>& first = effective.front();
-    std::optional<Severity> severity = FindRule("OPM010")->severity;
-    if (auto found = first.find("OPM010"); found != first.end()) severity = found->second;
-    if (severity) {
+    const Effective first = effective.empty() ? launchers.front().effective : effective.front();
+    if (auto severity = Enabled(first, "OPM010")) {
       LintedFile& file = report.files.front();
       Diagnostic d = MetaDiagnostic(*FindRule("OPM010"), *severity, file.path, {{1, 1}, {1, 1}},
                                     "no torch_npu.profiler.profile(...) call in the linted files: nothing was checked "

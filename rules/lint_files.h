@@ -1,5 +1,6 @@
 #pragma once
-// `opmfu lint` end to end for a set of paths: find the files, read and parse them (on every core),
+// `opmfu lint` end to end for a set of paths: find the files; read the bash launchers and the
+// scripts they run; parse the Python files (on every core) with the launchers' arguments bound;
 // trace their profiler settings, run the enabled rules, apply suppressions. The CLI only formats.
 
 #include <optional>
@@ -30,6 +31,7 @@ struct LintedFile {
 struct LintReport {
   std::vector<LintedFile> files;             ///< in path order
   std::vector<Error> errors;                 ///< unreadable inputs, each one line naming the file
+  std::vector<std::string> warnings;         ///< e.g. a `source`d file a launcher names that cannot be read
   std::size_t skipped_without_profiler = 0;  ///< found in directories, never parsed: nothing to check
   std::optional<Severity> config_fail_on;    ///< from the first config that sets it
 };

@@ -20,6 +20,9 @@ using RegistryCheck = void (*)(RuleCheckContext& context);
 struct LintCheckContext;
 /// A lint check reads one file's profiler facts and reports into the context.
 using LintCheck = void (*)(LintCheckContext& context);
+struct LauncherCheckContext;
+/// A launcher check reads one bash launcher's facts and reports into the context.
+using LauncherCheck = void (*)(LauncherCheckContext& context);
 
 struct RuleInfo {
   std::string_view id;
@@ -29,6 +32,7 @@ struct RuleInfo {
   std::string_view summary;
   RegistryCheck registry_check = nullptr;  ///< set for registry rules
   LintCheck lint_check = nullptr;          ///< set for per-file lint rules (the others run in the linter)
+  LauncherCheck launcher_check = nullptr;  ///< set for rules about a bash launcher itself
 };
 
 std::span<const RuleInfo> AllRules();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "common/file_io.h"
 #include "common/text.h"
@@ -66,7 +67,11 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, LintFixture, ::testing::ValuesIn(Fixtures()),
 
 TEST(Lint, EveryRuleHasAFixture) {
   std::set<std::string> covered;
-  for (const fs::path& fixture : Fixtures()) {
+  std::vector<fs::path> files = Fixtures();
+  for (const auto& entry : fs::recursive_directory_iterator(testing::SourceDir() / "tests" / "fixtures" / "launch")) {
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  }
+  for (const fs::path& fixture : files) {
     auto source = ReadTextFile(fixture);
     ASSERT_TRUE(source.ok());
     static const std::regex expect(R"(expect:\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
@@ -126,6 +131,74 @@ TEST(Lint, DeeplyNestedExpressionsDoNotOverflowTheStack) {
   ASSERT_TRUE(report.ok());
   ASSERT_EQ(report->files.size(), 1U);
 }
+
+}  // namespace
+}  // namespace opmfu::rules
+
+namespace opmfu::rules {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Launcher projects (tests/fixtures/launch/<project>/): a launcher and the scripts it runs,
+// annotated in place in every file; the whole project directory is linted.
+std::vector<fs::path> LaunchProjects() {
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::directory_iterator(testing::SourceDir() / "tests" / "fixtures" / "launch")) {
+    if (entry.is_directory()) paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+using FileExpectations = std::set<std::tuple<std::string, int, std::string>>;
+
+void ReadProjectAnnotations(const fs::path& project, FileExpectations& expected, FileExpectations& forbidden) {
+  static const std::regex annotation(R"(#\s*(expect|ok):\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
+  for (const auto& entry : fs::recursive_directory_iterator(project)) {
+    if (!entry.is_regular_file()) continue;
+    const std::vector<std::string> lines = SplitString(testing::ReadFile(entry.path()), '\n');
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      std::smatch match;
+      if (!std::regex_search(lines[i], match, annotation)) continue;
+      for (const std::string& id : SplitString(match[2].str(), ',')) {
+        (match[1] == "expect" ? expected : forbidden)
+            .insert({fs::weakly_canonical(entry.path()).string(), static_cast<int>(i) + 1,
+                     std::string(TrimWhitespace(id))});
+      }
+    }
+  }
+}
+
+class LaunchProject : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(LaunchProject, FindingsMatchTheAnnotations) {
+  FileExpectations expected;
+  FileExpectations forbidden;
+  ReadProjectAnnotations(GetParam(), expected, forbidden);
+  LintOptions options;
+  options.use_config = false;
+  auto report = LintPaths({GetParam().string()}, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_TRUE(report->errors.empty()) << report->errors.front().message;
+  FileExpectations actual;
+  for (const LintedFile& file : report->files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      actual.insert({fs::weakly_canonical(d.file).string(), d.range.start.line, d.rule_id});
+    }
+  }
+  const std::string name = GetParam().filename().string();
+  for (const auto& [file, line, id] : expected) {
+    EXPECT_TRUE(actual.count({file, line, id})) << name << ": " << file << ":" << line << ": expected " << id;
+  }
+  for (const auto& [file, line, id] : actual) {
+    EXPECT_TRUE(expected.count({file, line, id})) << name << ": " << file << ":" << line << ": unexpected " << id;
+    EXPECT_FALSE(forbidden.count({file, line, id})) << name << ": " << file << ":" << line << ": forbidden " << id;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Projects, LaunchProject, ::testing::ValuesIn(LaunchProjects()),
+                         [](const auto& param_info) { return param_info.param.filename().string(); });
 
 }  // namespace
 }  // namespace opmfu::rules

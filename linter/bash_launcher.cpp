@@ -1,0 +1,631 @@
+#include "linter/bash_launcher.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "common/file_io.h"
+#include "common/text.h"
+
+namespace opmfu::linter {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A launcher's branches multiply; beyond this many alternatives per variable or per command only
+// the first ones are kept (a finding then still names a real path).
+constexpr std::size_t kMaxAlternatives = 8;
+constexpr int kMaxDepth = 16;  // nested sources and function calls
+
+struct Alternative {
+  std::vector<ShellWord> words;  ///< one for a scalar; the elements of an array
+  bool unset = false;
+};
+
+struct Variable {
+  std::vector<Alternative> alternatives;
+  bool exported = false;
+};
+
+using Environment = std::map<std::string, Variable, std::less<>>;
+
+// Word lists: the alternatives an expansion can give.
+using Words = std::vector<ShellWord>;
+using WordAlternatives = std::vector<Words>;
+
+bool SameWords(const Words& a, const Words& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].text != b[i].text || a[i].known != b[i].known) return false;
+  }
+  return true;
+}
+
+void AddAlternative(std::vector<Alternative>& into, Alternative alternative) {
+  for (const Alternative& existing : into) {
+    if (existing.unset == alternative.unset && SameWords(existing.words, alternative.words)) return;
+  }
+  if (into.size() < kMaxAlternatives) into.push_back(std::move(alternative));
+}
+
+// Inside evaluation, the parts of a word known only at run time are kept between these two
+// characters, so splitting and concatenation know where they are; Clean() removes them.
+constexpr char kOpaqueStart = '\x01';
+constexpr char kOpaqueEnd = '\x02';
+
+ShellWord Clean(ShellWord word) {
+  word.known = word.known && word.text.find(kOpaqueStart) == std::string::npos;
+  std::erase_if(word.text, [](char c) { return c == kOpaqueStart || c == kOpaqueEnd; });
+  return word;
+}
+
+// Word splitting on whitespace, except inside run-time parts.
+std::vector<std::string> SplitFields(std::string_view text) {
+  std::vector<std::string> out;
+  std::string current;
+  int opaque = 0;
+  for (char c : text) {
+    if (c == kOpaqueStart) ++opaque;
+    if (c == kOpaqueEnd) --opaque;
+    if (opaque == 0 && (c == ' ' || c == '\t' || c == '\n')) {
+      if (!current.empty()) out.push_back(std::move(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty()) out.push_back(std::move(current));
+  return out;
+}
+
+std::string BaseName(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+class Evaluator {
+ public:
+  explicit Evaluator(LauncherFacts& facts) : facts_(facts) {}
+
+  void RunFile(const std::string& path, std::shared_ptr<const SyntaxTree> tree, Environment& env, int depth) {
+    const std::string previous = file_;
+    const SyntaxTree* previous_tree = tree_;
+    file_ = path;
+    tree_ = tree.get();
+    trees_.push_back(tree);
+    for (TSNode root : tree->roots()) Run(root, env, depth);
+    file_ = previous;
+    tree_ = previous_tree;
+  }
+
+ private:
+  ShellLocation Where(TSNode node) const {
+    return {file_, tree_->RangeOf(node), std::string(tree_->LineOf(ts_node_start_byte(node)))};
+  }
+
+  ShellWord Literal(std::string text, TSNode node, bool known = true) const {
+    if (!known) text = kOpaqueStart + text + kOpaqueEnd;
+    return {std::move(text), true, Where(node)};
+  }
+
+  // The value of a variable as alternatives of word lists; `unset` alternatives come back empty
+  // with `*unset` set, so the caller can apply a default.
+  std::vector<std::pair<Words, bool>> Lookup(const Environment& env, std::string_view name, TSNode at) const {
+    std::vector<std::pair<Words, bool>> out;
+    auto found = env.find(name);
+    if (found == env.end() || found->second.alternatives.empty()) {
+      out.push_back({{}, true});
+      return out;
+    }
+    for (const Alternative& alternative : found->second.alternatives)
+      out.push_back({alternative.words, alternative.unset});
+    (void)at;
+    return out;
+  }
+
+  // Expands one argument node into word-list alternatives (never none). `quoted`: inside "...",
+  // no splitting.
+  WordAlternatives Expand(TSNode node, const Environment& env, bool quoted) const {
+    WordAlternatives out = ExpandNode(node, env, quoted);
+    if (out.empty()) out.push_back({Literal(std::string(tree_->Text(node)), node, false)});
+    return out;
+  }
+
+  WordAlternatives ExpandNode(TSNode node, const Environment& env, bool quoted) const {
+    const std::string_view type = ts_node_type(node);
+    if (type == "word" || type == "number" || type == "extglob_pattern") {
+      std::string text;
+      const std::string_view raw = tree_->Text(node);
+      for (std::size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '\\' && i + 1 < raw.size()) ++i;  // an escaped character stands for itself
+        text += raw[i];
+      }
+      return {{Literal(text, node)}};
+    }
+    if (type == "raw_string") {
+      std::string_view raw = tree_->Text(node);
+      if (raw.size() >= 2) raw = raw.substr(1, raw.size() - 2);
+      return {{Literal(std::string(raw), node)}};
+    }
+    if (type == "string") {
+      // "...": one word, except "${ARRAY[@]}" which gives one word per element.
+      WordAlternatives out = {{Literal("", node)}};
+      const std::uint32_t count = ts_node_named_child_count(node);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        TSNode part = ts_node_named_child(node, i);
+        WordAlternatives parts = IsType(part, "string_content")
+                                     ? WordAlternatives{{Literal(std::string(tree_->Text(part)), part)}}
+                                     : Expand(part, env, true);
+        out = Concatenate(out, parts, node);
+      }
+      return out;
+    }
+    if (type == "concatenation") {
+      WordAlternatives out = {{Literal("", node)}};
+      const std::uint32_t count = ts_node_named_child_count(node);
+      for (std::uint32_t i = 0; i < count; ++i)
+        out = Concatenate(out, Expand(ts_node_named_child(node, i), env, quoted), node);
+      return out;
+    }
+    if (type == "simple_expansion" || type == "expansion") return ExpandVariable(node, env, quoted);
+    // $(...), $((...)), <(...), and anything else: only known at run time.
+    return {{Literal(std::string(tree_->Text(node)), node, false)}};
+  }
+
+  // Joins the last word of each left alternative with the first of each right one.
+  WordAlternatives Concatenate(const WordAlternatives& left, const WordAlternatives& right, TSNode node) const {
+    WordAlternatives out;
+    for (const Words& l : left) {
+      for (const Words& r : right) {
+        if (out.size() >= kMaxAlternatives) break;
+        Words joined = l;
+        if (joined.empty()) joined.push_back(Literal("", node));
+        if (r.empty()) {
+          out.push_back(joined);
+          continue;
+        }
+        joined.back().text += r.front().text;
+        joined.back().known = joined.back().known && r.front().known;
+        joined.back().where = Where(node);
+        joined.insert(joined.end(), r.begin() + 1, r.end());
+        out.push_back(std::move(joined));
+      }
+    }
+    return out;
+  }
+
+  WordAlternatives ExpandVariable(TSNode node, const Environment& env, bool quoted) const {
+    std::string name;
+    bool all_elements = false;
+    TSNode fallback{};
+    std::string op;
+    const std::uint32_t count = ts_node_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_child(node, i);
+      const std::string_view type = ts_node_type(child);
+      if (type == "variable_name" || type == "special_variable_name") {
+        name = std::string(tree_->Text(child));
+      } else if (type == "subscript") {
+        name = std::string(tree_->Text(ChildByField(child, "name")));
+        const std::string_view index = tree_->Text(ChildByField(child, "index"));
+        all_elements = index == "@" || index == "*";
+      } else if (!ts_node_is_named(child)) {
+        const std::string_view text = tree_->Text(child);
+        if (text == ":-" || text == "-" || text == ":=" || text == "=") op = std::string(text);
+      } else if (!op.empty() && ts_node_is_null(fallback)) {
+        fallback = child;
+      }
+    }
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || name == "@" || name == "*") {
+      // Positional parameters: their default when there is one, else unknown.
+      if (!ts_node_is_null(fallback)) return Expand(fallback, env, true);
+      return {{Literal(std::string(tree_->Text(node)), node, false)}};
+    }
+    WordAlternatives out;
+    for (const auto& [words, unset] : Lookup(env, name, node)) {
+      if (unset || (words.size() == 1 && words[0].text.empty() && op.starts_with(":"))) {
+        if (!ts_node_is_null(fallback)) {
+          for (Words& alternative : Expand(fallback, env, true)) out.push_back(std::move(alternative));
+        } else {
+          out.push_back({Literal(std::string(tree_->Text(node)), node, false)});
+        }
+        continue;
+      }
+      if (words.size() > 1 && !all_elements && !quoted) {
+        out.push_back({words.front()});  // $ARRAY is its first element
+        continue;
+      }
+      if (quoted && !all_elements) {
+        // "$VAR": one word, the elements joined.
+        ShellWord joined = words.front();
+        for (std::size_t i = 1; i < words.size(); ++i) joined.text += " " + words[i].text;
+        out.push_back({joined});
+        continue;
+      }
+      if (quoted) {
+        out.push_back(words);
+        continue;
+      }
+      // Unquoted: word splitting on whitespace.
+      Words split;
+      for (const ShellWord& word : words) {
+        for (std::string& field : SplitFields(word.text)) split.push_back({std::move(field), true, word.where});
+      }
+      out.push_back(std::move(split));
+    }
+    if (out.size() > kMaxAlternatives) out.resize(kMaxAlternatives);
+    return out;
+  }
+
+  void Assign(TSNode assignment, Environment& env, bool exported) const {
+    TSNode name_node = ChildByField(assignment, "name");
+    TSNode value = ChildByField(assignment, "value");
+    if (ts_node_is_null(name_node)) return;
+    std::string name(tree_->Text(name_node));
+    if (IsType(name_node, "subscript")) return;  // ARR[i]=x: not followed
+    const bool append = tree_->Text(assignment).substr(name.size()).starts_with("+=");
+    std::vector<Alternative> values;
+    if (ts_node_is_null(value)) {
+      values.push_back({{Literal("", assignment)}, false});
+    } else if (IsType(value, "array")) {
+      WordAlternatives elements = {{}};
+      const std::uint32_t count = ts_node_named_child_count(value);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        WordAlternatives next;
+        for (const Words& prefix : elements) {
+          for (const Words& element : Expand(ts_node_named_child(value, i), env, false)) {
+            if (next.size() >= kMaxAlternatives) break;
+            Words joined = prefix;
+            joined.insert(joined.end(), element.begin(), element.end());
+            next.push_back(std::move(joined));
+          }
+        }
+        elements = std::move(next);
+      }
+      for (Words& words : elements) values.push_back({std::move(words), false});
+    } else {
+      for (Words& words : Expand(value, env, true)) {
+        // A scalar assignment does not split: keep one word.
+        ShellWord word = words.empty() ? Literal("", value) : words.front();
+        for (std::size_t i = 1; i < words.size(); ++i) {
+          word.text += " " + words[i].text;
+          word.known = word.known && words[i].known;
+        }
+        word.where = Where(value);
+        values.push_back({{word}, false});
+      }
+    }
+    // Only now: `X=${X:-d}` reads X before it is written.
+    Variable& variable = env[name];
+    variable.exported = variable.exported || exported;
+    if (append) {
+      std::vector<Alternative> combined;
+      for (const Alternative& before :
+           variable.alternatives.empty() ? std::vector<Alternative>{{{}, false}} : variable.alternatives) {
+        for (const Alternative& added : values) {
+          Alternative joined = before;
+          joined.unset = false;
+          joined.words.insert(joined.words.end(), added.words.begin(), added.words.end());
+          AddAlternative(combined, std::move(joined));
+        }
+      }
+      variable.alternatives = std::move(combined);
+    } else {
+      variable.alternatives.clear();
+      for (Alternative& alternative : values) AddAlternative(variable.alternatives, std::move(alternative));
+    }
+  }
+
+  // Runs the branches from `env` and leaves in `env` every value any of them can end with.
+  void Branches(const std::vector<std::vector<TSNode>>& branches, bool exhaustive, Environment& env, int depth) {
+    std::vector<Environment> results;
+    for (const std::vector<TSNode>& branch : branches) {
+      Environment copy = env;
+      for (TSNode statement : branch) Run(statement, copy, depth);
+      results.push_back(std::move(copy));
+    }
+    if (!exhaustive) results.push_back(env);
+    Environment merged;
+    for (const Environment& result : results) {
+      for (const auto& [name, variable] : result) {
+        Variable& into = merged[name];
+        into.exported = into.exported || variable.exported;
+        for (const Alternative& alternative : variable.alternatives) AddAlternative(into.alternatives, alternative);
+      }
+    }
+    // A variable some branch never set can still be unset.
+    for (auto& [name, variable] : merged) {
+      for (const Environment& result : results) {
+        if (!result.contains(name)) AddAlternative(variable.alternatives, Alternative{{}, true});
+      }
+    }
+    env = std::move(merged);
+  }
+
+  void Run(TSNode node, Environment& env, int depth) {
+    if (depth > kMaxDepth) return;
+    const std::string_view type = ts_node_type(node);
+    if (type == "comment") {
+      if (depth == 0 && file_ == facts_.path) facts_.comments.push_back(node);
+      return;
+    }
+    if (type == "variable_assignment") {
+      Assign(node, env, false);
+      return;
+    }
+    if (type == "declaration_command") {
+      const bool exported = tree_->Text(node).starts_with("export");
+      const std::uint32_t count = ts_node_named_child_count(node);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        TSNode child = ts_node_named_child(node, i);
+        if (IsType(child, "variable_assignment")) {
+          Assign(child, env, exported);
+          if (exported) NoteExport(std::string(tree_->Text(ChildByField(child, "name"))), env);
+        } else if (IsType(child, "variable_name") && exported) {
+          env[std::string(tree_->Text(child))].exported = true;
+          NoteExport(std::string(tree_->Text(child)), env);
+        }
+      }
+      return;
+    }
+    if (type == "function_definition") {
+      functions_[std::string(tree_->Text(ChildByField(node, "name")))] = {node, tree_, file_};
+      return;
+    }
+    if (type == "if_statement") {
+      std::vector<std::vector<TSNode>> branches(1);
+      bool has_else = false;
+      const std::uint32_t count = ts_node_named_child_count(node);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        TSNode child = ts_node_named_child(node, i);
+        const char* field = ts_node_field_name_for_child(node, IndexOfNamed(node, i));
+        if (field != nullptr && std::string_view(field) == "condition") continue;
+        if (IsType(child, "elif_clause") || IsType(child, "else_clause")) {
+          has_else = has_else || IsType(child, "else_clause");
+          std::vector<TSNode> body;
+          const std::uint32_t inner = ts_node_named_child_count(child);
+          for (std::uint32_t j = 0; j < inner; ++j) {
+            const char* inner_field = ts_node_field_name_for_child(child, IndexOfNamed(child, j));
+            if (inner_field != nullptr && std::string_view(inner_field) == "condition") continue;
+            body.push_back(ts_node_named_child(child, j));
+          }
+          branches.push_back(std::move(body));
+          continue;
+        }
+        branches.front().push_back(child);
+      }
+      Branches(branches, has_else, env, depth);
+      return;
+    }
+    if (type == "case_statement") {
+      std::vector<std::vector<TSNode>> branches;
+      bool has_default = false;
+      const std::uint32_t count = ts_node_named_child_count(node);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        TSNode item = ts_node_named_child(node, i);
+        if (!IsType(item, "case_item")) continue;
+        std::vector<TSNode> body;
+        const std::uint32_t inner = ts_node_named_child_count(item);
+        for (std::uint32_t j = 0; j < inner; ++j) {
+          const char* field = ts_node_field_name_for_child(item, IndexOfNamed(item, j));
+          if (field != nullptr && std::string_view(field) == "value") {
+            if (tree_->Text(ts_node_named_child(item, j)) == "*") has_default = true;
+            continue;
+          }
+          body.push_back(ts_node_named_child(item, j));
+        }
+        branches.push_back(std::move(body));
+      }
+      Branches(branches, has_default, env, depth);
+      return;
+    }
+    if (type == "for_statement" || type == "while_statement" || type == "c_style_for_statement") {
+      TSNode body = ChildByField(node, "body");
+      if (!ts_node_is_null(body)) Branches({{body}}, false, env, depth);
+      return;
+    }
+    if (type == "command") {
+      RunCommand(node, env, depth);
+      return;
+    }
+    // Containers: programs, lists (&&, ||), pipelines, subshells, redirections, groups.
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_named_child(node, i);
+      if (IsType(child, "heredoc_body") || IsType(child, "heredoc_redirect")) continue;
+      Run(child, env, depth);
+    }
+  }
+
+  static std::uint32_t IndexOfNamed(TSNode node, std::uint32_t named_index) {
+    std::uint32_t seen = 0;
+    const std::uint32_t count = ts_node_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if (!ts_node_is_named(ts_node_child(node, i))) continue;
+      if (seen++ == named_index) return i;
+    }
+    return 0;
+  }
+
+  void NoteExport(const std::string& name, const Environment& env) {
+    auto found = env.find(name);
+    if (found == env.end() || found->second.alternatives.empty()) return;
+    const Alternative& first = found->second.alternatives.front();
+    if (first.words.empty()) return;
+    facts_.commands.push_back({ShellCommandFact::Kind::kExportedVariable, name, Clean(first.words.front())});
+  }
+
+  void RunCommand(TSNode command, Environment& env, int depth) {
+    Environment local = env;  // `V=x cmd`: only for this command
+    std::vector<TSNode> arguments;
+    TSNode name_node{};
+    const std::uint32_t count = ts_node_named_child_count(command);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_named_child(command, i);
+      if (IsType(child, "variable_assignment") && ts_node_is_null(name_node)) {
+        Assign(child, local, true);
+      } else if (IsType(child, "command_name")) {
+        name_node = child;
+      } else if (!IsType(child, "comment") && !IsType(child, "herestring_redirect") &&
+                 !IsType(child, "file_redirect")) {
+        arguments.push_back(child);
+      }
+    }
+    if (ts_node_is_null(name_node)) return;
+    const WordAlternatives names = Expand(ts_node_named_child(name_node, 0), env, false);
+    if (names.empty() || names.front().empty()) return;
+    const std::string name = BaseName(names.front().front().text);
+
+    // The argument words, on each path (capped).
+    WordAlternatives argv = {{}};
+    for (TSNode argument : arguments) {
+      WordAlternatives next;
+      for (const Words& prefix : argv) {
+        for (const Words& words : Expand(argument, env, false)) {
+          if (next.size() >= kMaxAlternatives) break;
+          Words joined = prefix;
+          joined.insert(joined.end(), words.begin(), words.end());
+          next.push_back(std::move(joined));
+        }
+      }
+      argv = std::move(next);
+    }
+
+    if ((name == "source" || name == ".") && !argv.front().empty()) {
+      Follow(argv.front().front(), env, depth);
+      return;
+    }
+    if ((name == "bash" || name == "sh") && !argv.front().empty() && argv.front().front().text.ends_with(".sh")) {
+      Environment child = local;
+      Follow(argv.front().front(), child, depth);
+      return;
+    }
+    if (auto function = functions_.find(name); function != functions_.end()) {
+      // The body runs where it was defined (it may come from a sourced file).
+      const Function& called = function->second;
+      TSNode body = ChildByField(called.definition, "body");
+      if (ts_node_is_null(body) || depth >= kMaxDepth) return;
+      const SyntaxTree* caller_tree = tree_;
+      const std::string caller_file = file_;
+      tree_ = called.tree;
+      file_ = called.file;
+      Run(body, env, depth + 1);
+      tree_ = caller_tree;
+      file_ = caller_file;
+      return;
+    }
+    if (name == "msprof-analyze" ||
+        (name == "opmfu" && !argv.front().empty() && argv.front().front().text == "analyze")) {
+      const Words& words = argv.front();
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string& word = words[i].text;
+        for (const char* option : {"-d", "--profiling_path", "--profiling-path"}) {
+          if (word == option && i + 1 < words.size()) {
+            facts_.commands.push_back({ShellCommandFact::Kind::kAnalysisDirectory, name, Clean(words[i + 1])});
+          } else if (word.starts_with(std::string(option) + "=")) {
+            ShellWord value = words[i];
+            value.text = word.substr(std::string(option).size() + 1);
+            facts_.commands.push_back({ShellCommandFact::Kind::kAnalysisDirectory, name, Clean(value)});
+          }
+        }
+      }
+      return;
+    }
+    static const std::set<std::string, std::less<>> kLaunchers = {"python",    "python3",    "torchrun",
+                                                                  "deepspeed", "accelerate", "msrun"};
+    const bool python = name.starts_with("python");
+    if (!python && !kLaunchers.contains(name)) return;
+    for (const Words& words : argv) {
+      // The script is the first argument ending in .py; `python -m pkg.mod` runs pkg/mod.py.
+      Launch launch;
+      launch.launcher = file_;
+      launch.command = Where(command);
+      launch.tool = name;
+      bool found = false;
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string& word = words[i].text;
+        if (word.ends_with(".py")) {
+          launch.script = words[i];
+          launch.arguments.assign(words.begin() + static_cast<std::ptrdiff_t>(i) + 1, words.end());
+          found = true;
+          break;
+        }
+        if (python && word == "-m" && i + 1 < words.size()) {
+          const std::string module = words[i + 1].text;
+          if (module == "torch.distributed.run" || module == "torch.distributed.launch") continue;
+          launch.script = words[i + 1];
+          std::string path = module;
+          std::replace(path.begin(), path.end(), '.', '/');
+          launch.script.text = path + ".py";
+          launch.arguments.assign(words.begin() + static_cast<std::ptrdiff_t>(i) + 2, words.end());
+          found = true;
+          break;
+        }
+      }
+      if (!found) continue;
+      for (const auto& [variable, value] : local) {
+        if (!value.exported || value.alternatives.empty() || value.alternatives.front().words.empty()) continue;
+        launch.environment[variable] = Clean(value.alternatives.front().words.front());
+      }
+      launch.script = Clean(launch.script);
+      for (ShellWord& argument : launch.arguments) argument = Clean(argument);
+      facts_.launches.push_back(std::move(launch));
+    }
+  }
+
+  void Follow(const ShellWord& raw_target, Environment& env, int depth) {
+    const ShellWord target = Clean(raw_target);
+    if (!target.known || depth >= kMaxDepth) return;
+    fs::path path = target.text;
+    if (path.is_relative()) path = fs::path(file_).parent_path() / path;
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(path, ec);
+    if (!visiting_.insert(canonical.string()).second) return;  // a `source` loop
+    auto source = ReadTextFile(path);
+    if (!source.ok()) {
+      facts_.problems.push_back(Error::Input(file_ + ":" + std::to_string(target.where.range.start.line) +
+                                             ": cannot follow `" + target.text + "`: " + source.error().message));
+      visiting_.erase(canonical.string());
+      return;
+    }
+    auto tree = ParseSource(Grammar::kBash, std::move(*source));
+    if (tree.ok()) RunFile(path.string(), std::make_shared<const SyntaxTree>(std::move(*tree)), env, depth + 1);
+    visiting_.erase(canonical.string());
+  }
+
+  LauncherFacts& facts_;
+  std::string file_;
+  const SyntaxTree* tree_ = nullptr;
+  std::vector<std::shared_ptr<const SyntaxTree>> trees_;
+  struct Function {
+    TSNode definition;
+    const SyntaxTree* tree;  // kept alive by trees_
+    std::string file;
+  };
+  std::map<std::string, Function, std::less<>> functions_;
+  std::set<std::string> visiting_;
+};
+
+}  // namespace
+
+bool IsShellScript(const std::string& path, std::string_view source) {
+  const std::string extension = fs::path(path).extension().string();
+  if (extension == ".sh" || extension == ".bash") return true;
+  if (extension == ".py" || !source.starts_with("#!")) return false;
+  const std::string_view shebang = source.substr(0, source.find('\n'));
+  return shebang.find("python") == std::string_view::npos && shebang.find("sh") != std::string_view::npos;
+}
+
+Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source) {
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kBash, std::move(source)));
+  LauncherFacts facts;
+  facts.path = path;
+  facts.tree = std::make_shared<const SyntaxTree>(std::move(tree));
+  Environment env;
+  Evaluator evaluator(facts);
+  evaluator.RunFile(path, facts.tree, env, 0);
+  return facts;
+}
+
+}  // namespace opmfu::linter

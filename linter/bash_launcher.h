@@ -1,0 +1,68 @@
+#pragma once
+// Bash launchers, read statically with tree-sitter-bash: variables (in order, with `${V:-d}`
+// defaults, arrays and `+=`, `export`, `V=x cmd` prefixes), `if`/`case` branches as alternatives,
+// `source`d files, functions called in the file; and the commands that start a Python training
+// script (python, torchrun, python -m torch.distributed.run/launch, deepspeed, accelerate launch,
+// msrun), with the script and the arguments it receives. Nothing is executed.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "common/result.h"
+#include "common/tree_sitter.h"
+
+namespace opmfu::linter {
+
+/// Where a word or value was written, ready for a diagnostic or a provenance step.
+struct ShellLocation {
+  std::string file;
+  SourceRange range;
+  std::string snippet;  ///< the source line
+};
+
+/// One word after expansion. `known` is false when part of it is only known at run time
+/// (`$(date)`, `$RANDOM`, an unset variable without a default).
+struct ShellWord {
+  std::string text;
+  bool known = true;
+  ShellLocation where;
+};
+
+/// A command that runs a Python script, on one path through the launcher.
+struct Launch {
+  std::string launcher;                          ///< the file the command is in
+  ShellLocation command;                         ///< the launch command
+  ShellWord script;                              ///< "train.py", as written (relative to the launcher's directory)
+  std::string tool;                              ///< "torchrun", "python", ...
+  std::vector<ShellWord> arguments;              ///< what the script receives in sys.argv[1:]
+  std::map<std::string, ShellWord> environment;  ///< exported variables (and `V=x` prefixes) at that point
+};
+
+/// Something a launcher does that the launcher rules judge.
+struct ShellCommandFact {
+  enum class Kind { kExportedVariable, kAnalysisDirectory };
+  Kind kind;
+  std::string name;  ///< the variable, or "msprof-analyze" / "opmfu analyze"
+  ShellWord value;
+};
+
+struct LauncherFacts {
+  std::string path;
+  std::vector<Launch> launches;
+  std::vector<ShellCommandFact> commands;
+  std::vector<Error> problems;  ///< a `source`d file that cannot be read, and the like
+  std::shared_ptr<const SyntaxTree> tree;
+  std::vector<TSNode> comments;
+};
+
+/// Reads a launcher (and the files it sources, relative to its directory).
+Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source);
+
+/// True for a file to read as bash: a .sh/.bash extension, or a shell shebang.
+bool IsShellScript(const std::string& path, std::string_view source);
+
+}  // namespace opmfu::linter

@@ -1,0 +1,59 @@
+#include <filesystem>
+
+#include "common/text.h"
+#include "rules/lint_checks.h"
+
+namespace opmfu::rules {
+
+namespace {
+
+// The option a command-line word selects, as argparse reads it: exact, `--opt=value`, or an
+// unambiguous prefix of a long option (allow_abbrev). nullptr when none or ambiguous.
+const python::ArgparseOption* Match(const std::vector<python::ArgparseOption>& options, std::string_view word) {
+  const std::string_view name = word.substr(0, word.find('='));
+  const python::ArgparseOption* prefix_match = nullptr;
+  int prefix_matches = 0;
+  for (const python::ArgparseOption& option : options) {
+    for (const std::string& text : option.options) {
+      if (text == name) return &option;
+      if (name.starts_with("--") && name.size() > 2 && text.starts_with(name)) {
+        prefix_match = &option;
+        ++prefix_matches;
+      }
+    }
+  }
+  return prefix_matches == 1 ? prefix_match : nullptr;
+}
+
+}  // namespace
+
+void CheckUnknownOption(LintCheckContext& context) {
+  const python::PythonModule& module = context.module();
+  if (!module.RejectsUnknownOptions()) return;  // parse_known_args, or no parser here
+  const std::vector<python::ArgparseOption> options = module.ArgparseOptions();
+  if (options.empty()) return;
+  std::vector<std::string> names;
+  for (const python::ArgparseOption& option : options)
+    names.insert(names.end(), option.options.begin(), option.options.end());
+  for (const linter::Launch& launch : context.facts.launches) {
+    for (std::size_t i = 0; i < launch.arguments.size(); ++i) {
+      const linter::ShellWord& word = launch.arguments[i];
+      if (!word.known || !word.text.starts_with("-") || word.text == "-" || word.text == "--") continue;
+      if (word.text.size() > 1 && (std::isdigit(static_cast<unsigned char>(word.text[1])) || word.text[1] == '.'))
+        continue;
+      const python::ArgparseOption* option = Match(options, word.text);
+      if (option != nullptr) {
+        if (option->takes_value() && word.text.find('=') == std::string::npos) ++i;  // skip its value
+        continue;
+      }
+      const std::string name = word.text.substr(0, word.text.find('='));
+      context.ReportAt(word.where,
+                       "`" + name + "` is not an option of " +
+                           std::filesystem::path(module.path()).filename().string() +
+                           ": argparse stops the run with \"unrecognized arguments\"" + DidYouMean(name, names),
+                       "define it with add_argument, or remove it from the launcher");
+    }
+  }
+}
+
+}  // namespace opmfu::rules
