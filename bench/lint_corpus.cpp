@@ -1,8 +1,11 @@
 // For `bench/run lint`:
 //   opmfu_bench_lint corpus DIR N   writes N Python files of about 50 KB, each a training module
 //                                   with argparse and a torch_npu profiler (so none is skipped);
-//   opmfu_bench_lint parse DIR J    parses every *.py under DIR with tree-sitter on J threads and
-//                                   nothing else: the baseline `opmfu lint` is measured against.
+//   opmfu_bench_lint launchers DIR N  writes N bash launchers of about 200 lines each (variables,
+//                                   arrays, branches, functions, a torchrun line);
+//   opmfu_bench_lint parse DIR J    parses every *.py and *.sh under DIR with tree-sitter on J
+//                                   threads and nothing else: the baseline `opmfu lint` is measured
+//                                   against.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -60,28 +63,64 @@ std::string Module(long index) {
   return text;
 }
 
+std::string Launcher(long index) {
+  std::string text = "#!/usr/bin/env bash\n# Generated launcher " + std::to_string(index) + "\nset -euo pipefail\n\n";
+  for (int block = 0; block < 12; ++block) {
+    const std::string n = std::to_string(block);
+    text += "NODE_" + n + "=${NODE_" + n + ":-" + n +
+            "}\n"
+            "export MASTER_PORT_" +
+            n + "=$((6000 + " + n +
+            "))\n"
+            "ARGS_" +
+            n + "=(--hidden-size 4096 --num-layers " + n +
+            " --seq-length 4096)\n"
+            "ARGS_" +
+            n +
+            "+=(--lr 1e-4 --min-lr 1e-5)\n"
+            "if [ \"${NODE_" +
+            n + "}\" -gt 4 ]; then\n  LEVEL_" + n + "=level1\nelse\n  LEVEL_" + n +
+            "=level0\nfi\n"
+            "case \"${MODE:-train}\" in\n  train) STEPS_" +
+            n + "=100 ;;\n  *) STEPS_" + n +
+            "=10 ;;\nesac\n"
+            "setup_" +
+            n + "() {\n  mkdir -p \"./logs/" + n + "\"\n  echo \"node ${NODE_" + n +
+            "}\" >> ./logs/run.log\n}\n"
+            "setup_" +
+            n + "\n\n";
+  }
+  text +=
+      "PROFILE_ARGS=\"--profile --profile-level ${LEVEL_0} --profile-save-path ./prof/$(date +%s)\"\n"
+      "torchrun --nproc_per_node 8 --nnodes 2 missing_pretrain.py \"${ARGS_0[@]}\" ${PROFILE_ARGS} \\\n"
+      "    --train-iters \"${STEPS_0}\"\n";
+  return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (argc != 4 || (mode != "corpus" && mode != "parse")) {
-    std::fprintf(stderr, "usage: opmfu_bench_lint corpus DIR N | parse DIR JOBS\n");
+  if (argc != 4 || (mode != "corpus" && mode != "launchers" && mode != "parse")) {
+    std::fprintf(stderr, "usage: opmfu_bench_lint corpus DIR N | launchers DIR N | parse DIR JOBS\n");
     return 2;
   }
   const fs::path dir = argv[2];
   const long number = std::strtol(argv[3], nullptr, 10);
-  if (mode == "corpus") {
+  if (mode == "corpus" || mode == "launchers") {
     for (long i = 0; i < number; ++i) {
-      const fs::path path = dir / ("pkg" + std::to_string(i % 20)) / ("module_" + std::to_string(i) + ".py");
+      const std::string name =
+          mode == "corpus" ? "module_" + std::to_string(i) + ".py" : "run_" + std::to_string(i) + ".sh";
+      const fs::path path = dir / ("pkg" + std::to_string(i % 20)) / name;
       fs::create_directories(path.parent_path());
-      if (!opmfu::WriteFileAtomically(path, Module(i)).ok()) return 1;
+      if (!opmfu::WriteFileAtomically(path, mode == "corpus" ? Module(i) : Launcher(i)).ok()) return 1;
     }
     return 0;
   }
   opmfu::InstallParseAllocator();
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().extension() == ".py") files.push_back(entry.path());
+    if (entry.path().extension() == ".py" || entry.path().extension() == ".sh") files.push_back(entry.path());
   }
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> nodes{0};
@@ -89,7 +128,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = next++; i < files.size(); i = next++) {
       auto source = opmfu::ReadTextFile(files[i]);
       if (!source.ok()) continue;
-      auto tree = opmfu::ParseSource(opmfu::Grammar::kPython, std::move(*source));
+      const auto grammar = files[i].extension() == ".sh" ? opmfu::Grammar::kBash : opmfu::Grammar::kPython;
+      auto tree = opmfu::ParseSource(grammar, std::move(*source));
       if (tree.ok()) nodes += ts_node_child_count(tree->root());
     }
   };

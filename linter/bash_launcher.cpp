@@ -28,7 +28,40 @@ struct Variable {
   bool exported = false;
 };
 
-using Environment = std::map<std::string, Variable, std::less<>>;
+// Variables, in layers: a branch or a `V=x cmd` prefix works on a layer over the environment it
+// starts from, so nothing is copied until it is written (launchers branch a lot).
+class Environment {
+ public:
+  Environment() = default;
+  explicit Environment(const Environment* parent) : parent_(parent) {}
+
+  const Variable* Find(std::string_view name) const {
+    for (const Environment* layer = this; layer != nullptr; layer = layer->parent_) {
+      if (auto found = layer->own_.find(name); found != layer->own_.end()) return &found->second;
+    }
+    return nullptr;
+  }
+  /// The variable in this layer, starting from what the layers below hold.
+  Variable& Set(const std::string& name) {
+    if (auto found = own_.find(name); found != own_.end()) return found->second;
+    const Variable* inherited = parent_ != nullptr ? parent_->Find(name) : nullptr;
+    return own_.emplace(name, inherited != nullptr ? *inherited : Variable{}).first->second;
+  }
+  const std::map<std::string, Variable, std::less<>>& own() const { return own_; }
+  template <typename Visit>
+  void ForEachVisible(Visit&& visit) const {
+    std::set<std::string, std::less<>> seen;
+    for (const Environment* layer = this; layer != nullptr; layer = layer->parent_) {
+      for (const auto& [name, variable] : layer->own_) {
+        if (seen.insert(name).second) visit(name, variable);
+      }
+    }
+  }
+
+ private:
+  const Environment* parent_ = nullptr;
+  std::map<std::string, Variable, std::less<>> own_;
+};
 
 // Word lists: the alternatives an expansion can give.
 using Words = std::vector<ShellWord>;
@@ -91,18 +124,19 @@ class Evaluator {
   void RunFile(const std::string& path, std::shared_ptr<const SyntaxTree> tree, Environment& env, int depth) {
     const std::string previous = file_;
     const SyntaxTree* previous_tree = tree_;
+    const std::shared_ptr<const ShellSource> previous_source = source_;
     file_ = path;
     tree_ = tree.get();
+    source_ = std::make_shared<const ShellSource>(ShellSource{path, tree->source()});
     trees_.push_back(tree);
     for (TSNode root : tree->roots()) Run(root, env, depth);
     file_ = previous;
     tree_ = previous_tree;
+    source_ = previous_source;
   }
 
  private:
-  ShellLocation Where(TSNode node) const {
-    return {file_, tree_->RangeOf(node), std::string(tree_->LineOf(ts_node_start_byte(node)))};
-  }
+  ShellLocation Where(TSNode node) const { return {source_, ts_node_start_byte(node), ts_node_end_byte(node)}; }
 
   ShellWord Literal(std::string text, TSNode node, bool known = true) const {
     if (!known) text = kOpaqueStart + text + kOpaqueEnd;
@@ -113,13 +147,12 @@ class Evaluator {
   // with `*unset` set, so the caller can apply a default.
   std::vector<std::pair<Words, bool>> Lookup(const Environment& env, std::string_view name, TSNode at) const {
     std::vector<std::pair<Words, bool>> out;
-    auto found = env.find(name);
-    if (found == env.end() || found->second.alternatives.empty()) {
+    const Variable* found = env.Find(name);
+    if (found == nullptr || found->alternatives.empty()) {
       out.push_back({{}, true});
       return out;
     }
-    for (const Alternative& alternative : found->second.alternatives)
-      out.push_back({alternative.words, alternative.unset});
+    for (const Alternative& alternative : found->alternatives) out.push_back({alternative.words, alternative.unset});
     (void)at;
     return out;
   }
@@ -297,7 +330,7 @@ class Evaluator {
       }
     }
     // Only now: `X=${X:-d}` reads X before it is written.
-    Variable& variable = env[name];
+    Variable& variable = env.Set(name);
     variable.exported = variable.exported || exported;
     if (append) {
       std::vector<Alternative> combined;
@@ -319,28 +352,27 @@ class Evaluator {
 
   // Runs the branches from `env` and leaves in `env` every value any of them can end with.
   void Branches(const std::vector<std::vector<TSNode>>& branches, bool exhaustive, Environment& env, int depth) {
-    std::vector<Environment> results;
+    std::vector<std::unique_ptr<Environment>> layers;
+    std::set<std::string, std::less<>> written;
     for (const std::vector<TSNode>& branch : branches) {
-      Environment copy = env;
-      for (TSNode statement : branch) Run(statement, copy, depth);
-      results.push_back(std::move(copy));
+      layers.push_back(std::make_unique<Environment>(&env));
+      for (TSNode statement : branch) Run(statement, *layers.back(), depth);
+      for (const auto& [name, variable] : layers.back()->own()) written.insert(name);
     }
-    if (!exhaustive) results.push_back(env);
-    Environment merged;
-    for (const Environment& result : results) {
-      for (const auto& [name, variable] : result) {
-        Variable& into = merged[name];
-        into.exported = into.exported || variable.exported;
-        for (const Alternative& alternative : variable.alternatives) AddAlternative(into.alternatives, alternative);
-      }
+    for (const std::string& name : written) {
+      Variable merged;
+      const auto add = [&](const Variable* variable) {
+        if (variable == nullptr) {
+          AddAlternative(merged.alternatives, Alternative{{}, true});  // still unset on this path
+          return;
+        }
+        merged.exported = merged.exported || variable->exported;
+        for (const Alternative& alternative : variable->alternatives) AddAlternative(merged.alternatives, alternative);
+      };
+      for (const auto& layer : layers) add(layer->Find(name));
+      if (!exhaustive) add(env.Find(name));
+      env.Set(name) = std::move(merged);
     }
-    // A variable some branch never set can still be unset.
-    for (auto& [name, variable] : merged) {
-      for (const Environment& result : results) {
-        if (!result.contains(name)) AddAlternative(variable.alternatives, Alternative{{}, true});
-      }
-    }
-    env = std::move(merged);
   }
 
   void Run(TSNode node, Environment& env, int depth) {
@@ -363,14 +395,14 @@ class Evaluator {
           Assign(child, env, exported);
           if (exported) NoteExport(std::string(tree_->Text(ChildByField(child, "name"))), env);
         } else if (IsType(child, "variable_name") && exported) {
-          env[std::string(tree_->Text(child))].exported = true;
+          env.Set(std::string(tree_->Text(child))).exported = true;
           NoteExport(std::string(tree_->Text(child)), env);
         }
       }
       return;
     }
     if (type == "function_definition") {
-      functions_[std::string(tree_->Text(ChildByField(node, "name")))] = {node, tree_, file_};
+      functions_[std::string(tree_->Text(ChildByField(node, "name")))] = {node, tree_, file_, source_};
       return;
     }
     if (type == "if_statement") {
@@ -449,22 +481,24 @@ class Evaluator {
   }
 
   void NoteExport(const std::string& name, const Environment& env) {
-    auto found = env.find(name);
-    if (found == env.end() || found->second.alternatives.empty()) return;
-    const Alternative& first = found->second.alternatives.front();
+    const Variable* found = env.Find(name);
+    if (found == nullptr || found->alternatives.empty()) return;
+    const Alternative& first = found->alternatives.front();
     if (first.words.empty()) return;
     facts_.commands.push_back({ShellCommandFact::Kind::kExportedVariable, name, Clean(first.words.front())});
   }
 
   void RunCommand(TSNode command, Environment& env, int depth) {
-    Environment local = env;  // `V=x cmd`: only for this command
+    // `V=x cmd`: a copy of the environment for this command only; most commands have no prefix.
+    std::optional<Environment> prefixed;
     std::vector<TSNode> arguments;
     TSNode name_node{};
     const std::uint32_t count = ts_node_named_child_count(command);
     for (std::uint32_t i = 0; i < count; ++i) {
       TSNode child = ts_node_named_child(command, i);
       if (IsType(child, "variable_assignment") && ts_node_is_null(name_node)) {
-        Assign(child, local, true);
+        if (!prefixed) prefixed.emplace(&env);
+        Assign(child, *prefixed, true);
       } else if (IsType(child, "command_name")) {
         name_node = child;
       } else if (!IsType(child, "comment") && !IsType(child, "herestring_redirect") &&
@@ -473,6 +507,7 @@ class Evaluator {
       }
     }
     if (ts_node_is_null(name_node)) return;
+    const Environment& local = prefixed ? *prefixed : env;
     const WordAlternatives names = Expand(ts_node_named_child(name_node, 0), env, false);
     if (names.empty() || names.front().empty()) return;
     const std::string name = BaseName(names.front().front().text);
@@ -497,7 +532,7 @@ class Evaluator {
       return;
     }
     if ((name == "bash" || name == "sh") && !argv.front().empty() && argv.front().front().text.ends_with(".sh")) {
-      Environment child = local;
+      Environment child(&local);
       Follow(argv.front().front(), child, depth);
       return;
     }
@@ -508,11 +543,14 @@ class Evaluator {
       if (ts_node_is_null(body) || depth >= kMaxDepth) return;
       const SyntaxTree* caller_tree = tree_;
       const std::string caller_file = file_;
+      const std::shared_ptr<const ShellSource> caller_source = source_;
       tree_ = called.tree;
       file_ = called.file;
+      source_ = called.source;
       Run(body, env, depth + 1);
       tree_ = caller_tree;
       file_ = caller_file;
+      source_ = caller_source;
       return;
     }
     if (name == "msprof-analyze" ||
@@ -564,10 +602,10 @@ class Evaluator {
         }
       }
       if (!found) continue;
-      for (const auto& [variable, value] : local) {
-        if (!value.exported || value.alternatives.empty() || value.alternatives.front().words.empty()) continue;
+      local.ForEachVisible([&](const std::string& variable, const Variable& value) {
+        if (!value.exported || value.alternatives.empty() || value.alternatives.front().words.empty()) return;
         launch.environment[variable] = Clean(value.alternatives.front().words.front());
-      }
+      });
       launch.script = Clean(launch.script);
       for (ShellWord& argument : launch.arguments) argument = Clean(argument);
       facts_.launches.push_back(std::move(launch));
@@ -584,7 +622,7 @@ class Evaluator {
     if (!visiting_.insert(canonical.string()).second) return;  // a `source` loop
     auto source = ReadTextFile(path);
     if (!source.ok()) {
-      facts_.problems.push_back(Error::Input(file_ + ":" + std::to_string(target.where.range.start.line) +
+      facts_.problems.push_back(Error::Input(file_ + ":" + std::to_string(target.where.range().start.line) +
                                              ": cannot follow `" + target.text + "`: " + source.error().message));
       visiting_.erase(canonical.string());
       return;
@@ -597,17 +635,49 @@ class Evaluator {
   LauncherFacts& facts_;
   std::string file_;
   const SyntaxTree* tree_ = nullptr;
+  std::shared_ptr<const ShellSource> source_;
   std::vector<std::shared_ptr<const SyntaxTree>> trees_;
   struct Function {
     TSNode definition;
     const SyntaxTree* tree;  // kept alive by trees_
     std::string file;
+    std::shared_ptr<const ShellSource> source;
   };
   std::map<std::string, Function, std::less<>> functions_;
   std::set<std::string> visiting_;
 };
 
 }  // namespace
+
+const std::string& ShellLocation::file() const {
+  static const std::string kNone;
+  return source ? source->path : kNone;
+}
+
+SourceRange ShellLocation::range() const {
+  if (!source) return {};
+  const std::string_view text = source->text;
+  const auto position = [&](std::uint32_t byte) {
+    const std::size_t offset = std::min<std::size_t>(byte, text.size());
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1);
+    const std::size_t begin = line_start == std::string_view::npos || offset == 0 ? 0 : line_start + 1;
+    const std::string_view prefix = text.substr(begin, offset - begin);
+    return SourcePosition{line, CodePointCount(prefix, prefix.size()) + 1};
+  };
+  return {position(start_byte), position(end_byte)};
+}
+
+std::string ShellLocation::snippet() const {
+  if (!source) return {};
+  const std::string_view text = source->text;
+  const std::size_t offset = std::min<std::size_t>(start_byte, text.size());
+  const std::size_t before = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+  const std::size_t begin = before == std::string_view::npos ? 0 : before + 1;
+  const std::size_t end = text.find('\n', offset);
+  return std::string(text.substr(begin, (end == std::string_view::npos ? text.size() : end) - begin));
+}
 
 bool IsShellScript(const std::string& path, std::string_view source) {
   const std::string extension = fs::path(path).extension().string();

@@ -17,11 +17,22 @@
 
 namespace opmfu::linter {
 
-/// Where a word or value was written, ready for a diagnostic or a provenance step.
+/// A launcher file's text, shared by every location in it.
+struct ShellSource {
+  std::string path;
+  std::string text;
+};
+
+/// Where a word or value was written. Cheap to copy (a launcher makes many words); the range and
+/// the source line are worked out only when a finding needs them.
 struct ShellLocation {
-  std::string file;
-  SourceRange range;
-  std::string snippet;  ///< the source line
+  std::shared_ptr<const ShellSource> source;
+  std::uint32_t start_byte = 0;
+  std::uint32_t end_byte = 0;
+
+  const std::string& file() const;
+  SourceRange range() const;
+  std::string snippet() const;  ///< the source line of the start
 };
 
 /// One word after expansion. `known` is false when part of it is only known at run time

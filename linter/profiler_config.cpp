@@ -135,8 +135,8 @@ PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, 
       python::LaunchWord out;
       out.text = shell.text;
       out.known = shell.known;
-      out.origin.file = shell.where.file;
-      out.origin.position = shell.where.range.start;
+      out.origin.file = shell.where.file();
+      out.origin.position = shell.where.range().start;
       out.origin.message = "`" + shell.text + "`";
       return out;
     };

@@ -20,12 +20,14 @@ struct Suppression {
   int last_line = 0;
   SourceRange comment;
   std::uint32_t comment_byte = 0;
+  std::string line;  ///< the comment's source line, for findings about the suppression itself
   bool used = false;
 };
 
 struct MalformedDirective {
   SourceRange comment;
   std::uint32_t comment_byte = 0;
+  std::string line;
   std::string message;
 };
 
@@ -64,8 +66,9 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
     RawDirective directive = ParseDirective(tree.Text(comment));
     if (directive.kind == RawDirective::Kind::kNone) continue;
     const SourceRange range = tree.RangeOf(comment);
+    const std::string line_text(tree.LineOf(ts_node_start_byte(comment)));
     if (directive.kind == RawDirective::Kind::kMalformed) {
-      out.malformed.push_back({range, ts_node_start_byte(comment), directive.problem});
+      out.malformed.push_back({range, ts_node_start_byte(comment), line_text, directive.problem});
       continue;
     }
     std::vector<std::string> codes;
@@ -73,7 +76,8 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
       std::string id = known_code(code);
       if (id.empty()) {
         if (directive.kind == RawDirective::Kind::kNoqa) continue;  // another tool's code
-        out.malformed.push_back({range, ts_node_start_byte(comment), "unknown rule `" + code + "` in a suppression"});
+        out.malformed.push_back(
+            {range, ts_node_start_byte(comment), line_text, "unknown rule `" + code + "` in a suppression"});
         continue;
       }
       codes.push_back(std::move(id));
@@ -83,6 +87,7 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
     entry.codes = codes;
     entry.comment = range;
     entry.comment_byte = ts_node_start_byte(comment);
+    entry.line = line_text;
     const int line = range.start.line;
     // Trailing: code before the comment on its line.
     const std::string_view text_line = tree.LineOf(ts_node_start_byte(comment));
@@ -122,8 +127,8 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
           }
         }
         if (!closed)
-          out.malformed.push_back(
-              {range, ts_node_start_byte(comment), "`enable` without a matching `disable` for the same rules"});
+          out.malformed.push_back({range, ts_node_start_byte(comment), line_text,
+                                   "`enable` without a matching `disable` for the same rules"});
         break;
       }
       default:
@@ -131,7 +136,7 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
     }
   }
   for (Suppression& unclosed : open_ranges) {
-    out.malformed.push_back({unclosed.comment, unclosed.comment_byte,
+    out.malformed.push_back({unclosed.comment, unclosed.comment_byte, unclosed.line,
                              "`disable` is never closed by an `enable`: it covers the rest of the file"});
     out.entries.push_back(unclosed);
   }

@@ -38,14 +38,14 @@ Diagnostic ShellDiagnostic(const RuleInfo& rule, Severity severity, const linter
   diagnostic.rule_id = rule.id;
   diagnostic.rule_name = rule.name;
   diagnostic.severity = severity;
-  diagnostic.file = where.file;
-  diagnostic.range = where.range;
+  diagnostic.file = where.file();
+  diagnostic.range = where.range();
   if (diagnostic.range.end.line != diagnostic.range.start.line) {
     diagnostic.range.end = {diagnostic.range.start.line, diagnostic.range.start.column + 1};
   }
   diagnostic.message = std::move(message);
   diagnostic.help = std::move(help);
-  diagnostic.snippet = where.snippet;
+  diagnostic.snippet = where.snippet();
   return diagnostic;
 }
 

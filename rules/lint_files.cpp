@@ -61,21 +61,22 @@ std::optional<Severity> Enabled(const Effective& effective, std::string_view id)
   return FindRule(id)->severity;
 }
 
-// Applies a file's suppression comments to its findings, then reports malformed (OPM002) and
-// unused (OPM003) ones.
-void Suppress(const SyntaxTree& tree, const std::vector<TSNode>& comments, const std::string& path,
-              const Effective& effective, std::vector<Diagnostic>& diagnostics) {
-  linter::Suppressions suppressions = linter::ReadSuppressions(tree, comments, [](std::string_view code) {
+linter::Suppressions ReadFileSuppressions(const SyntaxTree& tree, const std::vector<TSNode>& comments) {
+  return linter::ReadSuppressions(tree, comments, [](std::string_view code) {
     const RuleInfo* rule = FindRule(code);
     return rule != nullptr ? std::string(rule->id) : std::string();
   });
+}
+
+// Applies a file's suppression comments to its findings, then reports malformed (OPM002) and
+// unused (OPM003) ones.
+void Suppress(linter::Suppressions& suppressions, const std::string& path, const Effective& effective,
+              std::vector<Diagnostic>& diagnostics) {
   SortAndDeduplicate(diagnostics);
   linter::ApplySuppressions(suppressions, diagnostics);
-  const auto line_text = [&](std::uint32_t byte) { return std::string(tree.LineOf(byte)); };
   if (auto severity = Enabled(effective, "OPM002")) {
     for (const linter::MalformedDirective& bad : suppressions.malformed) {
-      diagnostics.push_back(
-          MetaDiagnostic(*FindRule("OPM002"), *severity, path, bad.comment, bad.message, line_text(bad.comment_byte)));
+      diagnostics.push_back(MetaDiagnostic(*FindRule("OPM002"), *severity, path, bad.comment, bad.message, bad.line));
     }
   }
   if (auto severity = Enabled(effective, "OPM003")) {
@@ -87,7 +88,7 @@ void Suppress(const SyntaxTree& tree, const std::vector<TSNode>& comments, const
       std::string codes;
       for (const std::string& id : s.codes) codes += (codes.empty() ? "" : ", ") + id;
       Diagnostic d = MetaDiagnostic(*FindRule("OPM003"), *severity, path, s.comment,
-                                    "unused suppression: no " + codes + " finding here", line_text(s.comment_byte));
+                                    "unused suppression: no " + codes + " finding here", s.line);
       d.help = "remove the comment, or move it to the line the finding is reported on";
       diagnostics.push_back(std::move(d));
     }
@@ -152,7 +153,8 @@ FileOutcome LintPython(const Input& input, const LintOptions& options, const Eff
   for (Diagnostic& d : CheckPythonFacts(facts, effective)) {
     (d.file == input.path ? linted.diagnostics : outcome.elsewhere).push_back(std::move(d));
   }
-  Suppress(facts.module->tree(), facts.module->comments(), input.path, effective, linted.diagnostics);
+  linter::Suppressions suppressions = ReadFileSuppressions(facts.module->tree(), facts.module->comments());
+  Suppress(suppressions, input.path, effective, linted.diagnostics);
   if (options.keep_sources) linted.source = facts.module->tree().source();
   outcome.linted = std::move(linted);
   return outcome;
@@ -177,7 +179,56 @@ struct LauncherState {
   LauncherLint lint;
   Effective effective;
   std::vector<Diagnostic> diagnostics;
+  // Read while the tree exists; the tree itself is dropped early (a thousand launchers' trees
+  // held at once cost more than everything else).
+  linter::Suppressions suppressions;
+  bool parsed_cleanly = true;
+  std::string source;
 };
+
+// Reads, evaluates and checks one launcher; its tree is dropped before returning (a thousand
+// launchers' trees held at once cost more than everything else).
+Result<LauncherState> ReadLauncherState(const std::string& path, const Effective& effective, bool keep_source) {
+  OPMFU_ASSIGN_OR_RETURN(std::string source, ReadTextFile(path));
+  if (!IsValidUtf8(source)) return Error::Input(path + ": not valid UTF-8");
+  OPMFU_ASSIGN_OR_RETURN(linter::LauncherFacts facts, linter::ReadLauncher(path, std::move(source)));
+  LauncherState state;
+  state.effective = effective;
+  state.lint.facts = std::move(facts);
+  for (const linter::Launch& launch : state.lint.facts.launches) state.lint.scripts.push_back(FindScript(launch));
+  state.diagnostics = CheckLauncher(state.lint, state.effective);
+  const SyntaxTree& tree = *state.lint.facts.tree;
+  state.suppressions = ReadFileSuppressions(tree, state.lint.facts.comments);
+  state.parsed_cleanly = !tree.has_error();
+  if (keep_source) state.source = tree.source();
+  if (tree.has_error()) {
+    if (auto severity = Enabled(state.effective, "OPM001")) {
+      const TSNode error = *tree.FirstError();
+      state.diagnostics.push_back(
+          MetaDiagnostic(*FindRule("OPM001"), *severity, path, tree.RangeOf(error),
+                         "syntax error: the launcher did not parse cleanly, so launches after this point may be missed",
+                         std::string(tree.LineOf(ts_node_start_byte(error)))));
+    }
+  }
+  state.lint.facts.comments.clear();
+  state.lint.facts.tree.reset();
+  return state;
+}
+
+// Runs work(0..count-1) on `jobs` threads (0: one per core).
+template <typename Work>
+void ForEachInParallel(std::size_t count, unsigned jobs, Work&& work) {
+  std::atomic<std::size_t> next{0};
+  const auto loop = [&] {
+    for (std::size_t i = next++; i < count; i = next++) work(i);
+  };
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  const auto threads =
+      static_cast<unsigned>(std::min<std::size_t>(jobs == 0 ? cores : jobs, std::max<std::size_t>(1, count)));
+  std::vector<std::jthread> workers;
+  for (unsigned i = 1; i < threads; ++i) workers.emplace_back(loop);
+  loop();
+}
 
 }  // namespace
 
@@ -244,31 +295,30 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     return config;
   };
 
-  // Launchers first: they say which scripts run with which arguments.
-  std::vector<LauncherState> launchers;
+  // Launchers first (read on every core): they say which scripts run with which arguments.
+  std::vector<Effective> launcher_effective;
   for (const std::string& path : launcher_paths) {
     OPMFU_ASSIGN_OR_RETURN(Config config, config_for(path, false));
-    auto source = ReadTextFile(path);
-    if (!source.ok()) {
-      report.errors.push_back(source.take_error());
-      continue;
+    launcher_effective.push_back(EffectiveRules(config, options.overrides, rules, path));
+  }
+  std::vector<std::optional<LauncherState>> launcher_states(launcher_paths.size());
+  std::vector<std::optional<Error>> launcher_errors(launcher_paths.size());
+  ForEachInParallel(launcher_paths.size(), options.jobs, [&](std::size_t i) {
+    auto state = ReadLauncherState(launcher_paths[i], launcher_effective[i], options.keep_sources);
+    if (state.ok()) {
+      launcher_states[i] = std::move(*state);
+    } else {
+      launcher_errors[i] = state.take_error();
     }
-    if (!IsValidUtf8(*source)) {
-      report.errors.push_back(Error::Input(path + ": not valid UTF-8"));
-      continue;
-    }
-    auto facts = linter::ReadLauncher(path, std::move(*source));
-    if (!facts.ok()) {
-      report.errors.push_back(facts.take_error());
-      continue;
-    }
-    LauncherState state;
-    state.effective = EffectiveRules(config, options.overrides, rules, path);
-    for (const Error& problem : facts->problems) report.warnings.push_back(problem.message);
-    state.lint.facts = std::move(*facts);
-    for (const linter::Launch& launch : state.lint.facts.launches) {
-      std::optional<std::string> script = FindScript(launch);
-      state.lint.scripts.push_back(script);
+  });
+  std::vector<LauncherState> launchers;
+  for (std::size_t i = 0; i < launcher_paths.size(); ++i) {
+    if (launcher_errors[i]) report.errors.push_back(std::move(*launcher_errors[i]));
+    if (!launcher_states[i]) continue;
+    LauncherState& state = *launcher_states[i];
+    for (const Error& problem : state.lint.facts.problems) report.warnings.push_back(problem.message);
+    for (std::size_t l = 0; l < state.lint.facts.launches.size(); ++l) {
+      const std::optional<std::string>& script = state.lint.scripts[l];
       if (!script) continue;
       const std::string identity = Identity(*script);
       auto known = std::find_if(python_inputs.begin(), python_inputs.end(),
@@ -278,18 +328,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
         known = python_inputs.end() - 1;
       }
       known->from_directory = false;  // a launched script always matters
-      known->launches.push_back(launch);
-    }
-    state.diagnostics = CheckLauncher(state.lint, state.effective);
-    const SyntaxTree& tree = *state.lint.facts.tree;
-    if (tree.has_error()) {
-      if (auto severity = Enabled(state.effective, "OPM001")) {
-        const TSNode error = *tree.FirstError();
-        state.diagnostics.push_back(MetaDiagnostic(
-            *FindRule("OPM001"), *severity, path, tree.RangeOf(error),
-            "syntax error: the launcher did not parse cleanly, so launches after this point may be missed",
-            std::string(tree.LineOf(ts_node_start_byte(error)))));
-      }
+      known->launches.push_back(state.lint.facts.launches[l]);
     }
     launchers.push_back(std::move(state));
   }
@@ -304,21 +343,9 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     effective[i] = EffectiveRules(config, options.overrides, rules, python_inputs[i].path);
   }
   std::vector<FileOutcome> outcomes(python_inputs.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < python_inputs.size(); i = next++) {
-      if (excluded[i]) continue;
-      outcomes[i] = LintPython(python_inputs[i], options, effective[i]);
-    }
-  };
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const unsigned jobs = static_cast<unsigned>(
-      std::min<std::size_t>(options.jobs == 0 ? cores : options.jobs, std::max<std::size_t>(1, python_inputs.size())));
-  {
-    std::vector<std::jthread> workers;
-    for (unsigned i = 1; i < jobs; ++i) workers.emplace_back(work);
-    work();
-  }
+  ForEachInParallel(python_inputs.size(), options.jobs, [&](std::size_t i) {
+    if (!excluded[i]) outcomes[i] = LintPython(python_inputs[i], options, effective[i]);
+  });
 
   bool any_profiler_call = false;
   for (std::size_t i = 0; i < python_inputs.size(); ++i) {
@@ -335,11 +362,11 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   }
   for (LauncherState& launcher : launchers) {
     const linter::LauncherFacts& facts = launcher.lint.facts;
-    Suppress(*facts.tree, facts.comments, facts.path, launcher.effective, launcher.diagnostics);
+    Suppress(launcher.suppressions, facts.path, launcher.effective, launcher.diagnostics);
     LintedFile file;
     file.path = facts.path;
-    file.parsed_cleanly = !facts.tree->has_error();
-    if (options.keep_sources) file.source = facts.tree->source();
+    file.parsed_cleanly = launcher.parsed_cleanly;
+    file.source = std::move(launcher.source);
     file.diagnostics = std::move(launcher.diagnostics);
     report.files.push_back(std::move(file));
   }
