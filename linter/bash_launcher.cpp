@@ -121,6 +121,12 @@ class Evaluator {
  public:
   explicit Evaluator(LauncherFacts& facts) : facts_(facts) {}
 
+  /// Marks the top-level file as being read, so a launcher that sources itself stops there.
+  void Enter(const std::string& path) {
+    std::error_code ec;
+    visiting_.insert(fs::weakly_canonical(path, ec).string());
+  }
+
   void RunFile(const std::string& path, std::shared_ptr<const SyntaxTree> tree, Environment& env, int depth) {
     const std::string previous = file_;
     const SyntaxTree* previous_tree = tree_;
@@ -616,7 +622,7 @@ class Evaluator {
     const ShellWord target = Clean(raw_target);
     if (!target.known || depth >= kMaxDepth) return;
     fs::path path = target.text;
-    if (path.is_relative()) path = fs::path(file_).parent_path() / path;
+    if (path.is_relative()) path = (fs::path(file_).parent_path() / path).lexically_normal();
     std::error_code ec;
     const fs::path canonical = fs::weakly_canonical(path, ec);
     if (!visiting_.insert(canonical.string()).second) return;  // a `source` loop
@@ -694,6 +700,7 @@ Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source) 
   facts.tree = std::make_shared<const SyntaxTree>(std::move(tree));
   Environment env;
   Evaluator evaluator(facts);
+  evaluator.Enter(path);
   evaluator.RunFile(path, facts.tree, env, 0);
   return facts;
 }

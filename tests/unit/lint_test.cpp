@@ -202,3 +202,62 @@ INSTANTIATE_TEST_SUITE_P(Projects, LaunchProject, ::testing::ValuesIn(LaunchProj
 
 }  // namespace
 }  // namespace opmfu::rules
+
+namespace opmfu::rules {
+namespace {
+
+TEST(LintLaunchers, AGeneratedTenThousandLineLauncherIsReadAndItsLaunchFollowed) {
+  testing::TempDir dir;
+  std::string launcher = "#!/bin/bash\n";
+  for (int i = 0; i < 2500; ++i) {
+    const std::string n = std::to_string(i);
+    launcher += "V" + n + "=${V" + n + ":-" + n + "}\nif [ \"$V" + n + "\" = 3 ]; then L=level0; else L=level1; fi\n" +
+                "A+=(--x" + n + ")\n# comment " + n + "\n";
+  }
+  launcher += "torchrun train.py --prof-level $L --with-flops\n";
+  dir.Write("run.sh", launcher);
+  dir.Write("train.py",
+            "import argparse\nimport torch_npu\nparser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--prof-level', default='level0')\nparser.add_argument('--with-flops', "
+            "action='store_true')\nargs = parser.parse_args()\n"
+            "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level=args.prof_level)\n"
+            "p = torch_npu.profiler.profile(with_flops=args.with_flops, experimental_config=cfg)\n");
+  LintOptions options;
+  options.use_config = false;
+  auto report = LintPaths({(dir.path() / "run.sh").string()}, options);
+  ASSERT_TRUE(report.ok());
+  ASSERT_TRUE(report->errors.empty());
+  bool level_warning = false;
+  for (const LintedFile& file : report->files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      // --prof-level arrives as 'level1' or 'level0' (both branches), neither a ProfilerLevel.
+      level_warning = level_warning || d.rule_id == "OPM109";
+      EXPECT_NE(d.rule_id, "OPM101") << d.message;  // --with-flops is passed
+    }
+  }
+  EXPECT_TRUE(level_warning);
+}
+
+TEST(LintLaunchers, BadLauncherInputsGiveOneLineErrorsAndTheRestIsLinted) {
+  testing::TempDir dir;
+  dir.Write("binary.sh", std::string("torchrun\0train.py\n", 18));
+  dir.Write("latin1.sh", "echo caf\xe9\n");
+  dir.Write("broken.sh", "if then fi ((( \"unterminated\ntorchrun missing.py\n");
+  dir.Write("loop.sh", "source ./loop.sh\nsource ./missing_env.sh\n");
+  LintOptions options;
+  options.use_config = false;
+  auto report = LintPaths({dir.path().string()}, options);
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->errors.size(), 2U);  // binary and latin1
+  for (const Error& error : report->errors) EXPECT_EQ(error.message.find('\n'), std::string::npos) << error.message;
+  ASSERT_EQ(report->warnings.size(), 1U);  // the missing sourced file; the loop is cut silently
+  EXPECT_NE(report->warnings.front().find("missing_env.sh"), std::string::npos) << report->warnings.front();
+  bool syntax_error = false;
+  for (const LintedFile& file : report->files) {
+    for (const Diagnostic& d : file.diagnostics) syntax_error = syntax_error || d.rule_id == "OPM001";
+  }
+  EXPECT_TRUE(syntax_error);
+}
+
+}  // namespace
+}  // namespace opmfu::rules
