@@ -66,8 +66,14 @@ void DiagnosticFlags::Add(CLI::App& command) {
   command.add_flag("--no-config", no_config, "ignore .opmfu.yaml files");
 }
 
-Result<RuleOverrides> DiagnosticFlags::Overrides(std::span<const RuleDescriptor> rules) const {
-  RuleOverrides overrides;
+Result<DiagnosticFlags::Parsed> DiagnosticFlags::Parse(std::span<const RuleDescriptor> rules) const {
+  Parsed parsed;
+  OPMFU_ASSIGN_OR_RETURN(parsed.format, ParseOutputFormat(output_format));
+  if (!fail_on.empty()) {
+    OPMFU_ASSIGN_OR_RETURN(Severity threshold, ParseSeverity(fail_on));
+    parsed.fail_on = threshold;
+  }
+  RuleOverrides& overrides = parsed.overrides;
   for (const std::string& selector : select) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
   for (const std::string& selector : ignore) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
   overrides.select = select;
@@ -77,7 +83,7 @@ Result<RuleOverrides> DiagnosticFlags::Overrides(std::span<const RuleDescriptor>
     OPMFU_RETURN_IF_ERROR(ValidateSelector(entry.first, rules));
     overrides.severity.push_back(entry);
   }
-  return overrides;
+  return parsed;
 }
 
 Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const std::string& source, bool parsed_cleanly,

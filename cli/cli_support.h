@@ -10,6 +10,7 @@
 
 #include "common/config.h"
 #include "common/diagnostic.h"
+#include "common/diagnostic_format.h"
 #include "common/result.h"
 
 namespace opmfu::cli {
@@ -49,8 +50,15 @@ struct DiagnosticFlags {
   std::string fail_on;
   bool no_config = false;
 
+  /// The flags checked against the command's rules.
+  struct Parsed {
+    OutputFormat format = OutputFormat::kFull;
+    RuleOverrides overrides;
+    std::optional<Severity> fail_on;  ///< when --fail-on was given
+  };
+
   void Add(CLI::App& command);
-  Result<RuleOverrides> Overrides(std::span<const RuleDescriptor> rules) const;
+  Result<Parsed> Parse(std::span<const RuleDescriptor> rules) const;
 };
 
 /// --fix / --diff: applies (or, without `write`, appends to `diff_out` as a diff) the safe fixes of

@@ -39,20 +39,14 @@ std::string Statistics(const std::vector<Diagnostic>& diagnostics) {
 
 int RunLint(const LintFlags& flags) {
   const std::vector<RuleDescriptor> rules = rules::LintRuleDescriptors();
-  auto format = ParseOutputFormat(flags.diagnostics.output_format);
-  if (!format.ok()) return ReportError(format.error());
-  auto overrides = flags.diagnostics.Overrides(rules);
-  if (!overrides.ok()) return ReportError(overrides.error());
-  std::optional<Severity> fail_on_flag;
-  if (!flags.diagnostics.fail_on.empty()) {
-    auto parsed = ParseSeverity(flags.diagnostics.fail_on);
-    if (!parsed.ok()) return ReportError(parsed.error());
-    fail_on_flag = *parsed;
-  }
+  auto parsed = flags.diagnostics.Parse(rules);
+  if (!parsed.ok()) return ReportError(parsed.error());
+  const OutputFormat format = parsed->format;
+  const std::optional<Severity> fail_on_flag = parsed->fail_on;
   if (flags.paths.empty()) return ReportError(Error::Usage("name the files or directories to lint (or - for stdin)"));
 
   rules::LintOptions options;
-  options.overrides = *overrides;
+  options.overrides = parsed->overrides;
   options.use_config = !flags.diagnostics.no_config;
   options.stdin_filename = flags.stdin_filename;
   options.jobs = flags.jobs;
@@ -94,11 +88,11 @@ int RunLint(const LintFlags& flags) {
     format_options.tool_version = OPMFU_VERSION;
     format_options.rules = rules;
     format_options.color = UseColor(flags.diagnostics.color, !flags.diagnostics.output.empty());
-    rendered = FormatDiagnostics(diagnostics, *format, format_options);
+    rendered = FormatDiagnostics(diagnostics, format, format_options);
   }
   if (Status written = EmitOutput(rendered, flags.diagnostics.output); !written.ok())
     return ReportError(written.error());
-  if (*format == OutputFormat::kFull || *format == OutputFormat::kConcise || *format == OutputFormat::kGcc) {
+  if (format == OutputFormat::kFull || format == OutputFormat::kConcise || format == OutputFormat::kGcc) {
     std::cerr << SummaryLine(CountDiagnostics(diagnostics));
     if (!report->errors.empty()) {
       // Findings are only as complete as the inputs that could be read.

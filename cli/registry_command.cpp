@@ -82,16 +82,10 @@ struct CheckFlags {
 
 int RunCheck(const CheckFlags& flags) {
   const std::vector<RuleDescriptor> rules = rules::RuleDescriptors(rules::RuleScope::kRegistry);
-  auto format = ParseOutputFormat(flags.diagnostics.output_format);
-  if (!format.ok()) return ReportError(format.error());
-  auto overrides = flags.diagnostics.Overrides(rules);
-  if (!overrides.ok()) return ReportError(overrides.error());
-  std::optional<Severity> fail_on_flag;
-  if (!flags.diagnostics.fail_on.empty()) {
-    auto parsed = ParseSeverity(flags.diagnostics.fail_on);
-    if (!parsed.ok()) return ReportError(parsed.error());
-    fail_on_flag = *parsed;
-  }
+  auto parsed = flags.diagnostics.Parse(rules);
+  if (!parsed.ok()) return ReportError(parsed.error());
+  const OutputFormat format = parsed->format;
+  const std::optional<Severity> fail_on_flag = parsed->fail_on;
 
   std::vector<std::string> files = flags.files;
   if (files.empty()) {
@@ -117,7 +111,8 @@ int RunCheck(const CheckFlags& flags) {
       exit_code = ReportError(file.error());  // the other files are still checked
       continue;
     }
-    std::vector<Diagnostic> found = rules::CheckFormulaFile(*file, EffectiveRules(config, *overrides, rules, path));
+    std::vector<Diagnostic> found =
+        rules::CheckFormulaFile(*file, EffectiveRules(config, parsed->overrides, rules, path));
     if (flags.fix || flags.diff) {
       auto remaining = ApplySafeFixes(file->path, file->tree.source(), file->parsed_cleanly(), std::move(found),
                                       flags.fix && !flags.diff, diff);
@@ -137,12 +132,12 @@ int RunCheck(const CheckFlags& flags) {
   options.tool_version = OPMFU_VERSION;
   options.rules = rules;
   options.color = UseColor(flags.diagnostics.color, !flags.diagnostics.output.empty());
-  if (Status written = EmitOutput(FormatDiagnostics(diagnostics, *format, options), flags.diagnostics.output);
+  if (Status written = EmitOutput(FormatDiagnostics(diagnostics, format, options), flags.diagnostics.output);
       !written.ok()) {
     return ReportError(written.error());
   }
   const DiagnosticCounts counts = CountDiagnostics(diagnostics);
-  if (*format == OutputFormat::kFull || *format == OutputFormat::kConcise || *format == OutputFormat::kGcc) {
+  if (format == OutputFormat::kFull || format == OutputFormat::kConcise || format == OutputFormat::kGcc) {
     std::cerr << SummaryLine(counts) << "\n";
   }
   if (exit_code != kExitOk) return exit_code;

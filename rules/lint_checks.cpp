@@ -66,12 +66,9 @@ std::vector<Diagnostic> CheckLauncher(const LauncherLint& launcher,
   std::vector<Diagnostic> diagnostics;
   for (const RuleInfo& rule : AllRules()) {
     if (rule.launcher_check == nullptr) continue;
-    Severity severity = rule.severity;
-    if (auto found = effective.find(std::string(rule.id)); found != effective.end()) {
-      if (!found->second) continue;
-      severity = *found->second;
-    }
-    LauncherCheckContext context{launcher, rule, severity, diagnostics};
+    const std::optional<Severity> severity = EffectiveSeverity(rule, effective);
+    if (!severity) continue;
+    LauncherCheckContext context{launcher, rule, *severity, diagnostics};
     rule.launcher_check(context);
   }
   SortAndDeduplicate(diagnostics);
@@ -195,12 +192,9 @@ std::vector<Diagnostic> CheckPythonFacts(const linter::PythonFacts& facts,
   std::vector<Diagnostic> diagnostics;
   for (const RuleInfo& rule : AllRules()) {
     if (rule.lint_check == nullptr) continue;
-    Severity severity = rule.severity;
-    if (auto found = effective.find(std::string(rule.id)); found != effective.end()) {
-      if (!found->second) continue;
-      severity = *found->second;
-    }
-    LintCheckContext context{facts, rule, severity, diagnostics};
+    const std::optional<Severity> severity = EffectiveSeverity(rule, effective);
+    if (!severity) continue;
+    LintCheckContext context{facts, rule, *severity, diagnostics};
     rule.lint_check(context);
   }
   // One _ExperimentalConfig can feed several profile calls: report each place once.

@@ -57,8 +57,7 @@ Diagnostic MetaDiagnostic(const RuleInfo& rule, Severity severity, std::string f
 }
 
 std::optional<Severity> Enabled(const Effective& effective, std::string_view id) {
-  if (auto found = effective.find(std::string(id)); found != effective.end()) return found->second;
-  return FindRule(id)->severity;
+  return EffectiveSeverity(*FindRule(id), effective);
 }
 
 linter::Suppressions ReadFileSuppressions(const SyntaxTree& tree, const std::vector<TSNode>& comments) {

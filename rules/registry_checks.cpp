@@ -40,12 +40,9 @@ std::vector<Diagnostic> CheckFormulaFile(const registry::FormulaFile& file,
   std::vector<Diagnostic> diagnostics;
   for (const RuleInfo& rule : AllRules()) {
     if (rule.registry_check == nullptr) continue;
-    Severity severity = rule.severity;
-    if (auto found = effective.find(std::string(rule.id)); found != effective.end()) {
-      if (!found->second) continue;
-      severity = *found->second;
-    }
-    RuleCheckContext context{file, rule, severity, diagnostics};
+    const std::optional<Severity> severity = EffectiveSeverity(rule, effective);
+    if (!severity) continue;
+    RuleCheckContext context{file, rule, *severity, diagnostics};
     rule.registry_check(context);
   }
   SortDiagnostics(diagnostics);

@@ -101,6 +101,12 @@ const RuleInfo* FindRule(std::string_view id_or_name) {
   return nullptr;
 }
 
+std::optional<Severity> EffectiveSeverity(const RuleInfo& rule,
+                                          const std::map<std::string, std::optional<Severity>>& effective) {
+  if (auto found = effective.find(std::string(rule.id)); found != effective.end()) return found->second;
+  return rule.severity;
+}
+
 std::vector<RuleDescriptor> RuleDescriptors(std::optional<RuleScope> scope) {
   std::vector<RuleDescriptor> out;
   for (const RuleInfo& rule : kRules) {

@@ -2,8 +2,10 @@
 // The registry of every rule opmfu can report: one row per rule, in id order. Ids are stable and
 // never reused. Each row has a docs page at docs/rules/<id>.md.
 
+#include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,6 +40,11 @@ struct RuleInfo {
 std::span<const RuleInfo> AllRules();
 /// By id ("OPM504") or name ("formula-returns-float").
 const RuleInfo* FindRule(std::string_view id_or_name);
+
+/// The severity `rule` reports at, given the per-rule settings of a file (rule id -> severity,
+/// nullopt = off; a rule absent from the map keeps its default); nullopt when it is off.
+std::optional<Severity> EffectiveSeverity(const RuleInfo& rule,
+                                          const std::map<std::string, std::optional<Severity>>& effective);
 
 /// Descriptors (for configs, selectors and SARIF) of the rules a command can report; the meta
 /// rules come with every scope.
