@@ -63,14 +63,7 @@ Diagnostic& LauncherCheckContext::ReportAt(const linter::ShellLocation& where, s
 
 std::vector<Diagnostic> CheckLauncher(const LauncherLint& launcher,
                                       const std::map<std::string, std::optional<Severity>>& effective) {
-  std::vector<Diagnostic> diagnostics;
-  for (const RuleInfo& rule : AllRules()) {
-    if (rule.launcher_check == nullptr) continue;
-    const std::optional<Severity> severity = EffectiveSeverity(rule, effective);
-    if (!severity) continue;
-    LauncherCheckContext context{launcher, rule, *severity, diagnostics};
-    rule.launcher_check(context);
-  }
+  std::vector<Diagnostic> diagnostics = RunChecks<LauncherCheckContext>(&RuleInfo::launcher_check, launcher, effective);
   SortAndDeduplicate(diagnostics);
   return diagnostics;
 }
@@ -189,22 +182,9 @@ std::vector<const Value*> CallsTo(const linter::Setting& setting, std::string_vi
 
 std::vector<Diagnostic> CheckPythonFacts(const linter::PythonFacts& facts,
                                          const std::map<std::string, std::optional<Severity>>& effective) {
-  std::vector<Diagnostic> diagnostics;
-  for (const RuleInfo& rule : AllRules()) {
-    if (rule.lint_check == nullptr) continue;
-    const std::optional<Severity> severity = EffectiveSeverity(rule, effective);
-    if (!severity) continue;
-    LintCheckContext context{facts, rule, *severity, diagnostics};
-    rule.lint_check(context);
-  }
+  std::vector<Diagnostic> diagnostics = RunChecks<LintCheckContext>(&RuleInfo::lint_check, facts, effective);
   // One _ExperimentalConfig can feed several profile calls: report each place once.
-  SortDiagnostics(diagnostics);
-  diagnostics.erase(std::unique(diagnostics.begin(), diagnostics.end(),
-                                [](const Diagnostic& a, const Diagnostic& b) {
-                                  return a.rule_id == b.rule_id && a.file == b.file && a.range.start == b.range.start &&
-                                         a.message == b.message;
-                                }),
-                    diagnostics.end());
+  SortAndDeduplicate(diagnostics);
   return diagnostics;
 }
 

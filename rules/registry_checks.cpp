@@ -37,14 +37,7 @@ std::vector<Diagnostic> CheckFormulaFile(const registry::FormulaFile& file,
                                          const std::map<std::string, std::optional<Severity>>& effective) {
   // Body rules on a tree without bodies would report phantom findings: a programming error.
   if (file.tree.bodies_skipped()) std::abort();
-  std::vector<Diagnostic> diagnostics;
-  for (const RuleInfo& rule : AllRules()) {
-    if (rule.registry_check == nullptr) continue;
-    const std::optional<Severity> severity = EffectiveSeverity(rule, effective);
-    if (!severity) continue;
-    RuleCheckContext context{file, rule, *severity, diagnostics};
-    rule.registry_check(context);
-  }
+  std::vector<Diagnostic> diagnostics = RunChecks<RuleCheckContext>(&RuleInfo::registry_check, file, effective);
   SortDiagnostics(diagnostics);
   return diagnostics;
 }

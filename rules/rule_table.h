@@ -46,6 +46,23 @@ const RuleInfo* FindRule(std::string_view id_or_name);
 std::optional<Severity> EffectiveSeverity(const RuleInfo& rule,
                                           const std::map<std::string, std::optional<Severity>>& effective);
 
+/// Runs every enabled rule that has a check of the kind `member` (registry, lint or launcher),
+/// each with a `Context{input, rule, severity, findings}`; returns the findings unsorted.
+template <typename Context, typename Check, typename Input>
+std::vector<Diagnostic> RunChecks(Check RuleInfo::*member, const Input& input,
+                                  const std::map<std::string, std::optional<Severity>>& effective) {
+  std::vector<Diagnostic> findings;
+  for (const RuleInfo& rule : AllRules()) {
+    const Check check = rule.*member;
+    if (check == nullptr) continue;
+    const std::optional<Severity> severity = EffectiveSeverity(rule, effective);
+    if (!severity) continue;
+    Context context{input, rule, *severity, findings};
+    check(context);
+  }
+  return findings;
+}
+
 /// Descriptors (for configs, selectors and SARIF) of the rules a command can report; the meta
 /// rules come with every scope.
 std::vector<RuleDescriptor> RuleDescriptors(std::optional<RuleScope> scope = std::nullopt);
