@@ -67,6 +67,21 @@ class Environment {
 using Words = std::vector<ShellWord>;
 using WordAlternatives = std::vector<Words>;
 
+// A node's named children in one pass (tree-sitter's ts_node_named_child walks from the first
+// child on every call).
+std::vector<TSNode> NamedChildren(TSNode node) {
+  std::vector<TSNode> out;
+  TSTreeCursor cursor = ts_tree_cursor_new(node);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      TSNode child = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_is_named(child)) out.push_back(child);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
 bool SameWords(const Words& a, const Words& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -190,9 +205,7 @@ class Evaluator {
     if (type == "string") {
       // "...": one word, except "${ARRAY[@]}" which gives one word per element.
       WordAlternatives out = {{Literal("", node)}};
-      const std::uint32_t count = ts_node_named_child_count(node);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        TSNode part = ts_node_named_child(node, i);
+      for (TSNode part : NamedChildren(node)) {
         WordAlternatives parts = IsType(part, "string_content")
                                      ? WordAlternatives{{Literal(std::string(tree_->Text(part)), part)}}
                                      : Expand(part, env, true);
@@ -202,9 +215,7 @@ class Evaluator {
     }
     if (type == "concatenation") {
       WordAlternatives out = {{Literal("", node)}};
-      const std::uint32_t count = ts_node_named_child_count(node);
-      for (std::uint32_t i = 0; i < count; ++i)
-        out = Concatenate(out, Expand(ts_node_named_child(node, i), env, quoted), node);
+      for (TSNode part : NamedChildren(node)) out = Concatenate(out, Expand(part, env, quoted), node);
       return out;
     }
     if (type == "simple_expansion" || type == "expansion") return ExpandVariable(node, env, quoted);
@@ -468,9 +479,7 @@ class Evaluator {
       return;
     }
     // Containers: programs, lists (&&, ||), pipelines, subshells, redirections, groups.
-    const std::uint32_t count = ts_node_named_child_count(node);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      TSNode child = ts_node_named_child(node, i);
+    for (TSNode child : NamedChildren(node)) {
       if (IsType(child, "heredoc_body") || IsType(child, "heredoc_redirect")) continue;
       Run(child, env, depth);
     }
@@ -499,9 +508,7 @@ class Evaluator {
     std::optional<Environment> prefixed;
     std::vector<TSNode> arguments;
     TSNode name_node{};
-    const std::uint32_t count = ts_node_named_child_count(command);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      TSNode child = ts_node_named_child(command, i);
+    for (TSNode child : NamedChildren(command)) {
       if (IsType(child, "variable_assignment") && ts_node_is_null(name_node)) {
         if (!prefixed) prefixed.emplace(&env);
         Assign(child, *prefixed, true);
