@@ -1,9 +1,31 @@
 #include "common/diagnostic.h"
 
+#include "common/text.h"
+
 #include <algorithm>
 #include <tuple>
 
 namespace opmfu {
+
+SourcePosition PositionInText(std::string_view text, std::size_t byte_offset) {
+  const std::size_t offset = std::min(byte_offset, text.size());
+  const int line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  const std::size_t before = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+  const std::size_t start = before == std::string_view::npos ? 0 : before + 1;
+  const std::string_view prefix = text.substr(start, offset - start);
+  return {line + 1, CodePointCount(prefix, prefix.size()) + 1};
+}
+
+std::string_view LineInText(std::string_view text, std::size_t byte_offset) {
+  const std::size_t offset = std::min(byte_offset, text.size());
+  const std::size_t before = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+  const std::size_t start = before == std::string_view::npos ? 0 : before + 1;
+  std::size_t end = text.find('\n', offset);
+  if (end == std::string_view::npos) end = text.size();
+  std::string_view line = text.substr(start, end - start);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
 
 std::string_view SeverityName(Severity severity) {
   switch (severity) {

@@ -30,6 +30,11 @@ struct SourceRange {
   SourcePosition end;  ///< exclusive
 };
 
+/// The 1-based position (code-point column) of a byte offset in `text`.
+SourcePosition PositionInText(std::string_view text, std::size_t byte_offset);
+/// The whole line holding a byte offset, without its line break.
+std::string_view LineInText(std::string_view text, std::size_t byte_offset);
+
 /// A related place, e.g. one step of a value's provenance chain ("`level` (train.py:80)").
 struct Note {
   std::string file;

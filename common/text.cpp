@@ -1,5 +1,7 @@
 #include "common/text.h"
 
+#include <cctype>
+
 #include <algorithm>
 
 namespace opmfu {
@@ -129,6 +131,18 @@ std::string_view LineAt(std::string_view text, std::size_t index) {
   std::string_view line = text.substr(start, end - start);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   return line;
+}
+
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string AsciiUpper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
 }
 
 std::string_view TrimWhitespace(std::string_view text) {

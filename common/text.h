@@ -40,6 +40,9 @@ std::vector<std::size_t> LineStarts(std::string_view text);
 std::string_view LineAt(std::string_view text, std::size_t index);
 
 std::string_view TrimWhitespace(std::string_view text);
+/// ASCII lower and upper case (identifiers, option names, enum spellings).
+std::string AsciiLower(std::string_view text);
+std::string AsciiUpper(std::string_view text);
 bool StartsWith(std::string_view text, std::string_view prefix);
 std::vector<std::string> SplitString(std::string_view text, char separator);
 

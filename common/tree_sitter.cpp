@@ -45,26 +45,9 @@ std::string_view SyntaxTree::Text(TSNode node) const {
   return std::string_view(source_).substr(begin, end - begin);
 }
 
-std::string_view SyntaxTree::LineOf(std::uint32_t byte_offset) const {
-  const std::size_t offset = std::min<std::size_t>(byte_offset, source_.size());
-  const std::size_t before = offset == 0 ? std::string::npos : source_.rfind('\n', offset - 1);
-  const std::size_t start = before == std::string::npos ? 0 : before + 1;
-  std::size_t end = source_.find('\n', offset);
-  if (end == std::string::npos) end = source_.size();
-  std::string_view line = std::string_view(source_).substr(start, end - start);
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  return line;
-}
+std::string_view SyntaxTree::LineOf(std::uint32_t byte_offset) const { return LineInText(source_, byte_offset); }
 
-SourcePosition SyntaxTree::PositionAt(std::uint32_t byte_offset) const {
-  const std::size_t offset = std::min<std::size_t>(byte_offset, source_.size());
-  const int line =
-      static_cast<int>(std::count(source_.begin(), source_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
-  const std::size_t before = offset == 0 ? std::string::npos : source_.rfind('\n', offset - 1);
-  const std::size_t start = before == std::string::npos ? 0 : before + 1;
-  const std::string_view prefix = std::string_view(source_).substr(start, offset - start);
-  return {line + 1, CodePointCount(prefix, prefix.size()) + 1};
-}
+SourcePosition SyntaxTree::PositionAt(std::uint32_t byte_offset) const { return PositionInText(source_, byte_offset); }
 
 SourceRange SyntaxTree::RangeOf(TSNode node) const {
   // Points give rows cheaply; columns still need the line text to count code points.

@@ -166,7 +166,7 @@ class Evaluator {
 
   // The value of a variable as alternatives of word lists; `unset` alternatives come back empty
   // with `*unset` set, so the caller can apply a default.
-  std::vector<std::pair<Words, bool>> Lookup(const Environment& env, std::string_view name, TSNode at) const {
+  std::vector<std::pair<Words, bool>> Lookup(const Environment& env, std::string_view name) const {
     std::vector<std::pair<Words, bool>> out;
     const Variable* found = env.Find(name);
     if (found == nullptr || found->alternatives.empty()) {
@@ -174,7 +174,6 @@ class Evaluator {
       return out;
     }
     for (const Alternative& alternative : found->alternatives) out.push_back({alternative.words, alternative.unset});
-    (void)at;
     return out;
   }
 
@@ -273,7 +272,7 @@ class Evaluator {
       return {{Literal(std::string(tree_->Text(node)), node, false)}};
     }
     WordAlternatives out;
-    for (const auto& [words, unset] : Lookup(env, name, node)) {
+    for (const auto& [words, unset] : Lookup(env, name)) {
       if (unset || (words.size() == 1 && words[0].text.empty() && op.starts_with(":"))) {
         if (!ts_node_is_null(fallback)) {
           for (Words& alternative : Expand(fallback, env, true)) out.push_back(std::move(alternative));
@@ -669,28 +668,10 @@ const std::string& ShellLocation::file() const {
 
 SourceRange ShellLocation::range() const {
   if (!source) return {};
-  const std::string_view text = source->text;
-  const auto position = [&](std::uint32_t byte) {
-    const std::size_t offset = std::min<std::size_t>(byte, text.size());
-    const int line =
-        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
-    const std::size_t line_start = offset == 0 ? 0 : text.rfind('\n', offset - 1);
-    const std::size_t begin = line_start == std::string_view::npos || offset == 0 ? 0 : line_start + 1;
-    const std::string_view prefix = text.substr(begin, offset - begin);
-    return SourcePosition{line, CodePointCount(prefix, prefix.size()) + 1};
-  };
-  return {position(start_byte), position(end_byte)};
+  return {PositionInText(source->text, start_byte), PositionInText(source->text, end_byte)};
 }
 
-std::string ShellLocation::snippet() const {
-  if (!source) return {};
-  const std::string_view text = source->text;
-  const std::size_t offset = std::min<std::size_t>(start_byte, text.size());
-  const std::size_t before = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
-  const std::size_t begin = before == std::string_view::npos ? 0 : before + 1;
-  const std::size_t end = text.find('\n', offset);
-  return std::string(text.substr(begin, (end == std::string_view::npos ? text.size() : end) - begin));
-}
+std::string ShellLocation::snippet() const { return source ? std::string(LineInText(source->text, start_byte)) : ""; }
 
 bool IsShellScript(const std::string& path, std::string_view source) {
   const std::string extension = fs::path(path).extension().string();

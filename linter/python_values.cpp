@@ -1084,12 +1084,8 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
         } else if (owner.kind == ValueKind::kString && method != "get") {
           Value changed = owner;
           changed.node = call;
-          if (method == "lower")
-            std::transform(changed.text.begin(), changed.text.end(), changed.text.begin(),
-                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-          if (method == "upper")
-            std::transform(changed.text.begin(), changed.text.end(), changed.text.begin(),
-                           [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+          if (method == "lower") changed.text = AsciiLower(changed.text);
+          if (method == "upper") changed.text = AsciiUpper(changed.text);
           if (method == "strip") changed.text = std::string(TrimWhitespace(changed.text));
           out.push_back(std::move(changed));
         } else if (owner.kind == ValueKind::kUnknown) {
@@ -1142,8 +1138,6 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
       }
     } else if (callee.kind == ValueKind::kModule && (callee.text == "os.getenv" || callee.text == "os.environ.get")) {
       Append(out, ResolveEnvironment(call, depth));
-    } else if (callee.kind == ValueKind::kModule && (callee.text == "bool" || callee.text == "str")) {
-      Append(out, ResolveIn(positional(0), depth + 1));
     } else if (callee.kind == ValueKind::kFunction && !ts_node_is_null(callee.node) &&
                IsType(callee.node, "function_definition")) {
       Append(out, ResolveReturns(callee.node, call, depth));

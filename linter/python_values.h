@@ -134,6 +134,9 @@ class PythonModule {
   /// parse_known_args), i.e. whether argparse rejects options it does not define.
   std::vector<ArgparseOption> ArgparseOptions() const;
   bool RejectsUnknownOptions() const { return parses_args_ && !parses_known_args_; }
+  /// The long option a typed one names, as argparse reads it (allow_abbrev): itself, or the only
+  /// option it is a prefix of; nullopt when none or ambiguous.
+  std::optional<std::string> ExpandAbbreviation(std::string_view typed) const;
 
   /// A step of a provenance chain at `node`: "`label` (file:line)".
   Note StepAt(TSNode node, std::string label) const;
@@ -172,8 +175,6 @@ class PythonModule {
   Values ResolveArgparse(std::string_view dest, TSNode use, int depth) const;
   Values ResolveEnvironment(TSNode call, int depth) const;
   /// The value `argument` gets from one invocation, or nullopt when the invocation does not pass it.
-  /// The long option a typed one names: itself, or the only option it is a prefix of.
-  std::optional<std::string> ExpandAbbreviation(std::string_view typed) const;
   std::optional<Value> PassedValue(const ArgparseArgument& argument, const ScriptInvocation& invocation) const;
   Values Lookup(const Values& containers, const Values& keys, TSNode use, int depth) const;
   std::optional<Argument> FindArgumentIn(TSNode call, std::string_view keyword, int position, int depth) const;

@@ -310,6 +310,9 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
       launcher_errors[i] = state.take_error();
     }
   });
+  // Each Python input once, by its canonical path (a launched script may also be named directly).
+  std::map<std::string, std::size_t> python_by_identity;
+  for (std::size_t i = 0; i < python_inputs.size(); ++i) python_by_identity.emplace(Identity(python_inputs[i].path), i);
   std::vector<LauncherState> launchers;
   for (std::size_t i = 0; i < launcher_paths.size(); ++i) {
     if (launcher_errors[i]) report.errors.push_back(std::move(*launcher_errors[i]));
@@ -319,15 +322,11 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     for (std::size_t l = 0; l < state.lint.facts.launches.size(); ++l) {
       const std::optional<std::string>& script = state.lint.scripts[l];
       if (!script) continue;
-      const std::string identity = Identity(*script);
-      auto known = std::find_if(python_inputs.begin(), python_inputs.end(),
-                                [&](const Input& input) { return Identity(input.path) == identity; });
-      if (known == python_inputs.end()) {
-        python_inputs.push_back({*script, false, false, {}});
-        known = python_inputs.end() - 1;
-      }
-      known->from_directory = false;  // a launched script always matters
-      known->launches.push_back(state.lint.facts.launches[l]);
+      auto [known, added] = python_by_identity.emplace(Identity(*script), python_inputs.size());
+      if (added) python_inputs.push_back({*script, false, false, {}});
+      Input& input = python_inputs[known->second];
+      input.from_directory = false;  // a launched script always matters
+      input.launches.push_back(state.lint.facts.launches[l]);
     }
     launchers.push_back(std::move(state));
   }

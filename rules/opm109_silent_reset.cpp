@@ -1,3 +1,4 @@
+#include "common/text.h"
 #include "rules/lint_checks.h"
 
 #include <cctype>
@@ -15,11 +16,6 @@ struct Reset {
   bool harmless = false;    ///< the value torch_npu falls back to still works for MFU
 };
 
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 std::string Quoted(const SyntaxTree& tree, const Value& original, std::string_view text) {
   char quote = '"';
   if (!ts_node_is_null(original.node) && IsType(original.node, "string")) quote = tree.Text(original.node).back();
@@ -31,7 +27,7 @@ std::optional<Reset> BoolReset(std::string_view name, const Value& v) {
   Reset reset;
   reset.message =
       "`" + std::string(name) + "` is " + v.Describe() + ", not a bool: torch_npu warns and uses False instead";
-  const std::string lowered = Lower(v.text);
+  const std::string lowered = AsciiLower(v.text);
   if (v.kind == ValueKind::kString && (lowered == "true" || lowered == "1" || lowered == "yes"))
     reset.replacement = "True";
   if (v.kind == ValueKind::kInt) reset.replacement = v.integer != 0 ? "True" : "False";
@@ -49,9 +45,9 @@ std::optional<Reset> LevelReset(const SyntaxTree& tree, const Value& v) {
   reset.message = "`profiler_level` is " + v.Describe() +
                   ", which is not a ProfilerLevel (they are case-sensitive): torch_npu warns and uses Level0, "
                   "which is below what MFU needs";
-  const std::string lowered = Lower(v.text);
+  const std::string lowered = AsciiLower(v.text);
   for (const char* level : {"Level_none", "Level0", "Level1", "Level2"}) {
-    if (v.kind == ValueKind::kString && lowered == Lower(level)) reset.replacement = Quoted(tree, v, level);
+    if (v.kind == ValueKind::kString && lowered == AsciiLower(level)) reset.replacement = Quoted(tree, v, level);
   }
   return reset;
 }
@@ -72,7 +68,7 @@ std::optional<Reset> ExportReset(const SyntaxTree& tree, const Value& v) {
     reset.message = "`export_type` is " + v.Describe() +
                     ": only lowercase 'text' and 'db' are accepted, so "
                     "torch_npu warns and exports Text only";
-    const std::string lowered = Lower(v.text);
+    const std::string lowered = AsciiLower(v.text);
     if (lowered == "db" || lowered == "text") reset.replacement = Quoted(tree, v, lowered);
   } else if (v.kind == ValueKind::kSequence && v.container != "list") {
     reset.message = "`export_type` is a " + v.container + " " + v.Describe() +

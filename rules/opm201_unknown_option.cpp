@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 
 #include "common/text.h"
@@ -9,20 +10,18 @@ namespace {
 
 // The option a command-line word selects, as argparse reads it: exact, `--opt=value`, or an
 // unambiguous prefix of a long option (allow_abbrev). nullptr when none or ambiguous.
-const python::ArgparseOption* Match(const std::vector<python::ArgparseOption>& options, std::string_view word) {
-  const std::string_view name = word.substr(0, word.find('='));
-  const python::ArgparseOption* prefix_match = nullptr;
-  int prefix_matches = 0;
-  for (const python::ArgparseOption& option : options) {
-    for (const std::string& text : option.options) {
-      if (text == name) return &option;
-      if (name.starts_with("--") && name.size() > 2 && text.starts_with(name)) {
-        prefix_match = &option;
-        ++prefix_matches;
-      }
-    }
+const python::ArgparseOption* Match(const python::PythonModule& module,
+                                    const std::vector<python::ArgparseOption>& options, std::string_view word) {
+  std::string name(word.substr(0, word.find('=')));
+  if (name.starts_with("--")) {
+    auto expanded = module.ExpandAbbreviation(name);
+    if (!expanded) return nullptr;
+    name = *expanded;
   }
-  return prefix_matches == 1 ? prefix_match : nullptr;
+  for (const python::ArgparseOption& option : options) {
+    if (std::find(option.options.begin(), option.options.end(), name) != option.options.end()) return &option;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -41,7 +40,7 @@ void CheckUnknownOption(LintCheckContext& context) {
       if (!word.known || !word.text.starts_with("-") || word.text == "-" || word.text == "--") continue;
       if (word.text.size() > 1 && (std::isdigit(static_cast<unsigned char>(word.text[1])) || word.text[1] == '.'))
         continue;
-      const python::ArgparseOption* option = Match(options, word.text);
+      const python::ArgparseOption* option = Match(module, options, word.text);
       if (option != nullptr) {
         if (option->takes_value() && word.text.find('=') == std::string::npos) ++i;  // skip its value
         continue;

@@ -1,22 +1,13 @@
-#include <algorithm>
-#include <cctype>
-
+#include "common/text.h"
 #include "rules/lint_checks.h"
 
 namespace opmfu::rules {
 
 namespace {
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // An option or variable that names where profiling output goes.
 bool NamesProfilingOutput(std::string_view name) {
-  const std::string lower = Lower(name);
+  const std::string lower = AsciiLower(name);
   const bool profiling = lower.find("prof") != std::string::npos;
   const bool place = lower.find("dir") != std::string::npos || lower.find("path") != std::string::npos;
   return profiling && place;
