@@ -11,20 +11,37 @@
 
 extern "C" const TSLanguage* tree_sitter_python();
 extern "C" const TSLanguage* tree_sitter_bash();
+extern "C" const TSLanguage* tree_sitter_json();
 
 namespace opmfu {
 
 const TSLanguage* LanguageOf(Grammar grammar) {
-  return grammar == Grammar::kPython ? tree_sitter_python() : tree_sitter_bash();
+  switch (grammar) {
+    case Grammar::kPython:
+      return tree_sitter_python();
+    case Grammar::kBash:
+      return tree_sitter_bash();
+    case Grammar::kJson:
+      return tree_sitter_json();
+  }
+  return nullptr;
 }
 
 std::string_view GrammarName(Grammar grammar) {
-  return grammar == Grammar::kPython ? "tree-sitter-python" : "tree-sitter-bash";
+  switch (grammar) {
+    case Grammar::kPython:
+      return "tree-sitter-python";
+    case Grammar::kBash:
+      return "tree-sitter-bash";
+    case Grammar::kJson:
+      return "tree-sitter-json";
+  }
+  return {};
 }
 
 Status CheckGrammarAbi() {
   std::string problems;
-  for (Grammar grammar : {Grammar::kPython, Grammar::kBash}) {
+  for (Grammar grammar : {Grammar::kPython, Grammar::kBash, Grammar::kJson}) {
     const std::uint32_t abi = ts_language_version(LanguageOf(grammar));
     if (abi < TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION || abi > TREE_SITTER_LANGUAGE_VERSION) {
       problems += std::string(problems.empty() ? "" : "; ") + std::string(GrammarName(grammar)) + " has ABI " +
@@ -91,8 +108,8 @@ using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 
 // One parser per thread and grammar: creating parsers is cheap, but not free on many small files.
 Result<TSParser*> ThreadParser(Grammar grammar) {
-  thread_local std::unique_ptr<TSParser, ParserDeleter> parsers[2];
-  auto& parser = parsers[grammar == Grammar::kPython ? 0 : 1];
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parsers[3];
+  auto& parser = parsers[static_cast<int>(grammar)];
   if (!parser) {
     parser.reset(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), LanguageOf(grammar))) {

@@ -1,5 +1,5 @@
 #pragma once
-// Owning wrappers around the tree-sitter C API and the two grammars opmfu compiles in.
+// Owning wrappers around the tree-sitter C API and the grammars opmfu compiles in.
 
 #include <tree_sitter/api.h>
 
@@ -14,12 +14,12 @@
 
 namespace opmfu {
 
-enum class Grammar { kPython, kBash };
+enum class Grammar { kPython, kBash, kJson };
 
 const TSLanguage* LanguageOf(Grammar grammar);
 std::string_view GrammarName(Grammar grammar);
 
-/// Checks that both grammars' ABI fits the linked runtime; the error is one line naming both.
+/// Checks that every grammar's ABI fits the linked runtime; the error is one line naming each that does not.
 Status CheckGrammarAbi();
 
 struct TreeDeleter {

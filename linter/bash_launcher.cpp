@@ -145,10 +145,10 @@ class Evaluator {
   void RunFile(const std::string& path, std::shared_ptr<const SyntaxTree> tree, Environment& env, int depth) {
     const std::string previous = file_;
     const SyntaxTree* previous_tree = tree_;
-    const std::shared_ptr<const ShellSource> previous_source = source_;
+    const std::shared_ptr<const TextSource> previous_source = source_;
     file_ = path;
     tree_ = tree.get();
-    source_ = std::make_shared<const ShellSource>(ShellSource{path, tree->source()});
+    source_ = std::make_shared<const TextSource>(TextSource{path, tree->source()});
     trees_.push_back(tree);
     for (TSNode root : tree->roots()) Run(root, env, depth);
     file_ = previous;
@@ -157,7 +157,7 @@ class Evaluator {
   }
 
  private:
-  ShellLocation Where(TSNode node) const { return {source_, ts_node_start_byte(node), ts_node_end_byte(node)}; }
+  TextLocation Where(TSNode node) const { return {source_, ts_node_start_byte(node), ts_node_end_byte(node)}; }
 
   ShellWord Literal(std::string text, TSNode node, bool known = true) const {
     if (!known) text = kOpaqueStart + text + kOpaqueEnd;
@@ -555,7 +555,7 @@ class Evaluator {
       if (ts_node_is_null(body) || depth >= kMaxDepth) return;
       const SyntaxTree* caller_tree = tree_;
       const std::string caller_file = file_;
-      const std::shared_ptr<const ShellSource> caller_source = source_;
+      const std::shared_ptr<const TextSource> caller_source = source_;
       tree_ = called.tree;
       file_ = called.file;
       source_ = called.source;
@@ -647,31 +647,19 @@ class Evaluator {
   LauncherFacts& facts_;
   std::string file_;
   const SyntaxTree* tree_ = nullptr;
-  std::shared_ptr<const ShellSource> source_;
+  std::shared_ptr<const TextSource> source_;
   std::vector<std::shared_ptr<const SyntaxTree>> trees_;
   struct Function {
     TSNode definition;
     const SyntaxTree* tree;  // kept alive by trees_
     std::string file;
-    std::shared_ptr<const ShellSource> source;
+    std::shared_ptr<const TextSource> source;
   };
   std::map<std::string, Function, std::less<>> functions_;
   std::set<std::string> visiting_;
 };
 
 }  // namespace
-
-const std::string& ShellLocation::file() const {
-  static const std::string kNone;
-  return source ? source->path : kNone;
-}
-
-SourceRange ShellLocation::range() const {
-  if (!source) return {};
-  return {PositionInText(source->text, start_byte), PositionInText(source->text, end_byte)};
-}
-
-std::string ShellLocation::snippet() const { return source ? std::string(LineInText(source->text, start_byte)) : ""; }
 
 bool IsShellScript(const std::string& path, std::string_view source) {
   const std::string extension = fs::path(path).extension().string();

@@ -13,40 +13,23 @@
 
 #include "common/diagnostic.h"
 #include "common/result.h"
+#include "common/text_location.h"
 #include "common/tree_sitter.h"
 
 namespace opmfu::linter {
-
-/// A launcher file's text, shared by every location in it.
-struct ShellSource {
-  std::string path;
-  std::string text;
-};
-
-/// Where a word or value was written. Cheap to copy (a launcher makes many words); the range and
-/// the source line are worked out only when a finding needs them.
-struct ShellLocation {
-  std::shared_ptr<const ShellSource> source;
-  std::uint32_t start_byte = 0;
-  std::uint32_t end_byte = 0;
-
-  const std::string& file() const;
-  SourceRange range() const;
-  std::string snippet() const;  ///< the source line of the start
-};
 
 /// One word after expansion. `known` is false when part of it is only known at run time
 /// (`$(date)`, `$RANDOM`, an unset variable without a default).
 struct ShellWord {
   std::string text;
   bool known = true;
-  ShellLocation where;
+  TextLocation where;
 };
 
 /// A command that runs a Python script, on one path through the launcher.
 struct Launch {
   std::string launcher;                          ///< the file the command is in
-  ShellLocation command;                         ///< the launch command
+  TextLocation command;                          ///< the launch command
   ShellWord script;                              ///< "train.py", as written (relative to the launcher's directory)
   std::string tool;                              ///< "torchrun", "python", ...
   std::vector<ShellWord> arguments;              ///< what the script receives in sys.argv[1:]

@@ -127,8 +127,8 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
 
 }  // namespace
 
-PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches) {
-  PythonFacts facts;
+ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches) {
+  ProfilerFacts facts;
   std::vector<python::ScriptInvocation> invocations;
   for (const Launch& launch : launches) {
     const auto word = [](const ShellWord& shell) {
@@ -153,9 +153,16 @@ PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, 
     (void)local;
     if (imported.starts_with("torch_npu.contrib.transfer_to_npu")) facts.transfers_to_npu = true;
   }
-  for (TSNode call : module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse"})) {
+  for (TSNode call : module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse", "init"})) {
     const std::optional<std::string> callee = module.CalleeName(call);
     if (!callee) continue;
+    if (EndsWith(*callee, "dynamic_profile.init") && callee->starts_with("torch_npu")) {
+      DynamicProfilerInit init;
+      init.call = call;
+      if (auto directory = module.FindArgument(call, "path", 0)) init.directory = std::move(directory->values);
+      facts.dynamic_inits.push_back(std::move(init));
+      continue;
+    }
     ProfilerCallSite site;
     site.call = call;
     site.callee = *callee;

@@ -9,6 +9,7 @@
 
 #include "common/result.h"
 #include "linter/bash_launcher.h"
+#include "linter/dynamic_config.h"
 #include "linter/python_values.h"
 
 namespace opmfu::linter {
@@ -20,23 +21,40 @@ struct Setting {
   TSNode anchor{};       ///< the `name=value` argument, or the call that lacks it
   TSNode call{};         ///< the call the setting belongs to (profile or _ExperimentalConfig)
   python::Values values;
+  /// For a setting read from another file (dynamic-profiler JSON): where to report instead of
+  /// `anchor`, and what to write there (the rules' own help speaks Python).
+  TextLocation where;
+  std::string remedy;
 };
 
 enum class ProfilerApi { kTorchNpuProfile, kKinetoProfile, kTorchProfile };
 
+/// What configures the profiler: a call in Python, or the dynamic profiler's JSON.
+enum class SiteOrigin { kPythonCall, kDynamicConfig };
+
 struct ProfilerCallSite {
   ProfilerApi api = ProfilerApi::kTorchNpuProfile;
+  SiteOrigin origin = SiteOrigin::kPythonCall;
   std::string callee;  ///< the qualified name called
-  TSNode call{};
+  TSNode call{};       ///< null for a dynamic config
   Setting with_flops, activities, record_shapes, with_modules, on_trace_ready, schedule, experimental_config;
   /// The `_ExperimentalConfig` settings this call receives (its defaults when it gets none).
   Setting profiler_level, mstx, msprof_tx, export_type, mstx_domain_include, mstx_domain_exclude;
 };
 
-/// A linted Python file: the module and the facts read from it.
-struct PythonFacts {
+/// A `dynamic_profile.init(dir)` call: the dynamic profiler reads `dir/profiler_config.json`.
+struct DynamicProfilerInit {
+  TSNode call{};
+  python::Values directory;
+};
+
+/// A linted file's profiler facts: a Python file (its module and calls) or a dynamic-profiler
+/// JSON config (`dynamic_config`, no module).
+struct ProfilerFacts {
   std::unique_ptr<python::PythonModule> module;
+  std::shared_ptr<const DynamicConfig> dynamic_config;
   std::vector<ProfilerCallSite> sites;
+  std::vector<DynamicProfilerInit> dynamic_inits;
   /// `torch_npu.contrib.transfer_to_npu` is imported: torch.profiler.profile is torch_npu's.
   bool transfers_to_npu = false;
   /// The file calls torch_npu's offline `analyse(...)`, so unparsed data may be parsed later.
@@ -47,6 +65,9 @@ struct PythonFacts {
 
 /// Reads the facts; `launches` are bound into the module first, so argparse and environment
 /// lookups see what the launchers pass.
-PythonFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module, std::vector<Launch> launches = {});
+ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module, std::vector<Launch> launches = {});
+
+/// The facts of a dynamic-profiler config: one site, no module.
+ProfilerFacts DynamicConfigFacts(std::shared_ptr<const DynamicConfig> config);
 
 }  // namespace opmfu::linter

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 
+#include <nlohmann/json.hpp>
+
 #include "common/text.h"
 
 namespace opmfu::python {
@@ -145,19 +147,20 @@ std::string Value::Describe() const {
     case ValueKind::kUnknown:
       return "an unknown value";
     case ValueKind::kNone:
-      return "None";
+      return from_json ? "null" : "None";
     case ValueKind::kBool:
+      if (from_json) return boolean ? "true" : "false";
       return boolean ? "True" : "False";
     case ValueKind::kInt:
       return std::to_string(integer);
     case ValueKind::kFloat:
       return std::to_string(real);
     case ValueKind::kString:
-      return PythonRepr(text);
+      return from_json ? nlohmann::json(text).dump() : PythonRepr(text);
     case ValueKind::kDynamicString:
       return "a string formatted at run time";
     case ValueKind::kEnum:
-      return container + "." + container_member();
+      return from_json ? nlohmann::json(text).dump() : container + "." + container_member();
     case ValueKind::kSequence: {
       std::string out = container == "tuple" ? "(" : container == "set" ? "{" : "[";
       for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i].Describe();
@@ -165,7 +168,7 @@ std::string Value::Describe() const {
       return out + (container == "tuple" ? ")" : container == "set" ? "}" : "]");
     }
     case ValueKind::kDict:
-      return "a dict";
+      return from_json ? "an object" : "a dict";
     case ValueKind::kCall:
       return "the result of " + text + "(...)";
     case ValueKind::kFunction:

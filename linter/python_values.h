@@ -49,6 +49,7 @@ struct Value {
   /// The steps from the use back to where the value was written, outermost first.
   std::vector<Note> chain;
   std::string unknown_reason;
+  bool from_json = false;  ///< read from a JSON file: described as JSON (`true`, `"db"`, `null`)
 
   bool is_true() const { return kind == ValueKind::kBool && boolean; }
   /// How the value reads in a message: `True`, `'level1'`, `ProfilerLevel.Level0`, `['text']`.

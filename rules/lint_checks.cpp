@@ -32,8 +32,8 @@ Diagnostic& LintCheckContext::Report(TSNode node, std::string message, std::stri
 
 namespace {
 
-Diagnostic ShellDiagnostic(const RuleInfo& rule, Severity severity, const linter::ShellLocation& where,
-                           std::string message, std::string help) {
+Diagnostic ShellDiagnostic(const RuleInfo& rule, Severity severity, const TextLocation& where, std::string message,
+                           std::string help) {
   Diagnostic diagnostic;
   diagnostic.rule_id = rule.id;
   diagnostic.rule_name = rule.name;
@@ -51,12 +51,19 @@ Diagnostic ShellDiagnostic(const RuleInfo& rule, Severity severity, const linter
 
 }  // namespace
 
-Diagnostic& LintCheckContext::ReportAt(const linter::ShellLocation& where, std::string message, std::string help) {
+Diagnostic& LintCheckContext::ReportAt(const TextLocation& where, std::string message, std::string help) {
   out.push_back(ShellDiagnostic(rule, severity, where, std::move(message), std::move(help)));
   return out.back();
 }
 
-Diagnostic& LauncherCheckContext::ReportAt(const linter::ShellLocation& where, std::string message, std::string help) {
+Diagnostic& LintCheckContext::Report(const linter::Setting& setting, std::string message, std::string help) {
+  if (setting.where.valid()) {
+    return ReportAt(setting.where, std::move(message), setting.remedy.empty() ? std::move(help) : setting.remedy);
+  }
+  return Report(setting.anchor, std::move(message), std::move(help));
+}
+
+Diagnostic& LauncherCheckContext::ReportAt(const TextLocation& where, std::string message, std::string help) {
   out.push_back(ShellDiagnostic(rule, severity, where, std::move(message), std::move(help)));
   return out.back();
 }
@@ -128,7 +135,7 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
         "on " + std::to_string(bad.size()) + " of " + std::to_string(bad.size() + others) + " traced paths, " + message;
   }
   if (!first.chain.empty()) message += ": " + RenderChain(first.chain);
-  Diagnostic& diagnostic = context.Report(setting.anchor, std::move(message), std::move(help));
+  Diagnostic& diagnostic = context.Report(setting, std::move(message), std::move(help));
   if (partial && diagnostic.severity > Severity::kWarning) diagnostic.severity = Severity::kWarning;
   diagnostic.notes = first.chain;
   return &diagnostic;
@@ -136,6 +143,7 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
 
 std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::Setting& setting,
                                  const std::string& replacement) {
+  if (setting.where.valid() || !context.facts.module) return std::nullopt;
   const SyntaxTree& tree = context.module().tree();
   Fix fix;
   fix.safe = true;
@@ -180,8 +188,8 @@ std::vector<const Value*> CallsTo(const linter::Setting& setting, std::string_vi
   return out;
 }
 
-std::vector<Diagnostic> CheckPythonFacts(const linter::PythonFacts& facts,
-                                         const std::map<std::string, std::optional<Severity>>& effective) {
+std::vector<Diagnostic> CheckProfilerFacts(const linter::ProfilerFacts& facts,
+                                           const std::map<std::string, std::optional<Severity>>& effective) {
   std::vector<Diagnostic> diagnostics = RunChecks<LintCheckContext>(&RuleInfo::lint_check, facts, effective);
   // One _ExperimentalConfig can feed several profile calls: report each place once.
   SortAndDeduplicate(diagnostics);

@@ -1,6 +1,6 @@
 #pragma once
 // `opmfu lint`: the Python rules (OPM1xx, OPM004) over the facts of one file, and the helpers they
-// share. A rule reads only linter::PythonFacts, never the syntax tree's raw text.
+// share. A rule reads only linter::ProfilerFacts, never the syntax tree's raw text.
 
 #include <functional>
 #include <map>
@@ -15,16 +15,20 @@
 namespace opmfu::rules {
 
 struct LintCheckContext {
-  const linter::PythonFacts& facts;
+  const linter::ProfilerFacts& facts;
   const RuleInfo& rule;
   Severity severity;
   std::vector<Diagnostic>& out;
 
+  /// The Python file's module; rules that read it check `facts.module` first (a dynamic config has none).
   const python::PythonModule& module() const { return *facts.module; }
   /// Reports at `node`, with the node's source line as the snippet.
   Diagnostic& Report(TSNode node, std::string message, std::string help = {});
+  /// Reports at a setting: its Python anchor, or its place in a config file (with the setting's
+  /// own remedy instead of `help`).
+  Diagnostic& Report(const linter::Setting& setting, std::string message, std::string help = {});
   /// Reports in another file (a launcher word).
-  Diagnostic& ReportAt(const linter::ShellLocation& where, std::string message, std::string help = {});
+  Diagnostic& ReportAt(const TextLocation& where, std::string message, std::string help = {});
 };
 
 /// A launcher and where each of its launches' scripts was found (nullopt: not found).
@@ -39,7 +43,7 @@ struct LauncherCheckContext {
   Severity severity;
   std::vector<Diagnostic>& out;
 
-  Diagnostic& ReportAt(const linter::ShellLocation& where, std::string message, std::string help = {});
+  Diagnostic& ReportAt(const TextLocation& where, std::string message, std::string help = {});
 };
 
 /// Sorts findings and drops repeats (one place, rule and message: several launch paths or profiler
@@ -52,8 +56,8 @@ std::vector<Diagnostic> CheckLauncher(const LauncherLint& launcher,
 
 /// Runs every lint rule that `effective` enables (rule id -> severity, nullopt = off); absent
 /// rules run at their default severity.
-std::vector<Diagnostic> CheckPythonFacts(const linter::PythonFacts& facts,
-                                         const std::map<std::string, std::optional<Severity>>& effective = {});
+std::vector<Diagnostic> CheckProfilerFacts(const linter::ProfilerFacts& facts,
+                                           const std::map<std::string, std::optional<Severity>>& effective = {});
 
 // ---- shared by the rules ----------------------------------------------------------------------
 
@@ -75,6 +79,7 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
 
 /// A safe fix that sets the setting to `replacement`: replaces the literal when the single bad
 /// value is a literal written in this file, or adds `name=replacement` to a call that lacks it.
+/// nullopt for settings read from a config file.
 std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::Setting& setting,
                                  const std::string& replacement);
 
@@ -82,26 +87,30 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
 std::vector<const python::Value*> CallsTo(const linter::Setting& setting, std::string_view suffix);
 
 // One function per rule file (rules/opmNNN_*.cpp), referenced by the rule table.
-void CheckUnresolvedSetting(LintCheckContext& context);          // OPM004
-void CheckWithFlops(LintCheckContext& context);                  // OPM101
-void CheckMstx(LintCheckContext& context);                       // OPM102
-void CheckExportType(LintCheckContext& context);                 // OPM103
-void CheckProfilerLevel(LintCheckContext& context);              // OPM104
-void CheckDomainFilter(LintCheckContext& context);               // OPM105
-void CheckActivities(LintCheckContext& context);                 // OPM106
-void CheckRecordShapes(LintCheckContext& context);               // OPM107
-void CheckTraceParsed(LintCheckContext& context);                // OPM108
-void CheckSilentReset(LintCheckContext& context);                // OPM109
-void CheckWrongProfiler(LintCheckContext& context);              // OPM110
-void CheckWithModules(LintCheckContext& context);                // OPM111
-void CheckFixedTraceDirectory(LintCheckContext& context);        // OPM112
-void CheckSchedule(LintCheckContext& context);                   // OPM113
-void CheckIncludeAndExclude(LintCheckContext& context);          // OPM114
-void CheckUnknownOption(LintCheckContext& context);              // OPM201
-void CheckValueOutsideChoices(LintCheckContext& context);        // OPM202
-void CheckAnalysisDirectory(LauncherCheckContext& context);      // OPM203
-void CheckMsprofCollection(LauncherCheckContext& context);       // OPM204
-void CheckMissingScript(LauncherCheckContext& context);          // OPM205
-void CheckReusedOutputDirectory(LauncherCheckContext& context);  // OPM206
+void CheckUnresolvedSetting(LintCheckContext& context);           // OPM004
+void CheckWithFlops(LintCheckContext& context);                   // OPM101
+void CheckMstx(LintCheckContext& context);                        // OPM102
+void CheckExportType(LintCheckContext& context);                  // OPM103
+void CheckProfilerLevel(LintCheckContext& context);               // OPM104
+void CheckDomainFilter(LintCheckContext& context);                // OPM105
+void CheckActivities(LintCheckContext& context);                  // OPM106
+void CheckRecordShapes(LintCheckContext& context);                // OPM107
+void CheckTraceParsed(LintCheckContext& context);                 // OPM108
+void CheckSilentReset(LintCheckContext& context);                 // OPM109
+void CheckWrongProfiler(LintCheckContext& context);               // OPM110
+void CheckWithModules(LintCheckContext& context);                 // OPM111
+void CheckFixedTraceDirectory(LintCheckContext& context);         // OPM112
+void CheckSchedule(LintCheckContext& context);                    // OPM113
+void CheckIncludeAndExclude(LintCheckContext& context);           // OPM114
+void CheckUnknownOption(LintCheckContext& context);               // OPM201
+void CheckValueOutsideChoices(LintCheckContext& context);         // OPM202
+void CheckAnalysisDirectory(LauncherCheckContext& context);       // OPM203
+void CheckMsprofCollection(LauncherCheckContext& context);        // OPM204
+void CheckMissingScript(LauncherCheckContext& context);           // OPM205
+void CheckReusedOutputDirectory(LauncherCheckContext& context);   // OPM206
+void CheckMisplacedConfigKey(LintCheckContext& context);          // OPM301
+void CheckConfigValueReset(LintCheckContext& context);            // OPM302
+void CheckDynamicProfilerNeverStarts(LintCheckContext& context);  // OPM303
+void CheckDynamicTraceNotParsed(LintCheckContext& context);       // OPM304
 
 }  // namespace opmfu::rules

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <iterator>
+#include <set>
 #include <thread>
 
 #include "common/file_io.h"
@@ -101,7 +103,66 @@ struct FileOutcome {
   std::optional<Error> error;
   bool skipped = false;
   bool has_profiler_call = false;
+  std::vector<std::string> dynamic_configs;  ///< profiler_config.json files its dp.init calls read
 };
+
+constexpr std::string_view kDynamicConfigName = "profiler_config.json";
+
+// The profiler_config.json of a dynamic-profiler directory as the program would see it: relative
+// to the file that names it (launcher or script), else to the current directory.
+std::optional<std::string> FindDynamicConfig(const std::string& directory, const std::string& named_in) {
+  const fs::path dir = directory;
+  std::error_code ec;
+  std::vector<fs::path> candidates;
+  if (dir.is_absolute()) {
+    candidates.push_back(dir / kDynamicConfigName);
+  } else {
+    candidates.push_back(fs::path(named_in).parent_path() / dir / kDynamicConfigName);
+    candidates.push_back(dir / kDynamicConfigName);
+  }
+  for (const fs::path& candidate : candidates) {
+    if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal().string();
+  }
+  return std::nullopt;
+}
+
+std::string MissingConfigMessage(const std::string& directory) {
+  return "the dynamic profiler reads `" + (fs::path(directory) / kDynamicConfigName).string() +
+         "`, which was not found, so its settings are not checked (torch_npu writes a template there that collects "
+         "no FLOPs)";
+}
+
+constexpr std::string_view kMissingConfigHelp =
+    "write the config before the run and lint it: `opmfu lint DIR/profiler_config.json`";
+
+// The dp.init(dir) calls of a file: the configs they read, or OPM004 where none can be found.
+void FindInitConfigs(const linter::ProfilerFacts& facts, const std::string& path, const Effective& effective,
+                     FileOutcome& outcome, std::vector<Diagnostic>& diagnostics) {
+  const auto severity = Enabled(effective, "OPM004");
+  const SyntaxTree& tree = facts.module->tree();
+  for (const linter::DynamicProfilerInit& init : facts.dynamic_inits) {
+    for (const python::Value& directory : init.directory) {
+      std::string message;
+      if (directory.kind == python::ValueKind::kString) {
+        if (auto found = FindDynamicConfig(directory.text, path)) {
+          outcome.dynamic_configs.push_back(std::move(*found));
+          continue;
+        }
+        message = MissingConfigMessage(directory.text);
+      } else {
+        message = "cannot tell which directory the dynamic profiler reads its config from (" +
+                  (directory.kind == python::ValueKind::kUnknown ? directory.unknown_reason : directory.Describe()) +
+                  "), so its settings are not checked";
+      }
+      if (!severity) continue;
+      Diagnostic d = MetaDiagnostic(*FindRule("OPM004"), *severity, path, tree.RangeOf(init.call), std::move(message),
+                                    std::string(tree.LineOf(ts_node_start_byte(init.call))));
+      d.help = kMissingConfigHelp;
+      d.notes = directory.chain;
+      diagnostics.push_back(std::move(d));
+    }
+  }
+}
 
 FileOutcome LintPython(const Input& input, const LintOptions& options, const Effective& effective) {
   FileOutcome outcome;
@@ -147,14 +208,57 @@ FileOutcome LintPython(const Input& input, const LintOptions& options, const Eff
                          std::string(tree.LineOf(ts_node_start_byte(error)))));
     }
   }
-  linter::PythonFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches);
-  outcome.has_profiler_call = !facts.sites.empty();
-  for (Diagnostic& d : CheckPythonFacts(facts, effective)) {
+  linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches);
+  outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
+  FindInitConfigs(facts, input.path, effective, outcome, linted.diagnostics);
+  for (Diagnostic& d : CheckProfilerFacts(facts, effective)) {
     (d.file == input.path ? linted.diagnostics : outcome.elsewhere).push_back(std::move(d));
   }
   linter::Suppressions suppressions = ReadFileSuppressions(facts.module->tree(), facts.module->comments());
   Suppress(suppressions, input.path, effective, linted.diagnostics);
   if (options.keep_sources) linted.source = facts.module->tree().source();
+  outcome.linted = std::move(linted);
+  return outcome;
+}
+
+// A dynamic-profiler config: what torch_npu's json.load would reject, then the same rules as a
+// profile(...) call plus the JSON-only ones.
+FileOutcome LintDynamicConfig(const std::string& path, const LintOptions& options, const Effective& effective) {
+  FileOutcome outcome;
+  auto read = ReadTextFile(path);
+  if (!read.ok()) {
+    outcome.error = read.take_error();
+    return outcome;
+  }
+  if (!IsValidUtf8(*read)) {
+    outcome.error = Error::Input(path + ": not valid UTF-8 (JSON must be)");
+    return outcome;
+  }
+  auto parsed = linter::ReadDynamicConfig(path, std::move(*read));
+  if (!parsed.ok()) {
+    outcome.error = parsed.take_error();
+    return outcome;
+  }
+  auto config = std::make_shared<const linter::DynamicConfig>(std::move(*parsed));
+  LintedFile linted;
+  linted.path = path;
+  linted.parsed_cleanly = !config->invalid;
+  const auto severity = Enabled(effective, "OPM001");
+  if (config->invalid && severity) {
+    const auto& [where, cause] = *config->invalid;
+    linted.diagnostics.push_back(MetaDiagnostic(
+        *FindRule("OPM001"), *severity, path, where.range(),
+        "not valid JSON (" + cause + "): json.load fails, so torch_npu ignores the whole config", where.snippet()));
+  } else if (!config->top_is_object && severity) {
+    linted.diagnostics.push_back(MetaDiagnostic(*FindRule("OPM001"), *severity, path, config->document.range(),
+                                                "the config is not a JSON object, so torch_npu ignores it",
+                                                config->document.snippet()));
+  }
+  outcome.has_profiler_call = true;
+  const linter::ProfilerFacts facts = linter::DynamicConfigFacts(config);
+  for (Diagnostic& d : CheckProfilerFacts(facts, effective)) linted.diagnostics.push_back(std::move(d));
+  SortAndDeduplicate(linted.diagnostics);
+  if (options.keep_sources) linted.source = config->source->text;
   outcome.linted = std::move(linted);
   return outcome;
 }
@@ -183,7 +287,36 @@ struct LauncherState {
   linter::Suppressions suppressions;
   bool parsed_cleanly = true;
   std::string source;
+  bool configures_dynamic_profiler = false;  ///< a launch exports PROF_CONFIG_PATH
 };
+
+// PROF_CONFIG_PATH in a launch's environment: torch_npu's dynamic profiler reads the config in
+// that directory. Found configs are linted; a missing one is OPM004 at the word.
+void FindLaunchConfigs(LauncherState& state, std::vector<std::string>& configs) {
+  const auto severity = Enabled(state.effective, "OPM004");
+  for (const linter::Launch& launch : state.lint.facts.launches) {
+    auto variable = launch.environment.find("PROF_CONFIG_PATH");
+    if (variable == launch.environment.end()) continue;
+    state.configures_dynamic_profiler = true;
+    const linter::ShellWord& directory = variable->second;
+    std::string message;
+    if (directory.known) {
+      if (auto found = FindDynamicConfig(directory.text, launch.launcher)) {
+        configs.push_back(std::move(*found));
+        continue;
+      }
+      message = MissingConfigMessage(directory.text);
+    } else {
+      message = "`PROF_CONFIG_PATH` is only known at run time (`" + directory.text +
+                "`), so the dynamic profiler's config is not checked";
+    }
+    if (!severity) continue;
+    Diagnostic d = MetaDiagnostic(*FindRule("OPM004"), *severity, directory.where.file(), directory.where.range(),
+                                  std::move(message), directory.where.snippet());
+    d.help = kMissingConfigHelp;
+    state.diagnostics.push_back(std::move(d));
+  }
+}
 
 // Reads, evaluates and checks one launcher; its tree is dropped before returning (a thousand
 // launchers' trees held at once cost more than everything else).
@@ -238,6 +371,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   LintReport report;
   std::vector<Input> python_inputs;
   std::vector<std::string> launcher_paths;
+  std::vector<std::string> json_paths;
   std::optional<Input> stdin_input;
   for (const std::string& path : paths) {
     if (path == "-") {
@@ -266,6 +400,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
         const std::string extension = it->path().extension().string();
         if (extension == ".py") found_python.push_back(it->path().string());
         if (extension == ".sh" || extension == ".bash") launcher_paths.push_back(it->path().string());
+        if (it->path().filename() == kDynamicConfigName) json_paths.push_back(it->path().string());
       }
       std::sort(found_python.begin(), found_python.end());
       for (std::string& file : found_python) python_inputs.push_back({std::move(file), true, false, {}});
@@ -276,6 +411,10 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
       continue;
     }
     const std::string extension = fs::path(path).extension().string();
+    if (extension == ".json") {
+      json_paths.push_back(path);
+      continue;
+    }
     bool launcher = extension == ".sh" || extension == ".bash";
     if (extension != ".py" && !launcher) {
       // No telling extension: a shell shebang makes it a launcher.
@@ -319,6 +458,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     if (!launcher_states[i]) continue;
     LauncherState& state = *launcher_states[i];
     for (const Error& problem : state.lint.facts.problems) report.warnings.push_back(problem.message);
+    FindLaunchConfigs(state, json_paths);
     for (std::size_t l = 0; l < state.lint.facts.launches.size(); ++l) {
       const std::optional<std::string>& script = state.lint.scripts[l];
       if (!script) continue;
@@ -345,8 +485,30 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     if (!excluded[i]) outcomes[i] = LintPython(python_inputs[i], options, effective[i]);
   });
 
-  bool any_profiler_call = false;
-  for (std::size_t i = 0; i < python_inputs.size(); ++i) {
+  bool any_profiler_call = std::any_of(launchers.begin(), launchers.end(), [](const LauncherState& launcher) {
+    return launcher.configures_dynamic_profiler;
+  });
+  for (const FileOutcome& outcome : outcomes) {
+    json_paths.insert(json_paths.end(), outcome.dynamic_configs.begin(), outcome.dynamic_configs.end());
+  }
+  // Each dynamic config once, whichever way it was found.
+  std::vector<std::string> configs;
+  std::set<std::string> config_identities;
+  for (std::string& path : json_paths) {
+    if (config_identities.insert(Identity(path)).second) configs.push_back(std::move(path));
+  }
+  std::vector<Effective> config_effective;
+  for (const std::string& path : configs) {
+    OPMFU_ASSIGN_OR_RETURN(Config config, config_for(path, false));
+    config_effective.push_back(EffectiveRules(config, options.overrides, rules, path));
+  }
+  std::vector<FileOutcome> config_outcomes(configs.size());
+  ForEachInParallel(configs.size(), options.jobs, [&](std::size_t i) {
+    config_outcomes[i] = LintDynamicConfig(configs[i], options, config_effective[i]);
+  });
+  std::move(config_outcomes.begin(), config_outcomes.end(), std::back_inserter(outcomes));
+
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
     FileOutcome& outcome = outcomes[i];
     if (outcome.error) report.errors.push_back(std::move(*outcome.error));
     if (outcome.skipped) ++report.skipped_without_profiler;

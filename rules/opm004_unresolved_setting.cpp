@@ -23,7 +23,7 @@ void CheckUnresolvedSetting(LintCheckContext& context) {
                               "), so whether MFU collection works is unknown";
         if (!value.chain.empty()) message += ": " + RenderChain(value.chain);
         context
-            .Report(setting->anchor, std::move(message),
+            .Report(*setting, std::move(message),
                     "write the value as a literal or a torch_npu constant where it is set, or lint the launcher "
                     "that sets it")
             .notes = value.chain;

@@ -43,7 +43,7 @@ void CheckMstx(LintCheckContext& context) {
           "written";
       const python::Value& first = anchor_setting.values.front();
       if (!first.chain.empty()) message += ": " + RenderChain(first.chain);
-      Diagnostic& d = context.Report(anchor_setting.anchor, std::move(message), help);
+      Diagnostic& d = context.Report(anchor_setting, std::move(message), help);
       d.notes = first.chain;
       if (!site.mstx.written && !site.msprof_tx.written && IsType(site.mstx.call, "call") &&
           !ts_node_eq(site.mstx.call, site.call)) {
@@ -62,7 +62,7 @@ void CheckMstx(LintCheckContext& context) {
       continue;
     }
     if (!mstx.all_true && !msprof_tx.all_true) {
-      Diagnostic& d = context.Report(anchor_setting.anchor,
+      Diagnostic& d = context.Report(anchor_setting,
                                      "on some traced paths neither `mstx` nor `msprof_tx` is True, and "
                                      "`with_flops` then records nothing",
                                      help);
@@ -70,7 +70,7 @@ void CheckMstx(LintCheckContext& context) {
       continue;
     }
     if (mstx.all_true && !msprof_tx.any_true) {
-      Diagnostic& d = context.Report(site.mstx.anchor,
+      Diagnostic& d = context.Report(site.mstx,
                                      "only `mstx` is True: torch_npu v26.1.0-beta.2 installs FLOPs hooks only "
                                      "with `msprof_tx=True` (v26.1.0 and later accept either)",
                                      "also pass `msprof_tx=True`; the cost is one deprecation warning");

@@ -3,6 +3,7 @@
 namespace opmfu::rules {
 
 void CheckTraceParsed(LintCheckContext& context) {
+  if (!context.facts.module) return;           // a dynamic config: no Python call to read
   if (context.facts.analyses_offline) return;  // the file parses the data itself, later
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;

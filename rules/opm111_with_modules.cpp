@@ -8,8 +8,7 @@ void CheckWithModules(LintCheckContext& context) {
     const bool on = std::any_of(site.with_modules.values.begin(), site.with_modules.values.end(),
                                 [](const python::Value& v) { return v.is_true(); });
     if (!on) continue;
-    context.Report(site.with_modules.anchor,
-                   "`with_modules=True` records Python call stacks; it does not produce ModuleMFU",
+    context.Report(site.with_modules, "`with_modules=True` records Python call stacks; it does not produce ModuleMFU",
                    "for ModuleMFU, wrap modules in torch_npu.npu.mstx.range_start/range_end(..., domain=\"Module\")");
   }
 }

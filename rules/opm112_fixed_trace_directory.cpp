@@ -7,6 +7,7 @@ namespace opmfu::rules {
 namespace fs = std::filesystem;
 
 void CheckFixedTraceDirectory(LintCheckContext& context) {
+  if (!context.facts.module) return;  // a dynamic config: no Python call to read
   const python::PythonModule& module = context.module();
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     for (const python::Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {

@@ -3,6 +3,7 @@
 namespace opmfu::rules {
 
 void CheckSchedule(LintCheckContext& context) {
+  if (!context.facts.module) return;  // a dynamic config: no Python call to read
   const python::PythonModule& module = context.module();
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     for (const python::Value* schedule : CallsTo(site.schedule, "schedule")) {

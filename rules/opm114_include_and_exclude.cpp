@@ -10,7 +10,7 @@ void CheckIncludeAndExclude(LintCheckContext& context) {
   };
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (!non_empty_list(site.mstx_domain_include) || !non_empty_list(site.mstx_domain_exclude)) continue;
-    context.Report(site.mstx_domain_exclude.anchor,
+    context.Report(site.mstx_domain_exclude,
                    "both `mstx_domain_include` and `mstx_domain_exclude` are set: torch_npu ignores the exclude list",
                    "keep only one of the two lists");
   }

@@ -27,6 +27,7 @@ const python::ArgparseOption* Match(const python::PythonModule& module,
 }  // namespace
 
 void CheckUnknownOption(LintCheckContext& context) {
+  if (!context.facts.module) return;  // a dynamic config: no Python call to read
   const python::PythonModule& module = context.module();
   if (!module.RejectsUnknownOptions()) return;  // parse_known_args, or no parser here
   const std::vector<python::ArgparseOption> options = module.ArgparseOptions();

@@ -6,6 +6,7 @@
 namespace opmfu::rules {
 
 void CheckValueOutsideChoices(LintCheckContext& context) {
+  if (!context.facts.module) return;  // a dynamic config: no Python call to read
   const std::vector<python::ArgparseOption> options = context.module().ArgparseOptions();
   for (const linter::Launch& launch : context.facts.launches) {
     for (std::size_t i = 0; i < launch.arguments.size(); ++i) {

@@ -10,7 +10,9 @@ bool NamesProfilingOutput(std::string_view name) {
   const std::string lower = AsciiLower(name);
   const bool profiling = lower.find("prof") != std::string::npos;
   const bool place = lower.find("dir") != std::string::npos || lower.find("path") != std::string::npos;
-  return profiling && place;
+  // PROF_CONFIG_PATH and the like name an input: the dynamic profiler's config directory.
+  const bool config = lower.find("config") != std::string::npos || lower.find("cfg") != std::string::npos;
+  return profiling && place && !config;
 }
 
 }  // namespace

@@ -153,18 +153,24 @@ std::vector<fs::path> LaunchProjects() {
 
 using FileExpectations = std::set<std::tuple<std::string, int, std::string>>;
 
+// Annotations are comments on the line they are about; JSON has no comments, so `X.json.expect`
+// holds `LINE expect: OPMnnn` lines about X.json.
 void ReadProjectAnnotations(const fs::path& project, FileExpectations& expected, FileExpectations& forbidden) {
   static const std::regex annotation(R"(#\s*(expect|ok):\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
+  static const std::regex sidecar(R"(^(\d+)\s+(expect|ok):\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
   for (const auto& entry : fs::recursive_directory_iterator(project)) {
     if (!entry.is_regular_file()) continue;
+    const bool is_sidecar = entry.path().extension() == ".expect";
+    const fs::path about = is_sidecar ? fs::path(entry.path()).replace_extension() : entry.path();
     const std::vector<std::string> lines = SplitString(testing::ReadFile(entry.path()), '\n');
     for (std::size_t i = 0; i < lines.size(); ++i) {
       std::smatch match;
-      if (!std::regex_search(lines[i], match, annotation)) continue;
-      for (const std::string& id : SplitString(match[2].str(), ',')) {
-        (match[1] == "expect" ? expected : forbidden)
-            .insert({fs::weakly_canonical(entry.path()).string(), static_cast<int>(i) + 1,
-                     std::string(TrimWhitespace(id))});
+      if (!std::regex_search(lines[i], match, is_sidecar ? sidecar : annotation)) continue;
+      const int line = is_sidecar ? std::stoi(match[1].str()) : static_cast<int>(i) + 1;
+      const std::string kind = match[is_sidecar ? 2 : 1].str();
+      for (const std::string& id : SplitString(match[is_sidecar ? 3 : 2].str(), ',')) {
+        (kind == "expect" ? expected : forbidden)
+            .insert({fs::weakly_canonical(about).string(), line, std::string(TrimWhitespace(id))});
       }
     }
   }

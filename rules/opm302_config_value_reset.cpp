@@ -1,0 +1,142 @@
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "common/text.h"
+#include "rules/lint_checks.h"
+
+namespace opmfu::rules {
+
+namespace {
+
+using linter::JsonEntry;
+using python::Value;
+using python::ValueKind;
+
+// Keys whose reset value leaves OperatorMFU empty; a reset of the others is a warning.
+bool Decisive(std::string_view key) {
+  return key == "with_flops" || key == "mstx" || key == "msprof_tx" || key == "analyse" || key == "activities" ||
+         key == "profiler_level" || key == "export_type";
+}
+
+Fix Replace(const TextLocation& where, std::string replacement, const std::string& was) {
+  Fix fix;
+  fix.safe = true;
+  fix.edits.push_back({where.start_byte, where.end_byte, replacement});
+  fix.message = "replace `" + was + "` with `" + replacement + "`";
+  return fix;
+}
+
+std::string Json(std::string_view text) { return nlohmann::json(std::string(text)).dump(); }
+
+void Report(LintCheckContext& context, const JsonEntry& entry, std::string message, std::string help,
+            std::optional<std::string> replacement) {
+  Diagnostic& d = context.ReportAt(entry.value_where, std::move(message), std::move(help));
+  if (!Decisive(entry.key)) d.severity = std::min(d.severity, Severity::kWarning);
+  if (replacement) d.fix = Replace(entry.value_where, *replacement, entry.value.Describe());
+}
+
+void CheckBoolean(LintCheckContext& context, const JsonEntry& entry) {
+  if (entry.json_type == "true" || entry.json_type == "false") return;
+  std::optional<std::string> replacement;
+  if (entry.value.kind == ValueKind::kString) {
+    const std::string lower = AsciiLower(entry.value.text);
+    if (lower == "true" || lower == "false") replacement = lower;
+  }
+  Report(context, entry,
+         "`" + entry.key + "` is " + entry.value.Describe() + ", not a JSON boolean: torch_npu resets it to " +
+             (entry.key == "data_simplification" ? "true" : "false") +
+             (entry.key == "with_flops" ? ", so no FLOPs are recorded" : ""),
+         "write `\"" + entry.key + "\": " + replacement.value_or("true") + "` (no quotes)", replacement);
+}
+
+void CheckProfilerLevel(LintCheckContext& context, const JsonEntry& entry) {
+  std::optional<std::string> member;
+  if (entry.value.kind == ValueKind::kString) {
+    for (const char* level : {"Level_none", "Level0", "Level1", "Level2"}) {
+      if (entry.value.text == level) return;  // `getattr(ProfilerLevel, v, v)` finds it
+      if (AsciiLower(entry.value.text) == AsciiLower(level)) member = level;
+    }
+  }
+  Report(context, entry,
+         "`profiler_level` is " + entry.value.Describe() + ": torch_npu looks the name up in ProfilerLevel" +
+             (member ? " (case-sensitive)" : "") + " and falls back to Level0",
+         "write `\"profiler_level\": \"" + member.value_or("Level1") + "\"`",
+         member ? std::optional(Json(*member)) : std::nullopt);
+}
+
+void CheckExportType(LintCheckContext& context, const JsonEntry& entry) {
+  const auto valid = [](const Value& v) {
+    return v.kind == ValueKind::kString && (v.text == "text" || v.text == "db");
+  };
+  const Value& value = entry.value;
+  const bool ok = valid(value) || (value.kind == ValueKind::kSequence && !value.items.empty() &&
+                                   std::all_of(value.items.begin(), value.items.end(), valid));
+  if (ok) return;
+  // Lower-casing makes it valid: say so and fix it.
+  std::optional<std::string> replacement;
+  const auto lowered = [](const Value& v) {
+    return v.kind == ValueKind::kString && (AsciiLower(v.text) == "text" || AsciiLower(v.text) == "db");
+  };
+  if (lowered(value)) {
+    replacement = Json(AsciiLower(value.text));
+  } else if (value.kind == ValueKind::kSequence && !value.items.empty() &&
+             std::all_of(value.items.begin(), value.items.end(), lowered)) {
+    std::string list;
+    for (const Value& item : value.items) list += (list.empty() ? "" : ", ") + Json(AsciiLower(item.text));
+    replacement = "[" + list + "]";
+  }
+  Report(context, entry,
+         "`export_type` is " + value.Describe() +
+             ": torch_npu accepts only \"text\" and \"db\" (lower case), and falls back to text, so no DB is written",
+         "write `\"export_type\": [\"db\"]` (or `[\"text\", \"db\"]`)", replacement);
+}
+
+void CheckActivities(LintCheckContext& context, const JsonEntry& entry) {
+  if (entry.value.kind != ValueKind::kSequence) {
+    Report(context, entry, "`activities` is " + entry.value.Describe() + ", not a list: torch_npu cannot read it",
+           "write `\"activities\": [\"CPU\", \"NPU\"]`", std::nullopt);
+    return;
+  }
+  // The site holds only the entries torch_npu keeps; the raw JSON is re-read for the dropped ones.
+  const std::string raw(entry.value_where.source->text.substr(
+      entry.value_where.start_byte, entry.value_where.end_byte - entry.value_where.start_byte));
+  const nlohmann::json items = nlohmann::json::parse(raw, nullptr, false);
+  if (!items.is_array()) return;
+  for (const nlohmann::json& item : items) {
+    const std::string name = item.is_string() ? AsciiUpper(item.get<std::string>()) : std::string();
+    if (name == "CPU" || name == "NPU") continue;
+    Diagnostic& d = context.ReportAt(
+        entry.value_where, "`activities` has " + item.dump() + ", which is not a ProfilerActivity: torch_npu drops it",
+        "list only \"CPU\" and \"NPU\"");
+    d.severity = std::min(d.severity, Severity::kWarning);
+  }
+}
+
+}  // namespace
+
+void CheckConfigValueReset(LintCheckContext& context) {
+  const linter::DynamicConfig* config = context.facts.dynamic_config.get();
+  if (config == nullptr || config->invalid) return;
+  for (const JsonEntry& entry : config->top) {
+    if (!linter::IsTopLevelKey(entry.key)) continue;  // OPM301
+    if (linter::IsBooleanKey(entry.key)) CheckBoolean(context, entry);
+    if (entry.key == "activities") CheckActivities(context, entry);
+  }
+  if (config->experimental_config && config->experimental_config->json_type != "object" &&
+      config->experimental_config->json_type != "null") {
+    context.ReportAt(config->experimental_config->value_where,
+                     "`experimental_config` is " + config->experimental_config->value.Describe() +
+                         ", not an object: every experimental setting keeps its default (Level0, text export, "
+                         "no mstx)",
+                     "write `\"experimental_config\": {...}` with the keys inside");
+  }
+  for (const JsonEntry& entry : config->experimental) {
+    if (!linter::IsExperimentalKey(entry.key)) continue;
+    if (linter::IsBooleanKey(entry.key)) CheckBoolean(context, entry);
+    if (entry.key == "profiler_level") CheckProfilerLevel(context, entry);
+    if (entry.key == "export_type") CheckExportType(context, entry);
+  }
+}
+
+}  // namespace opmfu::rules
