@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {"select",  "ignore",  "severity", "per-file-ignores",
-                                                "exclude", "fail-on", "analyze"};
+                                                "exclude", "fail-on", "analyze",  "launchers"};
 const std::vector<std::string> kAnalyzeKeys = {"jobs", "export-type"};
 const std::vector<std::string> kExportTypes = {"db", "text", "csv", "json"};
 
@@ -115,6 +115,12 @@ class ConfigReader {
         OPMFU_ASSIGN_OR_RETURN(config.fail_on, SeverityValue(value));
       } else if (name == "analyze") {
         OPMFU_RETURN_IF_ERROR(ReadAnalyze(value, config.analyze));
+      } else if (name == "launchers") {
+        OPMFU_ASSIGN_OR_RETURN(std::vector<std::string> files, Strings(value, name));
+        for (const std::string& file : files) {
+          const fs::path described = fs::path(file).is_absolute() ? fs::path(file) : path_.parent_path() / file;
+          config.launchers.push_back(described.lexically_normal());
+        }
       } else {
         return UnknownKey(key, kTopLevelKeys, "");
       }

@@ -32,6 +32,9 @@ struct Config {
   std::vector<std::string> exclude;  ///< globs, relative to the config file's directory
   std::optional<Severity> fail_on;
   AnalyzeConfig analyze;
+  /// Known-launcher descriptions to add to the built-in ones (docs/launchers.md), resolved
+  /// against the config file's directory.
+  std::vector<std::filesystem::path> launchers;
 };
 
 /// Loads and validates one config file against the known rules.

@@ -108,23 +108,43 @@ ShellWord Clean(ShellWord word) {
   return word;
 }
 
-// Word splitting on whitespace, except inside run-time parts.
-std::vector<std::string> SplitFields(std::string_view text) {
-  std::vector<std::string> out;
+// Word splitting on whitespace, except inside run-time parts: each field with its offset.
+std::vector<std::pair<std::string, std::size_t>> SplitFields(std::string_view text) {
+  std::vector<std::pair<std::string, std::size_t>> out;
   std::string current;
+  std::size_t start = 0;
   int opaque = 0;
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (c == kOpaqueStart) ++opaque;
     if (c == kOpaqueEnd) --opaque;
     if (opaque == 0 && (c == ' ' || c == '\t' || c == '\n')) {
-      if (!current.empty()) out.push_back(std::move(current));
+      if (!current.empty()) out.emplace_back(std::move(current), start);
       current.clear();
     } else {
+      if (current.empty()) start = i;
       current += c;
     }
   }
-  if (!current.empty()) out.push_back(std::move(current));
+  if (!current.empty()) out.emplace_back(std::move(current), start);
   return out;
+}
+
+// Where field `offset..offset+size` of a word is written, when the word is a literal in the
+// source (`"--a --b"` split into --a and --b); else the whole word.
+TextLocation FieldLocation(const ShellWord& word, std::size_t offset, std::size_t size) {
+  const TextLocation& where = word.where;
+  if (!where.source || where.end_byte > where.source->text.size() || where.end_byte < where.start_byte) return where;
+  const std::string_view written =
+      std::string_view(where.source->text).substr(where.start_byte, where.end_byte - where.start_byte);
+  std::uint32_t base = where.start_byte;
+  if (written.size() == word.text.size() + 2 && (written.front() == '"' || written.front() == '\'') &&
+      written.back() == written.front() && written.substr(1, word.text.size()) == word.text) {
+    base += 1;
+  } else if (written != word.text) {
+    return where;
+  }
+  return {where.source, base + static_cast<std::uint32_t>(offset), base + static_cast<std::uint32_t>(offset + size)};
 }
 
 std::string BaseName(std::string_view path) {
@@ -299,7 +319,10 @@ class Evaluator {
       // Unquoted: word splitting on whitespace.
       Words split;
       for (const ShellWord& word : words) {
-        for (std::string& field : SplitFields(word.text)) split.push_back({std::move(field), true, word.where});
+        for (auto& [field, offset] : SplitFields(word.text)) {
+          const TextLocation where = FieldLocation(word, offset, field.size());
+          split.push_back({std::move(field), true, where});
+        }
       }
       out.push_back(std::move(split));
     }
@@ -605,6 +628,7 @@ class Evaluator {
           const std::string module = words[i + 1].text;
           if (module == "torch.distributed.run" || module == "torch.distributed.launch") continue;
           launch.script = words[i + 1];
+          launch.module = module;
           std::string path = module;
           std::replace(path.begin(), path.end(), '.', '/');
           launch.script.text = path + ".py";

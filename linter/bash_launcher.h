@@ -31,6 +31,7 @@ struct Launch {
   std::string launcher;                          ///< the file the command is in
   TextLocation command;                          ///< the launch command
   ShellWord script;                              ///< "train.py", as written (relative to the launcher's directory)
+  std::string module;                            ///< for `python -m pkg.mod`: "pkg.mod" (script is pkg/mod.py)
   std::string tool;                              ///< "torchrun", "python", ...
   std::vector<ShellWord> arguments;              ///< what the script receives in sys.argv[1:]
   std::map<std::string, ShellWord> environment;  ///< exported variables (and `V=x` prefixes) at that point

@@ -10,6 +10,7 @@
 #include "common/result.h"
 #include "linter/bash_launcher.h"
 #include "linter/dynamic_config.h"
+#include "linter/known_launchers.h"
 #include "linter/python_values.h"
 
 namespace opmfu::linter {
@@ -29,8 +30,9 @@ struct Setting {
 
 enum class ProfilerApi { kTorchNpuProfile, kKinetoProfile, kTorchProfile };
 
-/// What configures the profiler: a call in Python, or the dynamic profiler's JSON.
-enum class SiteOrigin { kPythonCall, kDynamicConfig };
+/// What configures the profiler: a call in Python, the dynamic profiler's JSON, or a known
+/// launcher's options (its call is in an installed package).
+enum class SiteOrigin { kPythonCall, kDynamicConfig, kKnownLauncher };
 
 struct ProfilerCallSite {
   ProfilerApi api = ProfilerApi::kTorchNpuProfile;
@@ -40,6 +42,9 @@ struct ProfilerCallSite {
   Setting with_flops, activities, record_shapes, with_modules, on_trace_ready, schedule, experimental_config;
   /// The `_ExperimentalConfig` settings this call receives (its defaults when it gets none).
   Setting profiler_level, mstx, msprof_tx, export_type, mstx_domain_include, mstx_domain_exclude;
+  /// For a known launcher: whether its trace handler parses the data into a DB (a Python call's
+  /// handler is read from `on_trace_ready` instead).
+  Setting analyse;
 };
 
 /// A `dynamic_profile.init(dir)` call: the dynamic profiler reads `dir/profiler_config.json`.
@@ -61,6 +66,9 @@ struct ProfilerFacts {
   bool analyses_offline = false;
   /// The launcher commands that run this file (their arguments are bound in `module`).
   std::vector<Launch> launches;
+  /// For a known launcher's launch: values outside its options' choices.
+  std::vector<KnownChoiceViolation> choice_violations;
+  std::string known_launcher;  ///< its name ("MindSpeed-LLM")
 };
 
 /// Reads the facts; `launches` are bound into the module first, so argparse and environment

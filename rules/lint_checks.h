@@ -35,6 +35,7 @@ struct LintCheckContext {
 struct LauncherLint {
   linter::LauncherFacts facts;
   std::vector<std::optional<std::string>> scripts;  ///< parallel to facts.launches
+  std::vector<const linter::KnownLauncher*> known;  ///< parallel to facts.launches; nullptr: not known
 };
 
 struct LauncherCheckContext {

@@ -11,6 +11,7 @@
 #include "common/text.h"
 #include "linter/bash_launcher.h"
 #include "linter/suppressions.h"
+#include "rules/known_launcher_set.h"
 #include "rules/lint_checks.h"
 
 namespace opmfu::rules {
@@ -287,8 +288,25 @@ struct LauncherState {
   linter::Suppressions suppressions;
   bool parsed_cleanly = true;
   std::string source;
-  bool configures_dynamic_profiler = false;  ///< a launch exports PROF_CONFIG_PATH
+  bool configures_profiler = false;  ///< a launch exports PROF_CONFIG_PATH or profiles a known launcher
 };
+
+// A launch of a known launcher is checked like a profile(...) call, from its description; the
+// findings land on the launcher's words.
+void CheckKnownLaunches(LauncherState& state) {
+  const std::vector<linter::Launch>& launches = state.lint.facts.launches;
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const linter::KnownLauncher* known = state.lint.known[i];
+    if (known == nullptr) continue;
+    linter::KnownLaunchFacts launch = linter::ReadKnownLaunch(*known, launches[i]);
+    state.configures_profiler = state.configures_profiler || launch.profiling_enabled;
+    linter::ProfilerFacts facts;
+    facts.sites = std::move(launch.sites);
+    facts.choice_violations = std::move(launch.choice_violations);
+    facts.known_launcher = known->name;
+    for (Diagnostic& d : CheckProfilerFacts(facts, state.effective)) state.diagnostics.push_back(std::move(d));
+  }
+}
 
 // PROF_CONFIG_PATH in a launch's environment: torch_npu's dynamic profiler reads the config in
 // that directory. Found configs are linted; a missing one is OPM004 at the word.
@@ -297,7 +315,7 @@ void FindLaunchConfigs(LauncherState& state, std::vector<std::string>& configs) 
   for (const linter::Launch& launch : state.lint.facts.launches) {
     auto variable = launch.environment.find("PROF_CONFIG_PATH");
     if (variable == launch.environment.end()) continue;
-    state.configures_dynamic_profiler = true;
+    state.configures_profiler = true;
     const linter::ShellWord& directory = variable->second;
     std::string message;
     if (directory.known) {
@@ -320,15 +338,25 @@ void FindLaunchConfigs(LauncherState& state, std::vector<std::string>& configs) 
 
 // Reads, evaluates and checks one launcher; its tree is dropped before returning (a thousand
 // launchers' trees held at once cost more than everything else).
-Result<LauncherState> ReadLauncherState(const std::string& path, const Effective& effective, bool keep_source) {
+Result<LauncherState> ReadLauncherState(const std::string& path, const Effective& effective, bool keep_source,
+                                        const std::vector<const linter::KnownLauncher*>& known_launchers) {
   OPMFU_ASSIGN_OR_RETURN(std::string source, ReadTextFile(path));
   if (!IsValidUtf8(source)) return Error::Input(path + ": not valid UTF-8");
   OPMFU_ASSIGN_OR_RETURN(linter::LauncherFacts facts, linter::ReadLauncher(path, std::move(source)));
   LauncherState state;
   state.effective = effective;
   state.lint.facts = std::move(facts);
-  for (const linter::Launch& launch : state.lint.facts.launches) state.lint.scripts.push_back(FindScript(launch));
+  for (const linter::Launch& launch : state.lint.facts.launches) {
+    std::optional<std::string> script = FindScript(launch);
+    std::optional<std::string> script_source;
+    if (script) {
+      if (auto read = ReadTextFile(*script); read.ok()) script_source = std::move(*read);
+    }
+    state.lint.known.push_back(linter::MatchKnownLauncher(known_launchers, launch, script_source));
+    state.lint.scripts.push_back(std::move(script));
+  }
   state.diagnostics = CheckLauncher(state.lint, state.effective);
+  CheckKnownLaunches(state);
   const SyntaxTree& tree = *state.lint.facts.tree;
   state.suppressions = ReadFileSuppressions(tree, state.lint.facts.comments);
   state.parsed_cleanly = !tree.has_error();
@@ -435,14 +463,18 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
 
   // Launchers first (read on every core): they say which scripts run with which arguments.
   std::vector<Effective> launcher_effective;
+  KnownLauncherSet known_launcher_set;
+  std::vector<std::vector<const linter::KnownLauncher*>> launcher_known;
   for (const std::string& path : launcher_paths) {
     OPMFU_ASSIGN_OR_RETURN(Config config, config_for(path, false));
     launcher_effective.push_back(EffectiveRules(config, options.overrides, rules, path));
+    OPMFU_ASSIGN_OR_RETURN(auto known, known_launcher_set.For(config.launchers));
+    launcher_known.push_back(std::move(known));
   }
   std::vector<std::optional<LauncherState>> launcher_states(launcher_paths.size());
   std::vector<std::optional<Error>> launcher_errors(launcher_paths.size());
   ForEachInParallel(launcher_paths.size(), options.jobs, [&](std::size_t i) {
-    auto state = ReadLauncherState(launcher_paths[i], launcher_effective[i], options.keep_sources);
+    auto state = ReadLauncherState(launcher_paths[i], launcher_effective[i], options.keep_sources, launcher_known[i]);
     if (state.ok()) {
       launcher_states[i] = std::move(*state);
     } else {
@@ -485,9 +517,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     if (!excluded[i]) outcomes[i] = LintPython(python_inputs[i], options, effective[i]);
   });
 
-  bool any_profiler_call = std::any_of(launchers.begin(), launchers.end(), [](const LauncherState& launcher) {
-    return launcher.configures_dynamic_profiler;
-  });
+  bool any_profiler_call = std::any_of(launchers.begin(), launchers.end(),
+                                       [](const LauncherState& launcher) { return launcher.configures_profiler; });
   for (const FileOutcome& outcome : outcomes) {
     json_paths.insert(json_paths.end(), outcome.dynamic_configs.begin(), outcome.dynamic_configs.end());
   }

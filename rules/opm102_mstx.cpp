@@ -69,7 +69,7 @@ void CheckMstx(LintCheckContext& context) {
       d.severity = std::min(d.severity, Severity::kWarning);
       continue;
     }
-    if (mstx.all_true && !msprof_tx.any_true) {
+    if (mstx.all_true && msprof_tx.judged && !msprof_tx.any_true) {
       Diagnostic& d = context.Report(site.mstx,
                                      "only `mstx` is True: torch_npu v26.1.0-beta.2 installs FLOPs hooks only "
                                      "with `msprof_tx=True` (v26.1.0 and later accept either)",

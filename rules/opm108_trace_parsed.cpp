@@ -3,7 +3,22 @@
 namespace opmfu::rules {
 
 void CheckTraceParsed(LintCheckContext& context) {
-  if (!context.facts.module) return;           // a dynamic config: no Python call to read
+  for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.origin != linter::SiteOrigin::kKnownLauncher) continue;
+    ReportBadValues(
+        context, site.analyse,
+        [](const python::Value& v) {
+          if (v.kind != python::ValueKind::kBool) return Verdict::kSkip;
+          return v.boolean ? Verdict::kGood : Verdict::kBad;
+        },
+        [&](const python::Value&) {
+          return site.callee +
+                 " passes `analyse_flag=False` to its trace handler: the raw data is never parsed, so there is no "
+                 "ascend_pytorch_profiler DB for msprof-analyze";
+        },
+        "");
+  }
+  if (!context.facts.module) return;           // a dynamic config or a known launcher: no Python call to read
   if (context.facts.analyses_offline) return;  // the file parses the data itself, later
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;

@@ -6,7 +6,15 @@
 namespace opmfu::rules {
 
 void CheckValueOutsideChoices(LintCheckContext& context) {
-  if (!context.facts.module) return;  // a dynamic config: no Python call to read
+  for (const linter::KnownChoiceViolation& violation : context.facts.choice_violations) {
+    std::string listed;
+    for (const std::string& choice : violation.choices) listed += (listed.empty() ? "'" : ", '") + choice + "'";
+    context.ReportAt(violation.word.where,
+                     "`" + violation.written + "` is not one of " + context.facts.known_launcher + "'s choices (" +
+                         listed + "): the run stops at start-up" + DidYouMean(violation.word.text, violation.choices),
+                     "pass one of the choices");
+  }
+  if (!context.facts.module) return;  // a dynamic config or a known launcher: no Python call to read
   const std::vector<python::ArgparseOption> options = context.module().ArgparseOptions();
   for (const linter::Launch& launch : context.facts.launches) {
     for (std::size_t i = 0; i < launch.arguments.size(); ++i) {

@@ -6,6 +6,8 @@ void CheckMissingScript(LauncherCheckContext& context) {
   const auto& launches = context.launcher.facts.launches;
   for (std::size_t i = 0; i < launches.size() && i < context.launcher.scripts.size(); ++i) {
     if (context.launcher.scripts[i]) continue;
+    // A known launcher's script lives in its package; its options were checked from the description.
+    if (i < context.launcher.known.size() && context.launcher.known[i] != nullptr) continue;
     const linter::ShellWord& script = launches[i].script;
     context.ReportAt(script.where,
                      script.known

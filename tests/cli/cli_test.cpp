@@ -115,7 +115,7 @@ TEST(RegistryCheck, ConfigIsFoundUpwardAndApplied) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err, "opmfu: error: " + (dir.path() / ".opmfu.yaml").string() +
                          ":2:1: unknown key 'fail_on' (did you mean 'fail-on'?); known keys: select, ignore, severity, "
-                         "per-file-ignores, exclude, fail-on, analyze\n");
+                         "per-file-ignores, exclude, fail-on, analyze, launchers\n");
 }
 
 TEST(RegistryLocate, EnvironmentAndInterpreter) {

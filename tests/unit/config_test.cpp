@@ -66,7 +66,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadConfig{"selct: [OPM501]\n",
                   ":1:1: unknown key 'selct' (did you mean 'select'?); known keys: select, ignore, severity, "
-                  "per-file-ignores, exclude, fail-on, analyze"},
+                  "per-file-ignores, exclude, fail-on, analyze, launchers"},
         BadConfig{"select: [OPM5O1]\n", ":1:10: 'select': unknown rule 'OPM5O1' (did you mean 'OPM501'?)"},
         BadConfig{"ignore: [duplicate-targt]\n",
                   ":1:10: 'ignore': unknown rule 'duplicate-targt' (did you mean 'duplicate-target'?)"},

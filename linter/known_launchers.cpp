@@ -1,0 +1,679 @@
+#include "linter/known_launchers.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "common/text.h"
+#include "linter/profiler_config.h"
+
+namespace opmfu::linter {
+
+namespace {
+
+namespace fs = std::filesystem;
+using python::Value;
+using python::ValueKind;
+
+const std::vector<std::string> kSettingNames = {
+    "with_flops", "activities",  "record_shapes", "with_modules",        "profiler_level",     "mstx",
+    "msprof_tx",  "export_type", "analyse",       "mstx_domain_include", "mstx_domain_exclude"};
+
+// Reads one description; every error names the file and the line.
+class DescriptionReader {
+ public:
+  explicit DescriptionReader(std::string file) : file_(std::move(file)) {}
+
+  Error At(const YAML::Node& node, const std::string& message) const {
+    std::string where = file_;
+    const YAML::Mark mark = node.Mark();
+    if (!mark.is_null()) where += ":" + std::to_string(mark.line + 1);
+    return Error::Input(where + ": " + message);
+  }
+
+  Result<std::string> Scalar(const YAML::Node& node, std::string_view what) const {
+    if (!node || !node.IsScalar()) return At(node, std::string(what) + " must be a single value");
+    return node.Scalar();
+  }
+
+  Result<std::vector<std::string>> Strings(const YAML::Node& node, std::string_view what) const {
+    std::vector<std::string> out;
+    if (!node) return out;
+    if (!node.IsSequence()) return At(node, std::string(what) + " must be a list");
+    for (const YAML::Node& item : node) {
+      OPMFU_ASSIGN_OR_RETURN(std::string text, Scalar(item, std::string("an entry of ") + std::string(what)));
+      out.push_back(std::move(text));
+    }
+    return out;
+  }
+
+  Status OnlyKeys(const YAML::Node& map, std::initializer_list<std::string_view> known, std::string_view what) const {
+    if (!map.IsMap()) return At(map, std::string(what) + " must be a mapping");
+    for (const auto& entry : map) {
+      const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        std::string list;
+        for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+        return At(entry.first, "unknown key '" + key + "' in " + std::string(what) + " (known: " + list + ")");
+      }
+    }
+    return Ok();
+  }
+
+  Result<KnownLauncher> Read(const YAML::Node& root) const {
+    OPMFU_RETURN_IF_ERROR(OnlyKeys(root,
+                                   {"name", "source", "match", "style", "enabled_by", "enabled_value",
+                                    "role_enabled_by", "options", "settings", "no_switch"},
+                                   "a launcher description"));
+    KnownLauncher launcher;
+    launcher.file = file_;
+    OPMFU_ASSIGN_OR_RETURN(launcher.name, Scalar(root["name"], "'name'"));
+    if (root["source"]) {
+      OPMFU_ASSIGN_OR_RETURN(launcher.source, Scalar(root["source"], "'source'"));
+    }
+    if (root["no_switch"]) {
+      OPMFU_ASSIGN_OR_RETURN(launcher.no_switch, Scalar(root["no_switch"], "'no_switch'"));
+    }
+    const YAML::Node match = root["match"];
+    if (!match) return At(root, "'match' is required (scripts, modules or imports)");
+    OPMFU_RETURN_IF_ERROR(OnlyKeys(match, {"scripts", "modules", "imports"}, "'match'"));
+    OPMFU_ASSIGN_OR_RETURN(launcher.scripts, Strings(match["scripts"], "'match.scripts'"));
+    OPMFU_ASSIGN_OR_RETURN(launcher.modules, Strings(match["modules"], "'match.modules'"));
+    OPMFU_ASSIGN_OR_RETURN(launcher.imports, Strings(match["imports"], "'match.imports'"));
+    if (launcher.scripts.empty() && launcher.modules.empty()) {
+      return At(match, "'match' needs 'scripts' or 'modules'");
+    }
+    std::string style = "flags";
+    if (root["style"]) {
+      OPMFU_ASSIGN_OR_RETURN(style, Scalar(root["style"], "'style'"));
+    }
+    if (style == "hydra") {
+      launcher.style = KnownLauncher::Style::kHydra;
+    } else if (style != "flags") {
+      return At(root["style"], "'style' must be flags or hydra");
+    }
+    const YAML::Node options = root["options"];
+    if (!options || !options.IsMap()) return At(root, "'options' must be a mapping of option ids");
+    for (const auto& entry : options) {
+      OPMFU_ASSIGN_OR_RETURN(KnownOption option, ReadOption(entry.first, entry.second));
+      launcher.options.push_back(std::move(option));
+    }
+    OPMFU_ASSIGN_OR_RETURN(launcher.enabled_by, Scalar(root["enabled_by"], "'enabled_by'"));
+    if (launcher.Option(launcher.enabled_by) == nullptr) {
+      return At(root["enabled_by"], "'enabled_by' names no option: '" + launcher.enabled_by + "'");
+    }
+    if (root["enabled_value"]) {
+      OPMFU_ASSIGN_OR_RETURN(launcher.enabled_value, Scalar(root["enabled_value"], "'enabled_value'"));
+    }
+    if (root["role_enabled_by"]) {
+      OPMFU_ASSIGN_OR_RETURN(launcher.role_enabled_by, Scalar(root["role_enabled_by"], "'role_enabled_by'"));
+      const KnownOption* role_option = launcher.Option(launcher.role_enabled_by);
+      if (role_option == nullptr || role_option->type != KnownOption::Type::kBool ||
+          !role_option->name.starts_with("*")) {
+        return At(root["role_enabled_by"], "'role_enabled_by' must name a bool option whose name starts with '*'");
+      }
+    }
+    const YAML::Node settings = root["settings"];
+    if (!settings || !settings.IsMap()) return At(root, "'settings' must be a mapping of torch_npu settings");
+    for (const auto& entry : settings) {
+      OPMFU_ASSIGN_OR_RETURN(std::string name, Scalar(entry.first, "a setting name"));
+      if (std::find(kSettingNames.begin(), kSettingNames.end(), name) == kSettingNames.end()) {
+        return At(entry.first, "unknown setting '" + name + "'" + DidYouMean(name, kSettingNames));
+      }
+      OPMFU_ASSIGN_OR_RETURN(KnownSettingRule rule, ReadSetting(launcher, name, entry.second));
+      launcher.settings[name] = std::move(rule);
+    }
+    return launcher;
+  }
+
+ private:
+  Result<KnownOption> ReadOption(const YAML::Node& key, const YAML::Node& node) const {
+    KnownOption option;
+    OPMFU_ASSIGN_OR_RETURN(option.id, Scalar(key, "an option id"));
+    OPMFU_RETURN_IF_ERROR(OnlyKeys(node, {"name", "type", "choices", "default"}, "option '" + option.id + "'"));
+    OPMFU_ASSIGN_OR_RETURN(option.name, Scalar(node["name"], "'name' of option '" + option.id + "'"));
+    std::string type = "string";
+    if (node["type"]) {
+      OPMFU_ASSIGN_OR_RETURN(type, Scalar(node["type"], "'type'"));
+    }
+    if (type == "bool") {
+      option.type = KnownOption::Type::kBool;
+    } else if (type == "list") {
+      option.type = KnownOption::Type::kList;
+    } else if (type != "string") {
+      return At(node["type"], "'type' must be string, bool or list");
+    }
+    if (node["choices"]) {
+      OPMFU_ASSIGN_OR_RETURN(std::vector<std::string> choices, Strings(node["choices"], "'choices'"));
+      option.choices = std::move(choices);
+    }
+    const YAML::Node fallback = node["default"];
+    if (fallback) {
+      if (option.type == KnownOption::Type::kList) {
+        OPMFU_ASSIGN_OR_RETURN(option.default_value, Strings(fallback, "'default' of a list option"));
+      } else {
+        OPMFU_ASSIGN_OR_RETURN(std::string text, Scalar(fallback, "'default'"));
+        if (option.type == KnownOption::Type::kBool) {
+          option.default_bool = AsciiLower(text) == "true";
+        } else {
+          option.default_value = {text};
+        }
+      }
+    } else if (option.type == KnownOption::Type::kString) {
+      option.default_value = {""};
+    }
+    return option;
+  }
+
+  Result<Value> FixedValue(const std::string& setting, const YAML::Node& node) const {
+    Value value;
+    if (node.IsSequence()) {
+      value.kind = ValueKind::kSequence;
+      value.container = "list";
+      OPMFU_ASSIGN_OR_RETURN(std::vector<std::string> items, Strings(node, "'fixed'"));
+      for (std::string& text : items) {
+        Value item;
+        item.kind = ValueKind::kString;
+        item.text = std::move(text);
+        value.items.push_back(std::move(item));
+      }
+      return value;
+    }
+    OPMFU_ASSIGN_OR_RETURN(std::string text, Scalar(node, "'fixed'"));
+    const std::string lower = AsciiLower(text);
+    if (lower == "true" || lower == "false") {
+      value.kind = ValueKind::kBool;
+      value.boolean = lower == "true";
+    } else if (setting == "profiler_level") {
+      value.kind = ValueKind::kEnum;
+      value.container = "ProfilerLevel";
+      value.text = text;
+    } else {
+      value.kind = ValueKind::kString;
+      value.text = text;
+    }
+    return value;
+  }
+
+  Status KnownOptionId(const KnownLauncher& launcher, const YAML::Node& node, const std::string& id) const {
+    if (launcher.Option(id) == nullptr) return At(node, "names no option: '" + id + "'");
+    return Ok();
+  }
+
+  Result<KnownSettingRule> ReadSetting(const KnownLauncher& launcher, const std::string& name,
+                                       const YAML::Node& node) const {
+    OPMFU_RETURN_IF_ERROR(
+        OnlyKeys(node, {"fixed", "option", "map", "contains", "items", "remedy"}, "setting '" + name + "'"));
+    KnownSettingRule rule;
+    if (node["remedy"]) {
+      OPMFU_ASSIGN_OR_RETURN(rule.remedy, Scalar(node["remedy"], "'remedy'"));
+    }
+    if (node["fixed"]) {
+      rule.kind = KnownSettingRule::Kind::kFixed;
+      OPMFU_ASSIGN_OR_RETURN(rule.fixed, FixedValue(name, node["fixed"]));
+    } else if (node["option"]) {
+      rule.kind = KnownSettingRule::Kind::kOption;
+      OPMFU_ASSIGN_OR_RETURN(rule.option, Scalar(node["option"], "'option'"));
+      OPMFU_RETURN_IF_ERROR(KnownOptionId(launcher, node["option"], rule.option));
+      if (const YAML::Node map = node["map"]) {
+        if (!map.IsMap()) return At(map, "'map' must be a mapping");
+        for (const auto& entry : map) {
+          OPMFU_ASSIGN_OR_RETURN(std::string from, Scalar(entry.first, "a 'map' key"));
+          OPMFU_ASSIGN_OR_RETURN(std::string to, Scalar(entry.second, "a 'map' value"));
+          rule.map[from] = to;
+        }
+      }
+    } else if (node["contains"]) {
+      rule.kind = KnownSettingRule::Kind::kContains;
+      OPMFU_ASSIGN_OR_RETURN(std::vector<std::string> pair, Strings(node["contains"], "'contains'"));
+      if (pair.size() != 2) return At(node["contains"], "'contains' is [list option, item]");
+      OPMFU_RETURN_IF_ERROR(KnownOptionId(launcher, node["contains"], pair[0]));
+      rule.option = pair[0];
+      rule.contains_item = pair[1];
+    } else if (node["items"]) {
+      rule.kind = KnownSettingRule::Kind::kItems;
+      if (!node["items"].IsSequence()) return At(node["items"], "'items' must be a list");
+      for (const YAML::Node& entry : node["items"]) {
+        OPMFU_RETURN_IF_ERROR(OnlyKeys(entry, {"value", "if", "if_contains"}, "an item"));
+        KnownSettingRule::Item item;
+        OPMFU_ASSIGN_OR_RETURN(item.value, Scalar(entry["value"], "'value'"));
+        if (entry["if"]) {
+          OPMFU_ASSIGN_OR_RETURN(item.if_option, Scalar(entry["if"], "'if'"));
+          OPMFU_RETURN_IF_ERROR(KnownOptionId(launcher, entry["if"], item.if_option));
+        }
+        if (entry["if_contains"]) {
+          OPMFU_ASSIGN_OR_RETURN(std::vector<std::string> pair, Strings(entry["if_contains"], "'if_contains'"));
+          if (pair.size() != 2) return At(entry["if_contains"], "'if_contains' is [list option, item]");
+          OPMFU_RETURN_IF_ERROR(KnownOptionId(launcher, entry["if_contains"], pair[0]));
+          item.if_contains = pair[0];
+          item.contains_item = pair[1];
+        }
+        rule.items.push_back(std::move(item));
+      }
+    } else {
+      return At(node, "setting '" + name + "' needs one of fixed, option, contains or items");
+    }
+    return rule;
+  }
+
+  std::string file_;
+};
+
+// ---- reading a launch -------------------------------------------------------------------------
+
+// What a launch gives one option: the words that set it (the last setting wins, as in argparse and
+// Hydra), or nothing (the default applies).
+struct OptionValue {
+  bool given = false;
+  ShellWord at;                   ///< the flag or `key=value` word
+  std::vector<ShellWord> values;  ///< its value words (one for a string, several for a list)
+  bool flag_set = false;          ///< a bool flag's presence, or a Hydra bool's value
+};
+
+Note StepAt(const ShellWord& word, std::string message) {
+  Note note;
+  note.file = word.where.file();
+  note.position = word.where.range().start;
+  note.message = std::move(message);
+  return note;
+}
+
+bool ParseBool(std::string_view text) { return AsciiLower(text) == "true" || text == "1"; }
+
+// Hydra list syntax: [a,b], ['a', "b"], or one bare item.
+std::vector<std::string> HydraList(std::string_view text) {
+  std::string_view inner = TrimWhitespace(text);
+  if (inner.starts_with('[') && inner.ends_with(']')) inner = inner.substr(1, inner.size() - 2);
+  std::vector<std::string> items;
+  for (const std::string& part : SplitString(inner, ',')) {
+    std::string_view item = TrimWhitespace(part);
+    if (item.size() >= 2 && (item.front() == '\'' || item.front() == '"') && item.back() == item.front()) {
+      item = item.substr(1, item.size() - 2);
+    }
+    if (!item.empty()) items.emplace_back(item);
+  }
+  return items;
+}
+
+// The flags a launch passes, by option id.
+std::map<std::string, OptionValue> ReadFlags(const KnownLauncher& launcher, const Launch& launch) {
+  std::map<std::string, OptionValue> out;
+  const std::vector<ShellWord>& words = launch.arguments;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& text = words[i].text;
+    if (!text.starts_with("-")) continue;
+    const std::size_t equals = text.find('=');
+    const std::string flag = text.substr(0, equals);
+    for (const KnownOption& option : launcher.options) {
+      if (option.name != flag) continue;
+      OptionValue value;
+      value.given = true;
+      value.at = words[i];
+      if (option.type == KnownOption::Type::kBool) {
+        value.flag_set = true;
+      } else if (equals != std::string::npos) {
+        ShellWord inline_value = words[i];
+        inline_value.text = text.substr(equals + 1);
+        value.values.push_back(std::move(inline_value));
+      } else {
+        for (std::size_t j = i + 1; j < words.size() && !words[j].text.starts_with("--"); ++j) {
+          value.values.push_back(words[j]);
+          if (option.type == KnownOption::Type::kString) break;
+        }
+      }
+      out[option.id] = std::move(value);
+    }
+  }
+  return out;
+}
+
+// Hydra overrides by role prefix ("" for options without `*`), then option id.
+std::map<std::string, std::map<std::string, OptionValue>> ReadHydra(const KnownLauncher& launcher,
+                                                                    const Launch& launch) {
+  std::map<std::string, std::map<std::string, OptionValue>> out;
+  for (const ShellWord& word : launch.arguments) {
+    std::string_view text = word.text;
+    while (text.starts_with('+') || text.starts_with('~')) text.remove_prefix(1);
+    const std::size_t equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    const std::string_view key = text.substr(0, equals);
+    const std::string_view raw = text.substr(equals + 1);
+    for (const KnownOption& option : launcher.options) {
+      std::string prefix;
+      if (option.name.starts_with("*")) {
+        const std::string_view suffix = std::string_view(option.name).substr(1);  // ".profiler...."
+        if (!key.ends_with(suffix) || key.size() == suffix.size()) continue;
+        prefix = std::string(key.substr(0, key.size() - suffix.size()));
+      } else if (key != option.name) {
+        continue;
+      }
+      OptionValue value;
+      value.given = true;
+      value.at = word;
+      if (option.type == KnownOption::Type::kBool) {
+        value.flag_set = ParseBool(raw);
+      } else {
+        const std::vector<std::string> items =
+            option.type == KnownOption::Type::kList ? HydraList(raw) : std::vector<std::string>{std::string(raw)};
+        for (const std::string& item : items) {
+          ShellWord part = word;
+          part.text = item;
+          value.values.push_back(std::move(part));
+        }
+      }
+      out[prefix][option.id] = std::move(value);
+    }
+  }
+  return out;
+}
+
+// Builds the settings of one site from the options it sees.
+class SiteBuilder {
+ public:
+  SiteBuilder(const KnownLauncher& launcher, const std::map<std::string, OptionValue>& options, ShellWord anchor,
+              std::string role = {})
+      : launcher_(launcher), options_(options), anchor_(std::move(anchor)), role_(std::move(role)) {}
+
+  const OptionValue* Given(const std::string& id) const {
+    auto it = options_.find(id);
+    return it == options_.end() ? nullptr : &it->second;
+  }
+
+  std::string Text(const std::string& id) const {
+    if (const OptionValue* given = Given(id); given != nullptr && !given->values.empty())
+      return given->values.front().text;
+    const KnownOption* option = launcher_.Option(id);
+    return option->default_value.empty() ? std::string() : option->default_value.front();
+  }
+
+  bool Flag(const std::string& id) const {
+    if (const OptionValue* given = Given(id)) return given->flag_set;
+    return launcher_.Option(id)->default_bool;
+  }
+
+  std::vector<std::string> List(const std::string& id) const {
+    if (const OptionValue* given = Given(id)) {
+      std::vector<std::string> out;
+      for (const ShellWord& word : given->values) out.push_back(word.text);
+      return out;
+    }
+    return launcher_.Option(id)->default_value;
+  }
+
+  // Where an option's value came from, as a chain step.
+  Note Origin(const std::string& id) const {
+    const KnownOption& option = *launcher_.Option(id);
+    if (const OptionValue* given = Given(id)) {
+      std::string written = given->at.text;
+      const bool separate =
+          !given->values.empty() && given->values.front().where.start_byte != given->at.where.start_byte;
+      if (separate) {
+        for (const ShellWord& word : given->values) written += " " + word.text;
+      }
+      return StepAt(given->at, "`" + written + "`");
+    }
+    std::string shown;
+    if (option.type == KnownOption::Type::kBool) {
+      shown = option.default_bool ? "on" : "off";
+    } else if (option.type == KnownOption::Type::kList) {
+      for (const std::string& item : option.default_value) shown += (shown.empty() ? "" : ",") + item;
+      shown = "[" + shown + "]";
+    } else {
+      shown = option.default_value.empty() ? "" : option.default_value.front();
+    }
+    std::string name = option.name;
+    if (name.starts_with("*") && !role_.empty()) name = role_ + name.substr(1);
+    return StepAt(anchor_, "`" + name + "` not given: " + launcher_.name + "'s default is " + shown);
+  }
+
+  TextLocation Where(const std::vector<std::string>& ids) const {
+    for (const std::string& id : ids) {
+      if (const OptionValue* given = Given(id)) return given->at.where;
+    }
+    return anchor_.where;
+  }
+
+  Setting Build(const std::string& name) const {
+    Setting setting;
+    setting.name = name;
+    setting.where = anchor_.where;
+    auto found = launcher_.settings.find(name);
+    if (found == launcher_.settings.end()) return setting;  // not described: nothing to check
+    const KnownSettingRule& rule = found->second;
+    setting.remedy = rule.remedy.empty() ? launcher_.no_switch : rule.remedy;
+    Value value;
+    switch (rule.kind) {
+      case KnownSettingRule::Kind::kFixed:
+        value = rule.fixed;
+        value.chain.push_back(
+            {"", std::nullopt, launcher_.name + " sets it in " + launcher_.source + "; no option changes it"});
+        break;
+      case KnownSettingRule::Kind::kOption: {
+        const KnownOption& option = *launcher_.Option(rule.option);
+        setting.where = Where({rule.option});
+        setting.written = Given(rule.option) != nullptr;
+        if (option.type == KnownOption::Type::kBool) {
+          value.kind = ValueKind::kBool;
+          value.boolean = Flag(rule.option);
+        } else {
+          const std::string text = Text(rule.option);
+          auto mapped = rule.map.find(text);
+          value.kind = ValueKind::kString;
+          value.text = mapped != rule.map.end() ? mapped->second : text;
+          if (name == "profiler_level" && mapped != rule.map.end()) {
+            value.kind = ValueKind::kEnum;
+            value.container = "ProfilerLevel";
+          }
+        }
+        value.chain.push_back(Origin(rule.option));
+        break;
+      }
+      case KnownSettingRule::Kind::kContains: {
+        setting.where = Where({rule.option});
+        setting.written = Given(rule.option) != nullptr;
+        const std::vector<std::string> items = List(rule.option);
+        value.kind = ValueKind::kBool;
+        value.boolean = std::find(items.begin(), items.end(), rule.contains_item) != items.end();
+        value.chain.push_back(Origin(rule.option));
+        break;
+      }
+      case KnownSettingRule::Kind::kItems: {
+        value.kind = ValueKind::kSequence;
+        value.container = "list";
+        std::vector<std::string> ids;
+        for (const KnownSettingRule::Item& item : rule.items) {
+          bool included = true;
+          if (!item.if_option.empty()) {
+            included = Flag(item.if_option);
+            ids.push_back(item.if_option);
+          }
+          if (!item.if_contains.empty()) {
+            const std::vector<std::string> list = List(item.if_contains);
+            included = std::find(list.begin(), list.end(), item.contains_item) != list.end();
+            ids.push_back(item.if_contains);
+          }
+          if (!included) continue;
+          Value entry;
+          entry.kind = ValueKind::kEnum;
+          entry.container = "ProfilerActivity";
+          entry.text = item.value;
+          value.items.push_back(std::move(entry));
+        }
+        setting.where = Where(ids);
+        for (const std::string& id : ids) value.chain.push_back(Origin(id));
+        break;
+      }
+    }
+    setting.values.push_back(std::move(value));
+    return setting;
+  }
+
+  ProfilerCallSite Site(std::string role) const {
+    ProfilerCallSite site;
+    site.origin = SiteOrigin::kKnownLauncher;
+    site.callee = launcher_.name + (role.empty() ? "" : " (" + role + ")");
+    site.with_flops = Build("with_flops");
+    site.activities = Build("activities");
+    site.record_shapes = Build("record_shapes");
+    site.with_modules = Build("with_modules");
+    site.profiler_level = Build("profiler_level");
+    site.mstx = Build("mstx");
+    site.msprof_tx = Build("msprof_tx");
+    site.export_type = Build("export_type");
+    site.mstx_domain_include = Build("mstx_domain_include");
+    site.mstx_domain_exclude = Build("mstx_domain_exclude");
+    site.analyse = Build("analyse");
+    for (Setting* unused : {&site.on_trace_ready, &site.schedule, &site.experimental_config}) {
+      unused->where = anchor_.where;
+    }
+    return site;
+  }
+
+ private:
+  const KnownLauncher& launcher_;
+  const std::map<std::string, OptionValue>& options_;
+  ShellWord anchor_;
+  std::string role_;
+};
+
+void CheckChoices(const KnownLauncher& launcher, const std::map<std::string, OptionValue>& options,
+                  KnownLaunchFacts& facts) {
+  for (const auto& [id, value] : options) {
+    const KnownOption& option = *launcher.Option(id);
+    if (!option.choices) continue;
+    for (const ShellWord& word : value.values) {
+      if (!word.known) continue;
+      if (std::find(option.choices->begin(), option.choices->end(), word.text) != option.choices->end()) continue;
+      const bool hydra = launcher.style == KnownLauncher::Style::kHydra;
+      const std::string written = hydra ? value.at.text : option.name + " " + word.text;
+      facts.choice_violations.push_back({word, written, *option.choices});
+    }
+  }
+}
+
+}  // namespace
+
+const KnownOption* KnownLauncher::Option(std::string_view id) const {
+  for (const KnownOption& option : options) {
+    if (option.id == id) return &option;
+  }
+  return nullptr;
+}
+
+Result<KnownLauncher> ParseKnownLauncher(std::string_view yaml, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& error) {
+    return Error::Input(file + ":" + std::to_string(error.mark.line + 1) + ": not valid YAML: " + error.msg);
+  }
+  if (!root.IsMap()) return Error::Input(file + ": a launcher description must be a YAML mapping");
+  try {
+    return DescriptionReader(file).Read(root);
+  } catch (const YAML::Exception& error) {
+    return Error::Input(file + ":" + std::to_string(error.mark.line + 1) + ": " + error.msg);
+  }
+}
+
+const KnownLauncher* MatchKnownLauncher(const std::vector<const KnownLauncher*>& launchers, const Launch& launch,
+                                        const std::optional<std::string>& script_source) {
+  if (!launch.script.known) return nullptr;
+  const std::string file_name = fs::path(launch.script.text).filename().string();
+  // Several packages start from the same script name (Megatron's pretrain_gpt.py): the one whose
+  // options the launch uses most wins; then the one that defines more; then the first.
+  const KnownLauncher* best = nullptr;
+  std::size_t best_used = 0;
+  for (const KnownLauncher* candidate : launchers) {
+    const KnownLauncher& launcher = *candidate;
+    const bool by_module = !launch.module.empty() && std::find(launcher.modules.begin(), launcher.modules.end(),
+                                                               launch.module) != launcher.modules.end();
+    const bool by_script = launch.module.empty() && std::find(launcher.scripts.begin(), launcher.scripts.end(),
+                                                              file_name) != launcher.scripts.end();
+    if (!by_module && !by_script) continue;
+    if (script_source && !launcher.imports.empty()) {
+      // A script we can read must import the package (`import mindspeed_llm`, `from modellink import`).
+      const bool imports = std::any_of(launcher.imports.begin(), launcher.imports.end(), [&](const std::string& name) {
+        return script_source->find("import " + name) != std::string::npos ||
+               script_source->find("from " + name) != std::string::npos;
+      });
+      if (!imports) continue;
+    }
+    std::size_t used = 0;
+    for (const ShellWord& word : launch.arguments) {
+      const std::string_view text = word.text;
+      used += static_cast<std::size_t>(
+          std::any_of(launcher.options.begin(), launcher.options.end(), [&](const KnownOption& option) {
+            return text == option.name || (text.starts_with(option.name) && text.size() > option.name.size() &&
+                                           text[option.name.size()] == '=');
+          }));
+    }
+    if (best == nullptr || used > best_used || (used == best_used && launcher.options.size() > best->options.size())) {
+      best = candidate;
+      best_used = used;
+    }
+  }
+  return best;
+}
+
+KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch) {
+  KnownLaunchFacts facts;
+  facts.launcher = &launcher;
+  ShellWord command;
+  command.text = launch.script.text;
+  command.where = launch.command;
+  if (launcher.style == KnownLauncher::Style::kFlags) {
+    const std::map<std::string, OptionValue> options = ReadFlags(launcher, launch);
+    CheckChoices(launcher, options, facts);
+    const SiteBuilder shared(launcher, options, command);
+    const KnownOption& enabling = *launcher.Option(launcher.enabled_by);
+    facts.profiling_enabled =
+        enabling.type == KnownOption::Type::kBool
+            ? shared.Flag(enabling.id)
+            : (launcher.enabled_value.empty() ? !shared.Text(enabling.id).empty()
+                                              : shared.Text(enabling.id) == launcher.enabled_value);
+    if (!facts.profiling_enabled) return facts;
+    const OptionValue* on = shared.Given(enabling.id);
+    const SiteBuilder builder(launcher, options, on != nullptr ? on->at : command);
+    facts.sites.push_back(builder.Site(""));
+    return facts;
+  }
+  std::map<std::string, std::map<std::string, OptionValue>> by_role = ReadHydra(launcher, launch);
+  std::map<std::string, OptionValue> global = by_role[""];
+  for (const auto& [role, options] : by_role) CheckChoices(launcher, options, facts);
+  const SiteBuilder global_builder(launcher, global, command);
+  const KnownOption& enabling = *launcher.Option(launcher.enabled_by);
+  const std::string enabled_text = global_builder.Text(enabling.id);
+  facts.profiling_enabled =
+      enabling.type == KnownOption::Type::kBool
+          ? global_builder.Flag(enabling.id)
+          : (launcher.enabled_value.empty() ? !enabled_text.empty() : enabled_text == launcher.enabled_value);
+  if (!facts.profiling_enabled) return facts;
+  const OptionValue* on = global_builder.Given(enabling.id);
+  const ShellWord anchor = on != nullptr ? on->at : command;
+  bool any_role = false;
+  for (auto& [role, options] : by_role) {
+    if (role.empty()) continue;
+    if (!launcher.role_enabled_by.empty()) {
+      auto enabled = options.find(launcher.role_enabled_by);
+      const bool role_on =
+          enabled != options.end() ? enabled->second.flag_set : launcher.Option(launcher.role_enabled_by)->default_bool;
+      if (!role_on) continue;  // this role is not profiled
+    }
+    any_role = true;
+    std::map<std::string, OptionValue> merged = options;
+    merged.insert(global.begin(), global.end());
+    // Defaults of a role are reported at its first override.
+    const OptionValue* first = &options.begin()->second;
+    for (const auto& [id, value] : options) {
+      if (value.at.where.start_byte < first->at.where.start_byte) first = &value;
+    }
+    const SiteBuilder builder(launcher, merged, first->at, role);
+    facts.sites.push_back(builder.Site(role));
+  }
+  if (!any_role) facts.sites.push_back(SiteBuilder(launcher, global, anchor).Site(""));
+  return facts;
+}
+
+}  // namespace opmfu::linter

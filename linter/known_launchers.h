@@ -1,0 +1,98 @@
+#pragma once
+// Known launchers: training frameworks whose profiler call lives in an installed package
+// (MindSpeed-LLM, MindSpeed, verl), described as data (rules/launchers/*.yaml, plus files named
+// in `.opmfu.yaml`): which script or module starts them, which options they take, and how those
+// options become torch_npu profiler settings, including what the package hard-codes. A launch of
+// one of them is checked like a `profile(...)` call, without the package being installed.
+// The format is documented in docs/launchers.md.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "linter/bash_launcher.h"
+#include "linter/python_values.h"
+
+namespace opmfu::linter {
+
+struct ProfilerCallSite;
+
+/// A user-facing option: a flag (`--profile-level`), a Hydra key (`*.profiler.tool_config.npu.level`,
+/// where `*` stands for any prefix: one site per prefix), or a key of a YAML config file.
+struct KnownOption {
+  enum class Type { kString, kBool, kList };
+  std::string id;    ///< how settings refer to it
+  std::string name;  ///< as the user writes it
+  Type type = Type::kString;
+  std::optional<std::vector<std::string>> choices;
+  std::vector<std::string> default_value;  ///< one word for strings ("" for none), the items of a list
+  bool default_bool = false;
+};
+
+/// How the package computes one torch_npu setting from the options.
+struct KnownSettingRule {
+  enum class Kind { kFixed, kOption, kContains, kItems };
+  struct Item {
+    std::string value;        ///< a ProfilerActivity name
+    std::string if_option;    ///< added when this bool option is set
+    std::string if_contains;  ///< ... or when this list option holds `contains_item`
+    std::string contains_item;
+  };
+  Kind kind = Kind::kFixed;
+  python::Value fixed;                     ///< kFixed
+  std::string option;                      ///< kOption, kContains
+  std::map<std::string, std::string> map;  ///< kOption: option value -> setting value
+  std::string contains_item;               ///< kContains
+  std::vector<Item> items;                 ///< kItems
+  std::string remedy;
+};
+
+struct KnownLauncher {
+  enum class Style { kFlags, kHydra };
+  std::string name;                  ///< "MindSpeed-LLM"
+  std::string source;                ///< where the package builds its profiler
+  std::string file;                  ///< the description's file
+  std::vector<std::string> scripts;  ///< script file names that start it
+  std::vector<std::string> modules;  ///< `python -m` modules that start it
+  std::vector<std::string> imports;  ///< a found script must import one of these to match
+  Style style = Style::kFlags;
+  std::string enabled_by;       ///< the option that turns profiling on
+  std::string enabled_value;    ///< for a string option: the value that does (empty: any non-empty)
+  std::string role_enabled_by;  ///< Hydra: a per-role bool option (`*.profiler.enable`) a role needs
+  std::vector<KnownOption> options;
+  std::map<std::string, KnownSettingRule> settings;  ///< by torch_npu setting name
+  std::string no_switch;                             ///< what to do about a hard-coded setting
+
+  const KnownOption* Option(std::string_view id) const;
+};
+
+/// Reads one description (a YAML document); errors name `file` and the line.
+Result<KnownLauncher> ParseKnownLauncher(std::string_view yaml, const std::string& file);
+
+/// The first launcher a launch starts: by script file name or `-m` module; when the script was
+/// found (`script_source`), it must also import one of the launcher's `imports`, if any.
+const KnownLauncher* MatchKnownLauncher(const std::vector<const KnownLauncher*>& launchers, const Launch& launch,
+                                        const std::optional<std::string>& script_source);
+
+/// A value a launch passes outside an option's choices (the package's argparse exits).
+struct KnownChoiceViolation {
+  ShellWord word;
+  std::string written;  ///< "--profile-level Level1", "x.npu.level=Level1"
+  std::vector<std::string> choices;
+};
+
+/// What one launch of a known launcher configures: a site per profiled role (one for flags),
+/// or none when it does not turn profiling on.
+struct KnownLaunchFacts {
+  const KnownLauncher* launcher = nullptr;
+  bool profiling_enabled = false;
+  std::vector<ProfilerCallSite> sites;
+  std::vector<KnownChoiceViolation> choice_violations;
+};
+
+KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch);
+
+}  // namespace opmfu::linter

@@ -1,0 +1,119 @@
+// Known-launcher descriptions: the built-in ones load, bad ones are one-line errors naming the
+// file and line, matching picks the right package, and an added description is used by `lint`.
+
+#include "linter/known_launchers.h"
+
+#include <gtest/gtest.h>
+
+#include "linter/profiler_config.h"
+#include "rules/known_launcher_set.h"
+#include "tests/test_support.h"
+
+namespace opmfu::linter {
+namespace {
+
+constexpr const char* kDescription = R"(name: BigTrain
+source: big/profiling.py
+match: {scripts: [train_big.py]}
+enabled_by: prof
+options:
+  prof: {name: --prof, type: bool}
+  level: {name: --prof-level, choices: [l0, l1], default: l0}
+settings:
+  with_flops: {fixed: true}
+  mstx: {fixed: true}
+  profiler_level: {option: level, map: {l0: Level0, l1: Level1}, remedy: pass `--prof-level l1`}
+)";
+
+TEST(KnownLaunchers, BuiltInDescriptionsLoad) {
+  auto built_in = rules::BuiltInLaunchers();
+  ASSERT_TRUE(built_in.ok()) << built_in.error().message;
+  std::set<std::string> names;
+  for (const KnownLauncher& launcher : **built_in) names.insert(launcher.name);
+  EXPECT_EQ(names, (std::set<std::string>{"MindSpeed", "MindSpeed-LLM", "verl"}));
+}
+
+TEST(KnownLaunchers, BadDescriptionsNameTheFileAndLine) {
+  struct Case {
+    std::string yaml;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"name: x\nmatch: {scripts: [a.py]}\nenabled_by: p\noptions: {p: {name: --p, type: bool}}\nsettings:\n  "
+       "with_flop: {fixed: true}\n",
+       "d.yaml:6: unknown setting 'with_flop' (did you mean 'with_flops'?)"},
+      {"name: x\nmatch: {scripts: [a.py]}\nenabled_by: q\noptions: {p: {name: --p}}\nsettings: {}\n",
+       "d.yaml:3: 'enabled_by' names no option: 'q'"},
+      {"name: x\nmatch: {}\n", "d.yaml:2: 'match' needs 'scripts' or 'modules'"},
+      {"name: [unclosed\n", "d.yaml:2: not valid YAML"},
+      {"- a list\n", "d.yaml: a launcher description must be a YAML mapping"},
+  };
+  for (const Case& c : cases) {
+    auto parsed = ParseKnownLauncher(c.yaml, "d.yaml");
+    ASSERT_FALSE(parsed.ok()) << c.yaml;
+    EXPECT_NE(parsed.error().message.find(c.message), std::string::npos) << parsed.error().message;
+    EXPECT_EQ(parsed.error().message.find('\n'), std::string::npos);
+  }
+}
+
+Launch LaunchOf(std::string script, std::vector<std::string> arguments) {
+  Launch launch;
+  launch.script.text = std::move(script);
+  for (std::string& argument : arguments) launch.arguments.push_back({std::move(argument), true, {}});
+  return launch;
+}
+
+TEST(KnownLaunchers, MatchingUsesScriptImportsAndTheOptionsPassed) {
+  auto built_in = rules::BuiltInLaunchers();
+  ASSERT_TRUE(built_in.ok());
+  std::vector<const KnownLauncher*> all;
+  for (const KnownLauncher& launcher : **built_in) all.push_back(&launcher);
+  const Launch plain = LaunchOf("pretrain_gpt.py", {"--profile", "--profile-level", "level1"});
+  // Unreadable script: both MindSpeed packages fit; the one defining more options wins.
+  EXPECT_EQ(MatchKnownLauncher(all, plain, std::nullopt)->name, "MindSpeed-LLM");
+  EXPECT_EQ(MatchKnownLauncher(all, plain, std::string("import mindspeed.megatron_adaptor\n"))->name, "MindSpeed");
+  EXPECT_EQ(MatchKnownLauncher(all, plain, std::string("import torch\n")), nullptr);
+  EXPECT_EQ(MatchKnownLauncher(all, LaunchOf("train.py", {"--profile"}), std::nullopt), nullptr);
+}
+
+TEST(KnownLaunchers, FlagsBecomeSettingsWithTheirOrigin) {
+  auto launcher = ParseKnownLauncher(kDescription, "big.yaml");
+  ASSERT_TRUE(launcher.ok()) << launcher.error().message;
+  const KnownLaunchFacts off = ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof-level", "l1"}));
+  EXPECT_FALSE(off.profiling_enabled);
+  EXPECT_TRUE(off.sites.empty());
+  const KnownLaunchFacts on = ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof", "--prof-level=L1"}));
+  ASSERT_TRUE(on.profiling_enabled);
+  ASSERT_EQ(on.choice_violations.size(), 1U);
+  EXPECT_EQ(on.choice_violations.front().written, "--prof-level L1");
+  const KnownLaunchFacts good = ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof", "--prof-level", "l1"}));
+  ASSERT_EQ(good.sites.size(), 1U);
+  const ProfilerCallSite& site = good.sites.front();
+  EXPECT_EQ(site.origin, SiteOrigin::kKnownLauncher);
+  ASSERT_EQ(site.profiler_level.values.size(), 1U);
+  EXPECT_EQ(site.profiler_level.values.front().kind, python::ValueKind::kEnum);
+  EXPECT_EQ(site.profiler_level.values.front().text, "Level1");
+  EXPECT_EQ(site.profiler_level.remedy, "pass `--prof-level l1`");
+  EXPECT_TRUE(site.with_flops.values.front().is_true());
+  EXPECT_TRUE(site.record_shapes.values.empty());  // not described: not checked
+}
+
+TEST(KnownLaunchers, AnAddedDescriptionIsUsedByLint) {
+  testing::TempDir dir;
+  dir.Write("big.yaml", kDescription);
+  dir.Write(".opmfu.yaml", "launchers: [big.yaml]\n");
+  dir.Write("run.sh", "#!/bin/bash\npython train_big.py --prof --prof-level l0\n");
+  auto result = testing::RunOpmfu({"lint", "--output-format", "concise", (dir.path() / "run.sh").string()});
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  EXPECT_NE(result.out.find("run.sh:2:28: OPM104"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("OPM101"), std::string::npos) << result.out;  // BigTrain sets with_flops itself
+  EXPECT_EQ(result.out.find("OPM205"), std::string::npos) << result.out;
+
+  dir.Write("big.yaml", "name: broken\n");
+  auto broken = testing::RunOpmfu({"lint", (dir.path() / "run.sh").string()});
+  EXPECT_EQ(broken.exit_code, 2) << broken.out << broken.err;
+  EXPECT_NE(broken.err.find("big.yaml:1: 'match' is required"), std::string::npos) << broken.err;
+}
+
+}  // namespace
+}  // namespace opmfu::linter
