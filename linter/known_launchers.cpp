@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "common/file_io.h"
 #include "common/text.h"
 #include "linter/profiler_config.h"
 
@@ -91,8 +92,10 @@ class DescriptionReader {
     }
     if (style == "hydra") {
       launcher.style = KnownLauncher::Style::kHydra;
+    } else if (style == "yaml_config") {
+      launcher.style = KnownLauncher::Style::kYamlConfig;
     } else if (style != "flags") {
-      return At(root["style"], "'style' must be flags or hydra");
+      return At(root["style"], "'style' must be flags, hydra or yaml_config");
     }
     const YAML::Node options = root["options"];
     if (!options || !options.IsMap()) return At(root, "'options' must be a mapping of option ids");
@@ -369,6 +372,79 @@ std::map<std::string, std::map<std::string, OptionValue>> ReadHydra(const KnownL
   return out;
 }
 
+// The YAML config file a launch passes: its first *.yaml/*.yml argument, next to the launcher or
+// relative to the current directory.
+std::optional<std::pair<ShellWord, std::string>> FindYamlConfig(const Launch& launch) {
+  for (const ShellWord& word : launch.arguments) {
+    if (!word.known || !(word.text.ends_with(".yaml") || word.text.ends_with(".yml"))) continue;
+    const std::string text = word.text.starts_with("--") && word.text.find('=') != std::string::npos
+                                 ? word.text.substr(word.text.find('=') + 1)
+                                 : word.text;
+    const fs::path path = text;
+    std::error_code ec;
+    for (const fs::path& candidate :
+         {path.is_absolute() ? path : fs::path(launch.launcher).parent_path() / path, path}) {
+      if (fs::is_regular_file(candidate, ec)) return std::pair{word, candidate.lexically_normal().string()};
+    }
+    return std::pair{word, std::string()};
+  }
+  return std::nullopt;
+}
+
+// The options a YAML config sets, each located at its key in the file.
+std::map<std::string, OptionValue> ReadYamlOptions(const KnownLauncher& launcher, const std::string& path,
+                                                   std::string text) {
+  std::map<std::string, OptionValue> out;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception&) {
+    return out;  // an unreadable config: the defaults (the run itself would fail to start)
+  }
+  const auto source = std::make_shared<const TextSource>(TextSource{path, std::move(text)});
+  for (const KnownOption& option : launcher.options) {
+    // reset(), not `=`: assigning a yaml-cpp node writes through to the node it refers to.
+    YAML::Node node;
+    node.reset(root);
+    for (const std::string& part : SplitString(option.name, '.')) {
+      if (!node.IsMap()) {
+        node.reset();
+        break;
+      }
+      node.reset(node[part]);
+      if (!node) break;
+    }
+    if (!node || node.IsNull()) continue;
+    OptionValue value;
+    value.given = true;
+    const YAML::Mark mark = node.Mark();
+    const auto at = [&](std::string shown) {
+      ShellWord word;
+      word.text = std::move(shown);
+      const auto begin = static_cast<std::uint32_t>(std::max(0, mark.pos));
+      word.where = {source, begin, begin + static_cast<std::uint32_t>(node.IsScalar() ? node.Scalar().size() : 1)};
+      return word;
+    };
+    if (node.IsSequence()) {
+      std::string shown;
+      for (const YAML::Node& item : node) {
+        if (!item.IsScalar()) continue;
+        value.values.push_back(at(item.Scalar()));
+        shown += (shown.empty() ? "" : ", ") + item.Scalar();
+      }
+      value.at = at(option.name + ": [" + shown + "]");
+    } else if (node.IsScalar()) {
+      value.at = at(option.name + ": " + node.Scalar());
+      value.flag_set = ParseBool(node.Scalar());
+      value.values.push_back(at(node.Scalar()));
+    } else {
+      continue;
+    }
+    out[option.id] = std::move(value);
+  }
+  return out;
+}
+
 // Builds the settings of one site from the options it sees.
 class SiteBuilder {
  public:
@@ -546,8 +622,8 @@ void CheckChoices(const KnownLauncher& launcher, const std::map<std::string, Opt
     for (const ShellWord& word : value.values) {
       if (!word.known) continue;
       if (std::find(option.choices->begin(), option.choices->end(), word.text) != option.choices->end()) continue;
-      const bool hydra = launcher.style == KnownLauncher::Style::kHydra;
-      const std::string written = hydra ? value.at.text : option.name + " " + word.text;
+      const bool flags = launcher.style == KnownLauncher::Style::kFlags;
+      const std::string written = flags ? option.name + " " + word.text : value.at.text;
       facts.choice_violations.push_back({word, written, *option.choices});
     }
   }
@@ -623,8 +699,18 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
   ShellWord command;
   command.text = launch.script.text;
   command.where = launch.command;
-  if (launcher.style == KnownLauncher::Style::kFlags) {
-    const std::map<std::string, OptionValue> options = ReadFlags(launcher, launch);
+  if (launcher.style != KnownLauncher::Style::kHydra) {
+    std::map<std::string, OptionValue> options;
+    if (launcher.style == KnownLauncher::Style::kFlags) {
+      options = ReadFlags(launcher, launch);
+    } else if (auto config = FindYamlConfig(launch)) {
+      command = config->first;  // what the config leaves out is reported at its name
+      if (!config->second.empty()) {
+        if (auto text = ReadTextFile(config->second); text.ok()) {
+          options = ReadYamlOptions(launcher, config->second, std::move(*text));
+        }
+      }
+    }
     CheckChoices(launcher, options, facts);
     const SiteBuilder shared(launcher, options, command);
     const KnownOption& enabling = *launcher.Option(launcher.enabled_by);

@@ -51,7 +51,9 @@ struct KnownSettingRule {
 };
 
 struct KnownLauncher {
-  enum class Style { kFlags, kHydra };
+  /// flags: `--opt value`; hydra: `key=value` overrides; yaml_config: keys of the YAML file the
+  /// launch passes (its first `*.yaml`/`*.yml` argument), dotted (`training.profile_level`).
+  enum class Style { kFlags, kHydra, kYamlConfig };
   std::string name;                  ///< "MindSpeed-LLM"
   std::string source;                ///< where the package builds its profiler
   std::string file;                  ///< the description's file

@@ -11,7 +11,8 @@ void CheckValueOutsideChoices(LintCheckContext& context) {
     for (const std::string& choice : violation.choices) listed += (listed.empty() ? "'" : ", '") + choice + "'";
     context.ReportAt(violation.word.where,
                      "`" + violation.written + "` is not one of " + context.facts.known_launcher + "'s choices (" +
-                         listed + "): the run stops at start-up" + DidYouMean(violation.word.text, violation.choices),
+                         listed + "), so it rejects the value at start-up" +
+                         DidYouMean(violation.word.text, violation.choices),
                      "pass one of the choices");
   }
   if (!context.facts.module) return;  // a dynamic config or a known launcher: no Python call to read

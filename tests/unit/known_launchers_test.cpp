@@ -30,7 +30,7 @@ TEST(KnownLaunchers, BuiltInDescriptionsLoad) {
   ASSERT_TRUE(built_in.ok()) << built_in.error().message;
   std::set<std::string> names;
   for (const KnownLauncher& launcher : **built_in) names.insert(launcher.name);
-  EXPECT_EQ(names, (std::set<std::string>{"MindSpeed", "MindSpeed-LLM", "verl"}));
+  EXPECT_EQ(names, (std::set<std::string>{"MindSpeed", "MindSpeed-LLM", "MindSpeed-LLM FSDP2", "verl"}));
 }
 
 TEST(KnownLaunchers, BadDescriptionsNameTheFileAndLine) {
