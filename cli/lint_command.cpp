@@ -21,6 +21,7 @@ struct LintFlags {
   bool fix = false;
   bool diff = false;
   unsigned jobs = 0;
+  std::string root;
 };
 
 std::string Statistics(const std::vector<Diagnostic>& diagnostics) {
@@ -50,6 +51,7 @@ int RunLint(const LintFlags& flags) {
   options.use_config = !flags.diagnostics.no_config;
   options.stdin_filename = flags.stdin_filename;
   options.jobs = flags.jobs;
+  if (!flags.root.empty()) options.root = flags.root;
   options.keep_sources = flags.fix || flags.diff;
   if (std::find(flags.paths.begin(), flags.paths.end(), "-") != flags.paths.end()) {
     options.stdin_source = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -126,6 +128,11 @@ void AddLintCommand(CLI::App& app, Action& action) {
   command->add_flag("--fix", flags->fix, "apply the safe fixes in place (files that did not parse are left alone)");
   command->add_flag("--diff", flags->diff, "print the safe fixes as a unified diff and change nothing");
   command->add_option("-j,--jobs", flags->jobs, "files linted at once (default: one per core)");
+  command
+      ->add_option("--root", flags->root,
+                   "follow Python imports only below DIR (default: the nearest directory with a .git above the "
+                   "launcher or script, else its directory)")
+      ->check(CLI::ExistingDirectory);
   command->callback([flags, &action] { action = [flags] { return RunLint(*flags); }; });
 }
 

@@ -127,8 +127,7 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
 
 }  // namespace
 
-ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches) {
-  ProfilerFacts facts;
+std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& launches) {
   std::vector<python::ScriptInvocation> invocations;
   for (const Launch& launch : launches) {
     const auto word = [](const ShellWord& shell) {
@@ -146,6 +145,14 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
     for (const auto& [name, value] : launch.environment) invocation.environment[name] = word(value);
     invocations.push_back(std::move(invocation));
   }
+  return invocations;
+}
+
+ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches,
+                                const std::vector<Launch>& inherited) {
+  ProfilerFacts facts;
+  std::vector<python::ScriptInvocation> invocations = InvocationsOf(launches);
+  for (python::ScriptInvocation& invocation : InvocationsOf(inherited)) invocations.push_back(std::move(invocation));
   module_ptr->BindInvocations(std::move(invocations));
   facts.launches = std::move(launches);
   const python::PythonModule& module = *module_ptr;

@@ -72,8 +72,13 @@ struct ProfilerFacts {
 };
 
 /// Reads the facts; `launches` are bound into the module first, so argparse and environment
-/// lookups see what the launchers pass.
-ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module, std::vector<Launch> launches = {});
+/// lookups see what the launchers pass. `inherited` are launches of a script that imports this
+/// module: bound the same way, but not this file's own command line (no OPM201/OPM202 here).
+ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module, std::vector<Launch> launches = {},
+                                const std::vector<Launch>& inherited = {});
+
+/// The invocations (argv and environment) of launches, for PythonModule::BindInvocations.
+std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& launches);
 
 /// The facts of a dynamic-profiler config: one site, no module.
 ProfilerFacts DynamicConfigFacts(std::shared_ptr<const DynamicConfig> config);

@@ -150,7 +150,9 @@ void CollectImportStatement(const SyntaxTree& tree, TSNode statement, ImportBind
   }
   TSNode module = ChildByField(statement, "module_name");
   if (ts_node_is_null(module)) return;
-  const std::string prefix = std::string(tree.Text(module)) + ".";
+  // `from . import x` binds ".x" and `from .pkg import x` ".pkg.x": the leading dots are the level.
+  const std::string written(tree.Text(module));
+  const std::string prefix = written.ends_with('.') ? written : written + ".";
   const std::uint32_t count = ts_node_named_child_count(statement);
   for (std::uint32_t i = 0; i < count; ++i) {
     TSNode child = ts_node_named_child(statement, i);

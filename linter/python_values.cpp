@@ -4,10 +4,12 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "common/text.h"
+#include "linter/python_project.h"
 
 namespace opmfu::python {
 
@@ -695,6 +697,79 @@ Values PythonModule::ResolveIn(TSNode node, int depth) const {
   return {Unknown(node, "computed by `" + Spelling(node) + "`")};
 }
 
+Values PythonModule::ResolveBindings(const std::vector<const Binding*>& reaching, std::string_view name,
+                                     int depth) const {
+  const std::string label = "`" + std::string(name) + "`";
+  Values out;
+  for (const Binding* binding : reaching) {
+    if (ts_node_is_null(binding->value)) {
+      out.push_back(
+          WithStep(Unknown(binding->target, label + " is bound by " + binding->how), StepAt(binding->target, label)));
+      continue;
+    }
+    if (IsType(binding->value, "function_definition")) {
+      Value function;
+      function.kind = ValueKind::kFunction;
+      function.text = std::string(name);
+      function.node = binding->value;
+      out.push_back(function);
+      continue;
+    }
+    for (Value value : ResolveIn(binding->value, depth + 1)) {
+      out.push_back(WithStep(std::move(value), StepAt(binding->target, label)));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Values read in another module keep their chain (it names that file) but not their nodes, which
+// belong to the other file's tree; a function keeps its definition and says whose it is.
+void FromOtherModule(Value& value, const PythonModule* other) {
+  if (value.kind == ValueKind::kFunction && !ts_node_is_null(value.node)) {
+    if (value.owner == nullptr) value.owner = other;
+  } else {
+    value.node = TSNode{};
+  }
+  for (Value& item : value.items) FromOtherModule(item, other);
+  for (Value& key : value.keys) FromOtherModule(key, other);
+}
+
+Values FromOtherModule(Values values, const PythonModule* other) {
+  for (Value& value : values) FromOtherModule(value, other);
+  return values;
+}
+
+}  // namespace
+
+Values PythonModule::ResolveTopLevel(std::string_view name, int depth) const {
+  std::vector<const Binding*> reaching = Reaching(0, name, UINT32_MAX, depth);
+  if (!reaching.empty()) return ResolveBindings(reaching, name, depth);
+  if (auto imported = imports_.find(name); imported != imports_.end()) {
+    // Re-exported (`from .args import get_args` in a package's __init__.py).
+    if (auto values = ResolveImported(imported->second, depth + 1)) return *values;
+  }
+  Value missing;
+  missing.unknown_reason = "`" + std::string(name) + "` is not assigned in " + path_;
+  return {missing};
+}
+
+std::optional<Values> PythonModule::ResolveImported(const std::string& qualified, int depth) const {
+  if (modules_ == nullptr || depth > kMaxDepth) return std::nullopt;
+  const std::size_t dot = qualified.rfind('.');
+  if (dot == std::string::npos) return std::nullopt;
+  std::string module_name = qualified.substr(0, dot);
+  if (module_name.find_first_not_of('.') == std::string::npos) return std::nullopt;  // `from . import x`: a module
+  const PythonModule* other = modules_->Find(module_name, path_);
+  if (other == nullptr || other == this) return std::nullopt;
+  const std::string member = qualified.substr(dot + 1);
+  const bool defined =
+      other->bindings_.contains(std::pair<std::uint32_t, std::string>(0, member)) || other->imports_.contains(member);
+  if (!defined) return std::nullopt;
+  return FromOtherModule(other->ResolveTopLevel(member, depth + 1), other);
+}
+
 Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) const {
   const std::string label = "`" + std::string(name) + "`";
   const std::uint32_t use_scope = ScopeOf(use);
@@ -702,28 +777,7 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
     // In an enclosing scope, a name is looked up when the inner code runs: any binding counts.
     const std::uint32_t before = scope == use_scope ? ts_node_start_byte(use) : UINT32_MAX;
     std::vector<const Binding*> reaching = Reaching(scope, name, before, depth);
-    if (!reaching.empty()) {
-      Values out;
-      for (const Binding* binding : reaching) {
-        if (ts_node_is_null(binding->value)) {
-          out.push_back(WithStep(Unknown(binding->target, label + " is bound by " + binding->how),
-                                 StepAt(binding->target, label)));
-          continue;
-        }
-        if (IsType(binding->value, "function_definition")) {
-          Value function;
-          function.kind = ValueKind::kFunction;
-          function.text = std::string(name);
-          function.node = binding->value;
-          out.push_back(function);
-          continue;
-        }
-        for (Value value : ResolveIn(binding->value, depth + 1)) {
-          out.push_back(WithStep(std::move(value), StepAt(binding->target, label)));
-        }
-      }
-      return out;
-    }
+    if (!reaching.empty()) return ResolveBindings(reaching, name, depth);
     if (scope == 0) break;
     // A parameter of the enclosing function?
     const Scope& current = scopes_.at(scope);
@@ -743,6 +797,10 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
     scope = current.parent;
   }
   if (auto imported = imports_.find(name); imported != imports_.end()) {
+    if (auto values = ResolveImported(imported->second, depth)) {
+      for (Value& value : *values) value = WithStep(std::move(value), StepAt(use, label));
+      return *values;
+    }
     Value module;
     module.kind = ValueKind::kModule;
     module.text = imported->second;
@@ -804,6 +862,32 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
       out.push_back(Unknown(call, label + " is not passed by this call"));
     }
   }
+  if (!any_call && modules_ != nullptr && scopes_.at(function.scope).parent == 0 && function.scope == 0) {
+    // A top-level function called from other modules of the program.
+    for (const PythonModule* other : modules_->Containing(function_name, this)) {
+      auto calls = other->calls_by_name_.find(function_name);
+      if (calls == other->calls_by_name_.end()) continue;
+      for (TSNode call : calls->second) {
+        const std::optional<std::string> callee = other->CalleeName(call);
+        if (!callee || callee->rfind('.') == std::string::npos) continue;
+        auto defined_in = modules_->locator().Locate(callee->substr(0, callee->rfind('.')), other->path());
+        std::error_code ec;
+        if (!defined_in || *defined_in != std::filesystem::weakly_canonical(path_, ec).lexically_normal()) continue;
+        any_call = true;
+        const std::string passed = label + ", passed by `" + function_name + "(...)` in " +
+                                   std::filesystem::path(other->path()).filename().string();
+        if (auto argument = other->FindArgumentIn(call, name, position, depth + 1)) {
+          for (Value value : FromOtherModule(argument->values, other)) {
+            out.push_back(WithStep(std::move(value), other->StepAt(argument->node, passed)));
+          }
+        } else if (!ts_node_is_null(default_value)) {
+          for (Value value : ResolveIn(default_value, depth + 1)) {
+            out.push_back(WithStep(std::move(value), StepAt(default_value, "default of " + label)));
+          }
+        }
+      }
+    }
+  }
   if (any_call) return out;
   if (!ts_node_is_null(default_value)) {
     for (Value value : ResolveIn(default_value, depth + 1)) {
@@ -828,6 +912,11 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
         value.kind = ValueKind::kEnum;
         value.container = std::string(constant->type);
         value.text = std::string(constant->value);
+      } else if (auto imported = ResolveImported(qualified, depth)) {
+        for (Value& found : *imported) {
+          out.push_back(WithStep(std::move(found), StepAt(attribute, "`" + Spelling(attribute) + "`")));
+        }
+        continue;
       } else {
         value.kind = ValueKind::kModule;
         value.text = qualified;
@@ -840,13 +929,24 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
     } else if (owner.kind == ValueKind::kUnknown) {
       out.push_back(owner);
     } else {
-      out.push_back(Unknown(attribute, "`" + Spelling(attribute) + "` is an attribute of " + owner.Describe()));
+      std::string where =
+          owner.kind == ValueKind::kCall && !owner.unknown_reason.empty() ? ", " + owner.unknown_reason : std::string();
+      out.push_back(Unknown(attribute, "`" + Spelling(attribute) + "` is an attribute of " + owner.Describe() + where));
     }
   }
   return out;
 }
 
 Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int depth) const {
+  if (!argparse_.contains(dest) && !argparse_set_defaults_.contains(dest) && modules_ != nullptr &&
+      depth <= kMaxDepth) {
+    // Defined in another module of the program (a get_args() or an add_*_args(parser) helper).
+    for (const PythonModule* other : modules_->Containing("add_argument", this)) {
+      if (other->argparse_.contains(dest) || other->argparse_set_defaults_.contains(dest)) {
+        return FromOtherModule(other->ResolveArgparse(dest, TSNode{}, depth + 1), other);
+      }
+    }
+  }
   // Launchers first: a value they pass wins over every default; one that passes nothing leaves it.
   Values out;
   bool defaults_needed = invocations_.empty();
@@ -869,7 +969,9 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
     return out;
   }
   if (found == argparse_.end()) {
-    out.push_back(Unknown(use, "no add_argument in this file defines `" + std::string(dest) + "`"));
+    out.push_back(Unknown(use, "no add_argument in this file" +
+                                   std::string(modules_ != nullptr ? " or the modules it imports" : "") + " defines `" +
+                                   std::string(dest) + "`"));
     return out;
   }
   const ArgparseArgument& argument = found->second.front();
@@ -897,13 +999,15 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
 std::optional<std::string> PythonModule::ExpandAbbreviation(std::string_view typed) const {
   std::optional<std::string> expanded;
   int matches = 0;
-  for (const auto& [dest, arguments] : argparse_) {
-    for (const ArgparseArgument& argument : arguments) {
-      for (const std::string& text : argument.options) {
-        if (text == typed) return text;
-        if (text.starts_with(typed)) {
-          expanded = text;
-          ++matches;
+  for (const PythonModule* module : ArgparseModules()) {
+    for (const auto& [dest, arguments] : module->argparse_) {
+      for (const ArgparseArgument& argument : arguments) {
+        for (const std::string& text : argument.options) {
+          if (text == typed) return text;
+          if (text.starts_with(typed)) {
+            expanded = text;
+            ++matches;
+          }
         }
       }
     }
@@ -968,7 +1072,33 @@ std::optional<Value> PythonModule::PassedValue(const ArgparseArgument& argument,
   return result;
 }
 
+std::vector<const PythonModule*> PythonModule::ArgparseModules() const {
+  std::vector<const PythonModule*> out = {this};
+  if (modules_ != nullptr) {
+    for (const PythonModule* other : modules_->Containing("add_argument", this)) out.push_back(other);
+  }
+  return out;
+}
+
+bool PythonModule::RejectsUnknownOptions() const {
+  bool parses = false;
+  bool known_only = false;
+  for (const PythonModule* module : ArgparseModules()) {
+    parses = parses || module->parses_args_;
+    known_only = known_only || module->parses_known_args_;
+  }
+  return parses && !known_only;
+}
+
 std::vector<ArgparseOption> PythonModule::ArgparseOptions() const {
+  std::vector<ArgparseOption> out;
+  for (const PythonModule* module : ArgparseModules()) {
+    for (ArgparseOption& option : module->LocalArgparseOptions()) out.push_back(std::move(option));
+  }
+  return out;
+}
+
+std::vector<ArgparseOption> PythonModule::LocalArgparseOptions() const {
   std::vector<ArgparseOption> out;
   for (const auto& [dest, arguments] : argparse_) {
     for (const ArgparseArgument& argument : arguments) {
@@ -1143,11 +1273,24 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
       Append(out, ResolveEnvironment(call, depth));
     } else if (callee.kind == ValueKind::kFunction && !ts_node_is_null(callee.node) &&
                IsType(callee.node, "function_definition")) {
-      Append(out, ResolveReturns(callee.node, call, depth));
+      if (callee.owner != nullptr && callee.owner != this) {
+        Values returned = callee.owner->ResolveReturns(callee.node, TSNode{}, depth + 1);
+        for (Value& value : returned) {
+          FromOtherModule(value, callee.owner);
+          out.push_back(WithStep(std::move(value), StepAt(call, "`" + Spelling(call) + "`")));
+        }
+      } else {
+        Append(out, ResolveReturns(callee.node, call, depth));
+      }
     } else if (callee.kind == ValueKind::kModule || callee.kind == ValueKind::kFunction) {
       result.kind = ValueKind::kCall;
       result.text = callee.text;
       result.chain = callee.chain;
+      if (modules_ != nullptr && callee.kind == ValueKind::kModule && callee.text.find('.') != std::string::npos &&
+          !modules_->locator().Locate(callee.text.substr(0, callee.text.rfind('.')), path_)) {
+        // Where the trail leaves the program: say so when something is read from the result.
+        result.unknown_reason = "defined outside the project root " + modules_->locator().root().string();
+      }
       out.push_back(result);
     } else if (callee.kind == ValueKind::kUnknown && IsType(function, "identifier")) {
       // An unresolved plain name still names the callee (a builtin, or something from `*`).

@@ -18,6 +18,9 @@
 
 namespace opmfu::python {
 
+class PythonModule;
+class ModuleSet;
+
 enum class ValueKind {
   kUnknown,  ///< see Value::unknown_reason
   kNone,
@@ -46,6 +49,8 @@ struct Value {
   std::vector<Value> items;
   std::vector<Value> keys;
   TSNode node{};  ///< the expression the value was read from (a literal, usually); null if implied
+                  ///< or read in another file
+  const PythonModule* owner = nullptr;  ///< for a kFunction defined in another module: that module
   /// The steps from the use back to where the value was written, outermost first.
   std::vector<Note> chain;
   std::string unknown_reason;
@@ -131,10 +136,14 @@ class PythonModule {
   void BindInvocations(std::vector<ScriptInvocation> invocations) { invocations_ = std::move(invocations); }
   const std::vector<ScriptInvocation>& invocations() const { return invocations_; }
 
-  /// The file's add_argument(...) calls, and whether it calls parse_args (not only
-  /// parse_known_args), i.e. whether argparse rejects options it does not define.
+  /// The program's other modules (imports followed below the root): imported functions and
+  /// constants, argparse options defined elsewhere and callers in other files are traced there.
+  void AttachModules(const ModuleSet* modules) { modules_ = modules; }
+
+  /// The program's add_argument(...) calls (this file's and its modules'), and whether it calls
+  /// parse_args (not only parse_known_args), i.e. whether argparse rejects options it does not define.
   std::vector<ArgparseOption> ArgparseOptions() const;
-  bool RejectsUnknownOptions() const { return parses_args_ && !parses_known_args_; }
+  bool RejectsUnknownOptions() const;
   /// The long option a typed one names, as argparse reads it (allow_abbrev): itself, or the only
   /// option it is a prefix of; nullopt when none or ambiguous.
   std::optional<std::string> ExpandAbbreviation(std::string_view typed) const;
@@ -175,6 +184,14 @@ class PythonModule {
   Values ResolveParameter(const FunctionInfo& function, TSNode parameter, std::string_view name, int depth) const;
   Values ResolveArgparse(std::string_view dest, TSNode use, int depth) const;
   Values ResolveEnvironment(TSNode call, int depth) const;
+  /// `qualified` ("pkg.args.get_args") as defined at the top level of another module of the
+  /// program; nullopt when that is not a module we have.
+  std::optional<Values> ResolveImported(const std::string& qualified, int depth) const;
+  Values ResolveTopLevel(std::string_view name, int depth) const;
+  Values ResolveBindings(const std::vector<const Binding*>& reaching, std::string_view name, int depth) const;
+  /// This module and the program's other modules that define argparse options.
+  std::vector<const PythonModule*> ArgparseModules() const;
+  std::vector<ArgparseOption> LocalArgparseOptions() const;
   /// The value `argument` gets from one invocation, or nullopt when the invocation does not pass it.
   std::optional<Value> PassedValue(const ArgparseArgument& argument, const ScriptInvocation& invocation) const;
   Values Lookup(const Values& containers, const Values& keys, TSNode use, int depth) const;
@@ -209,6 +226,7 @@ class PythonModule {
   bool parses_args_ = false;
   bool parses_known_args_ = false;
   std::vector<ScriptInvocation> invocations_;
+  const ModuleSet* modules_ = nullptr;
 };
 
 /// The constant behind a qualified name such as "torch_npu.profiler.ProfilerLevel.Level1":

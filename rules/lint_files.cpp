@@ -10,6 +10,7 @@
 #include "common/file_io.h"
 #include "common/text.h"
 #include "linter/bash_launcher.h"
+#include "linter/python_project.h"
 #include "linter/suppressions.h"
 #include "rules/known_launcher_set.h"
 #include "rules/lint_checks.h"
@@ -27,7 +28,57 @@ struct Input {
   bool from_directory = false;  ///< may be skipped when it cannot matter
   bool from_stdin = false;
   std::vector<linter::Launch> launches;  ///< the launcher commands that run it
+  /// Launches of a script that imports this module (bound, but not its own command line).
+  std::vector<linter::Launch> inherited;
+  /// The program this module belongs to: the entry script whose imports reach it (itself if none).
+  std::optional<std::string> entry;
+  std::optional<std::string> source;  ///< read ahead (to find entry points), moved into the lint
 };
+
+Input MakeInput(std::string path, bool from_directory, bool from_stdin = false) {
+  Input input;
+  input.path = std::move(path);
+  input.from_directory = from_directory;
+  input.from_stdin = from_stdin;
+  return input;
+}
+
+// The project root: `--root`, else the nearest directory above `start` with a .git, else `start`.
+fs::path ProjectRoot(const LintOptions& options, const fs::path& start) {
+  std::error_code ec;
+  if (options.root) return fs::weakly_canonical(*options.root, ec).lexically_normal();
+  const fs::path from = fs::weakly_canonical(start.empty() ? fs::path(".") : start, ec);
+  for (fs::path dir = from; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / ".git", ec)) return dir;
+    if (dir == dir.parent_path()) break;
+  }
+  return from;
+}
+
+// Where the program of an input starts: its entry script's directory, or the launcher's.
+fs::path RootStart(const Input& input) {
+  if (!input.launches.empty()) return fs::path(input.launches.front().launcher).parent_path();
+  if (!input.inherited.empty()) return fs::path(input.inherited.front().launcher).parent_path();
+  return fs::path(input.entry.value_or(input.path)).parent_path();
+}
+
+// The modules an input's tracing may follow: its imports, and its entry script with that
+// script's imports (where its callers are).
+std::unique_ptr<python::ModuleSet> ProgramModules(const Input& input, const LintOptions& options) {
+  const fs::path self = fs::weakly_canonical(input.path).lexically_normal();
+  const fs::path entry = fs::weakly_canonical(input.entry.value_or(input.path)).lexically_normal();
+  const fs::path root = ProjectRoot(options, fs::weakly_canonical(RootStart(input)));
+  python::ModuleLocator locator({entry.parent_path(), root}, root);
+  std::vector<fs::path> files = python::ImportClosure(locator, self);
+  if (entry != self) {
+    files.push_back(entry);
+    for (fs::path& file : python::ImportClosure(locator, entry)) files.push_back(std::move(file));
+  }
+  std::erase(files, self);
+  std::vector<linter::Launch> launches = input.launches;
+  launches.insert(launches.end(), input.inherited.begin(), input.inherited.end());
+  return std::make_unique<python::ModuleSet>(std::move(locator), std::move(files), linter::InvocationsOf(launches));
+}
 
 bool SkippedDirectory(const fs::path& path) {
   const std::string name = path.filename().string();
@@ -174,6 +225,8 @@ FileOutcome LintPython(const Input& input, const LintOptions& options, const Eff
       outcome.error = Error::Input(input.path + ": binary input (it contains NUL bytes)");
       return outcome;
     }
+  } else if (input.source) {
+    source = *input.source;
   } else {
     auto read = ReadTextFile(input.path);
     if (!read.ok()) {
@@ -196,6 +249,12 @@ FileOutcome LintPython(const Input& input, const LintOptions& options, const Eff
     return outcome;
   }
   auto module = std::make_unique<python::PythonModule>(std::move(*parsed));
+  // Declared before the facts so it outlives the module that refers to it.
+  std::unique_ptr<python::ModuleSet> program;
+  if (!input.from_stdin) {
+    program = ProgramModules(input, options);
+    module->AttachModules(program.get());
+  }
   LintedFile linted;
   linted.path = input.path;
   linted.parsed_cleanly = !module->tree().has_error();
@@ -209,7 +268,7 @@ FileOutcome LintPython(const Input& input, const LintOptions& options, const Eff
                          std::string(tree.LineOf(ts_node_start_byte(error)))));
     }
   }
-  linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches);
+  linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches, input.inherited);
   outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
   FindInitConfigs(facts, input.path, effective, outcome, linted.diagnostics);
   for (Diagnostic& d : CheckProfilerFacts(facts, effective)) {
@@ -390,6 +449,39 @@ void ForEachInParallel(std::size_t count, unsigned jobs, Work&& work) {
   loop();
 }
 
+// Entry points (launched scripts, files named on the command line, files with a __main__ block)
+// lend their launches to the modules they import, which are linted too (found in a directory or
+// not): a profile(...) call in a helper module runs with the launcher's arguments.
+void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t>& by_identity,
+                   const LintOptions& options) {
+  const std::size_t count = inputs.size();
+  std::vector<std::vector<fs::path>> closures(count);
+  ForEachInParallel(count, options.jobs, [&](std::size_t i) {
+    Input& input = inputs[i];
+    if (input.from_directory && input.launches.empty()) {
+      auto text = ReadTextFile(input.path);
+      if (!text.ok()) return;
+      const bool entry = text->find("__main__") != std::string::npos;
+      input.source = std::move(*text);
+      if (!entry) return;
+    }
+    const fs::path self = fs::weakly_canonical(input.path);
+    const fs::path root = ProjectRoot(options, fs::weakly_canonical(RootStart(input)));
+    closures[i] = python::ImportClosure(python::ModuleLocator({self.parent_path(), root}, root), self);
+  });
+  for (std::size_t i = 0; i < count; ++i) {
+    for (const fs::path& module : closures[i]) {
+      auto [known, added] = by_identity.emplace(Identity(module.string()), inputs.size());
+      if (added) inputs.push_back(MakeInput(module.string(), true));
+      Input& reached = inputs[known->second];
+      if (reached.entry || !reached.launches.empty()) continue;  // its own program, or already reached
+      reached.entry = inputs[i].path;
+      reached.inherited = inputs[i].launches;
+      reached.inherited.insert(reached.inherited.end(), inputs[i].inherited.begin(), inputs[i].inherited.end());
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<RuleDescriptor> LintRuleDescriptors() { return RuleDescriptors(RuleScope::kLint); }
@@ -403,7 +495,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   std::optional<Input> stdin_input;
   for (const std::string& path : paths) {
     if (path == "-") {
-      stdin_input = Input{options.stdin_filename, false, true, {}};
+      stdin_input = MakeInput(options.stdin_filename, false, true);
       continue;
     }
     std::error_code ec;
@@ -431,7 +523,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
         if (it->path().filename() == kDynamicConfigName) json_paths.push_back(it->path().string());
       }
       std::sort(found_python.begin(), found_python.end());
-      for (std::string& file : found_python) python_inputs.push_back({std::move(file), true, false, {}});
+      for (std::string& file : found_python) python_inputs.push_back(MakeInput(std::move(file), true));
       continue;
     }
     if (!fs::exists(path, ec)) {
@@ -449,7 +541,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
       auto head = ReadTextFile(path);
       launcher = head.ok() && linter::IsShellScript(path, *head);
     }
-    (launcher ? launcher_paths.push_back(path) : python_inputs.push_back({path, false, false, {}}));
+    (launcher ? launcher_paths.push_back(path) : python_inputs.push_back(MakeInput(path, false)));
   }
   std::sort(launcher_paths.begin(), launcher_paths.end());
 
@@ -495,13 +587,14 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
       const std::optional<std::string>& script = state.lint.scripts[l];
       if (!script) continue;
       auto [known, added] = python_by_identity.emplace(Identity(*script), python_inputs.size());
-      if (added) python_inputs.push_back({*script, false, false, {}});
+      if (added) python_inputs.push_back(MakeInput(*script, false));
       Input& input = python_inputs[known->second];
       input.from_directory = false;  // a launched script always matters
       input.launches.push_back(state.lint.facts.launches[l]);
     }
     launchers.push_back(std::move(state));
   }
+  FollowImports(python_inputs, python_by_identity, options);
   if (stdin_input) python_inputs.insert(python_inputs.begin(), std::move(*stdin_input));
 
   // Configs (a bad one is a usage error for the whole run), then the Python files in parallel.

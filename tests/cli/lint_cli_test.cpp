@@ -115,3 +115,31 @@ TEST(LintCli, UsageErrorsExitTwo) {
 
 }  // namespace
 }  // namespace opmfu
+
+namespace opmfu {
+namespace {
+
+// Imports are followed below --root only; beyond it the trail ends with OPM004 saying so.
+TEST(LintCli, RootBoundsTheModulesImportsLeadTo) {
+  testing::TempDir dir;
+  dir.Write("job/train.py",
+            "import torch_npu\nfrom helpers.args import get_args\nargs = get_args()\n"
+            "prof = torch_npu.profiler.profile(with_flops=args.with_flops)\n");
+  dir.Write("job/helpers/__init__.py", "");
+  dir.Write("job/helpers/args.py",
+            "import argparse\ndef get_args():\n    p = argparse.ArgumentParser()\n"
+            "    p.add_argument('--with-flops', action='store_true')\n    return p.parse_args()\n");
+  dir.Write("job/sub/.keep", "");
+  const std::string script = (dir.path() / "job" / "train.py").string();
+  auto inside = testing::RunOpmfu({"lint", "--no-config", "--output-format", "concise", script});
+  EXPECT_NE(inside.out.find("train.py:4:35: OPM101"), std::string::npos) << inside.out;
+  EXPECT_NE(inside.out.find("(args.py:4)"), std::string::npos) << inside.out;  // the chain crosses files
+  auto outside = testing::RunOpmfu(
+      {"lint", "--no-config", "--output-format", "concise", "--root", (dir.path() / "job" / "sub").string(), script});
+  EXPECT_NE(outside.out.find("OPM004"), std::string::npos) << outside.out;
+  EXPECT_NE(outside.out.find("outside the project root"), std::string::npos) << outside.out;
+  EXPECT_EQ(outside.out.find("OPM101"), std::string::npos) << outside.out;
+}
+
+}  // namespace
+}  // namespace opmfu

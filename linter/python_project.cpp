@@ -1,0 +1,165 @@
+#include "linter/python_project.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+#include "common/file_io.h"
+#include "common/text.h"
+
+namespace opmfu::python {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool IsDottedName(std::string_view text) {
+  if (text.empty()) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+}
+
+// "a.b as c" -> "a.b"
+std::string_view WithoutAlias(std::string_view item) {
+  item = TrimWhitespace(item);
+  const std::size_t as = item.find(" as ");
+  return TrimWhitespace(as == std::string_view::npos ? item : item.substr(0, as));
+}
+
+bool Below(const fs::path& path, const fs::path& root) {
+  const fs::path relative = path.lexically_relative(root);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+}  // namespace
+
+std::vector<std::string> ScanImports(std::string_view source) {
+  std::vector<std::string> out;
+  const std::vector<std::string> lines = SplitString(source, '\n');
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = TrimWhitespace(lines[i]);
+    if (line.starts_with("import ")) {
+      for (const std::string& item : SplitString(line.substr(7), ',')) {
+        const std::string_view name = WithoutAlias(item);
+        if (IsDottedName(name)) out.emplace_back(name);
+      }
+      continue;
+    }
+    if (!line.starts_with("from ")) continue;
+    const std::size_t import_at = line.find(" import ");
+    if (import_at == std::string_view::npos) continue;
+    const std::string_view module = TrimWhitespace(line.substr(5, import_at - 5));
+    if (!IsDottedName(module)) continue;
+    std::string names(line.substr(import_at + 8));
+    // `from m import (a,\n b)`: gather the lines up to the closing parenthesis.
+    if (names.find('(') != std::string::npos) {
+      while (names.find(')') == std::string::npos && i + 1 < lines.size()) names += " " + lines[++i];
+    }
+    std::erase_if(names, [](char c) { return c == '(' || c == ')' || c == '\\'; });
+    out.emplace_back(module);
+    const std::string prefix = module.ends_with('.') ? std::string(module) : std::string(module) + ".";
+    for (const std::string& item : SplitString(names, ',')) {
+      std::string_view name = WithoutAlias(item);
+      const std::size_t comment = name.find('#');
+      if (comment != std::string_view::npos) name = TrimWhitespace(name.substr(0, comment));
+      if (IsDottedName(name) && name != "*") out.push_back(prefix + std::string(name));
+    }
+  }
+  return out;
+}
+
+ModuleLocator::ModuleLocator(std::vector<fs::path> search, fs::path root)
+    : search_(std::move(search)), root_(std::move(root)) {}
+
+std::optional<fs::path> ModuleLocator::Locate(std::string_view name, const fs::path& importer) const {
+  std::vector<fs::path> bases;
+  std::string_view rest = name;
+  if (name.starts_with('.')) {
+    // Relative: one dot is the importer's package, each further dot one package up.
+    std::size_t level = 0;
+    while (level < rest.size() && rest[level] == '.') ++level;
+    rest.remove_prefix(level);
+    fs::path base = importer.parent_path();
+    for (std::size_t i = 1; i < level; ++i) base = base.parent_path();
+    bases.push_back(base);
+  } else {
+    bases = search_;
+  }
+  if (rest.empty()) return std::nullopt;
+  fs::path relative;
+  for (const std::string& part : SplitString(rest, '.')) relative /= part;
+  std::error_code ec;
+  for (const fs::path& base : bases) {
+    for (const fs::path& candidate : {base / relative += ".py", base / relative / "__init__.py"}) {
+      const fs::path normal = candidate.lexically_normal();
+      if (Below(normal, root_) && fs::is_regular_file(normal, ec)) return normal;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<fs::path> ImportClosure(const ModuleLocator& locator, const fs::path& start, std::size_t limit, int depth) {
+  std::vector<fs::path> out;
+  std::set<fs::path> seen = {start.lexically_normal()};
+  std::deque<std::pair<fs::path, int>> queue = {{start, 0}};
+  while (!queue.empty() && out.size() < limit) {
+    auto [file, level] = queue.front();
+    queue.pop_front();
+    if (level >= depth) continue;
+    auto text = ReadTextFile(file);
+    if (!text.ok()) continue;
+    for (const std::string& name : ScanImports(*text)) {
+      auto found = locator.Locate(name, file);
+      if (!found || !seen.insert(*found).second) continue;
+      out.push_back(*found);
+      if (out.size() >= limit) break;
+      queue.emplace_back(*found, level + 1);
+    }
+  }
+  return out;
+}
+
+ModuleSet::ModuleSet(ModuleLocator locator, std::vector<fs::path> files, std::vector<ScriptInvocation> invocations)
+    : locator_(std::move(locator)), invocations_(std::move(invocations)) {
+  for (const fs::path& file : files) {
+    auto entry = std::make_unique<Entry>();
+    entry->path = file.lexically_normal();
+    if (by_path_.contains(entry->path.string())) continue;
+    auto text = ReadTextFile(entry->path);
+    if (text.ok() && IsValidUtf8(*text)) entry->text = std::move(*text);
+    by_path_[entry->path.string()] = entry.get();
+    entries_.push_back(std::move(entry));
+  }
+}
+
+const PythonModule* ModuleSet::Load(Entry& entry) const {
+  if (entry.parsed) return entry.module.get();
+  entry.parsed = true;
+  if (entry.text.empty()) return nullptr;
+  auto parsed = PythonModule::Parse(entry.path.string(), entry.text);
+  if (!parsed.ok()) return nullptr;
+  entry.module = std::make_unique<PythonModule>(std::move(*parsed));
+  entry.module->BindInvocations(invocations_);
+  entry.module->AttachModules(this);
+  return entry.module.get();
+}
+
+const PythonModule* ModuleSet::Find(std::string_view name, const fs::path& importer) const {
+  auto path = locator_.Locate(name, importer);
+  if (!path) return nullptr;
+  auto found = by_path_.find(path->string());
+  if (found == by_path_.end()) return nullptr;  // beyond the closure's bounds
+  return Load(*found->second);
+}
+
+std::vector<const PythonModule*> ModuleSet::Containing(std::string_view needle, const PythonModule* except) const {
+  std::vector<const PythonModule*> out;
+  for (const auto& entry : entries_) {
+    if (except != nullptr && entry->path == fs::path(except->path()).lexically_normal()) continue;
+    if (entry->text.find(needle) == std::string::npos) continue;
+    if (const PythonModule* module = Load(*entry)) out.push_back(module);
+  }
+  return out;
+}
+
+}  // namespace opmfu::python

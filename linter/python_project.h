@@ -1,0 +1,75 @@
+#pragma once
+// The other Python files of a program: where `import pkg.mod` and `from .mod import f` lead
+// (below the script's directory and the project root), read from the text before any parsing so
+// a lint run knows which modules a launched script pulls in; and, for one linted file, the
+// modules value tracing may follow (a `get_args()` defined elsewhere, `add_argument` calls in a
+// helper module, the caller that passes a function its argument). Nothing is imported or run.
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linter/python_values.h"
+
+namespace opmfu::python {
+
+/// The dotted names a file imports, read from its text (`import a.b`, `from a import b` gives
+/// "a" and "a.b"; `from .m import f` gives ".m" and ".m.f"). Cheap; no parse.
+std::vector<std::string> ScanImports(std::string_view source);
+
+/// Finds the file of a dotted module name below the search directories.
+class ModuleLocator {
+ public:
+  /// `search`: the directories a top-level import is looked up in, first match wins (the
+  /// script's directory, then the root). Files outside `root` are never returned.
+  ModuleLocator(std::vector<std::filesystem::path> search, std::filesystem::path root);
+
+  /// The file `name` refers to, imported from `importer` (for relative names): `<dir>/a/b.py` or
+  /// `<dir>/a/b/__init__.py`; nullopt when it is not a file below the root.
+  std::optional<std::filesystem::path> Locate(std::string_view name, const std::filesystem::path& importer) const;
+
+  const std::filesystem::path& root() const { return root_; }
+
+ private:
+  std::vector<std::filesystem::path> search_;
+  std::filesystem::path root_;
+};
+
+/// The files a file imports, transitively, below the root: at most `limit` files, `depth` levels.
+std::vector<std::filesystem::path> ImportClosure(const ModuleLocator& locator, const std::filesystem::path& start,
+                                                 std::size_t limit = 64, int depth = 6);
+
+/// The modules one linted file's tracing may follow: parsed on first use, each bound to the
+/// same launches as the linted file. Owned by one lint of one file (not shared between threads).
+class ModuleSet {
+ public:
+  ModuleSet(ModuleLocator locator, std::vector<std::filesystem::path> files, std::vector<ScriptInvocation> invocations);
+
+  /// The module an import name refers to, seen from `importer`; nullptr outside the root or
+  /// when it does not parse.
+  const PythonModule* Find(std::string_view name, const std::filesystem::path& importer) const;
+  /// The modules among the set's files whose text contains `needle` (a cheap filter before
+  /// parsing), other than `except`.
+  std::vector<const PythonModule*> Containing(std::string_view needle, const PythonModule* except) const;
+  const ModuleLocator& locator() const { return locator_; }
+
+ private:
+  struct Entry {
+    std::filesystem::path path;
+    std::string text;
+    bool parsed = false;
+    std::unique_ptr<PythonModule> module;
+  };
+  const PythonModule* Load(Entry& entry) const;
+
+  ModuleLocator locator_;
+  std::vector<ScriptInvocation> invocations_;
+  mutable std::vector<std::unique_ptr<Entry>> entries_;
+  mutable std::map<std::string, Entry*> by_path_;
+};
+
+}  // namespace opmfu::python
