@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <utility>
 
 #include "common/file_io.h"
 #include "common/text.h"
@@ -119,23 +120,35 @@ std::vector<fs::path> ImportClosure(const ModuleLocator& locator, const fs::path
   return out;
 }
 
-ModuleSet::ModuleSet(ModuleLocator locator, std::vector<fs::path> files, std::vector<ScriptInvocation> invocations)
-    : locator_(std::move(locator)), invocations_(std::move(invocations)) {
+ModuleSet::ModuleSet(ModuleLocator locator, std::function<std::vector<fs::path>()> files,
+                     std::vector<ScriptInvocation> invocations)
+    : locator_(std::move(locator)), list_files_(std::move(files)), invocations_(std::move(invocations)) {}
+
+void ModuleSet::List() const {
+  if (!list_files_) return;
+  const auto files = std::exchange(list_files_, nullptr)();
   for (const fs::path& file : files) {
     auto entry = std::make_unique<Entry>();
     entry->path = file.lexically_normal();
     if (by_path_.contains(entry->path.string())) continue;
-    auto text = ReadTextFile(entry->path);
-    if (text.ok() && IsValidUtf8(*text)) entry->text = std::move(*text);
     by_path_[entry->path.string()] = entry.get();
     entries_.push_back(std::move(entry));
   }
 }
 
+const std::string& ModuleSet::Text(Entry& entry) const {
+  if (!entry.read) {
+    entry.read = true;
+    auto text = ReadTextFile(entry.path);
+    if (text.ok() && IsValidUtf8(*text)) entry.text = std::move(*text);
+  }
+  return entry.text;
+}
+
 const PythonModule* ModuleSet::Load(Entry& entry) const {
   if (entry.parsed) return entry.module.get();
   entry.parsed = true;
-  if (entry.text.empty()) return nullptr;
+  if (Text(entry).empty()) return nullptr;
   auto parsed = PythonModule::Parse(entry.path.string(), entry.text);
   if (!parsed.ok()) return nullptr;
   entry.module = std::make_unique<PythonModule>(std::move(*parsed));
@@ -144,19 +157,34 @@ const PythonModule* ModuleSet::Load(Entry& entry) const {
   return entry.module.get();
 }
 
-const PythonModule* ModuleSet::Find(std::string_view name, const fs::path& importer) const {
+const PythonModule* ModuleSet::Find(std::string_view name, const fs::path& importer, std::string_view mentions) const {
+  List();
   auto path = locator_.Locate(name, importer);
   if (!path) return nullptr;
   auto found = by_path_.find(path->string());
   if (found == by_path_.end()) return nullptr;  // beyond the closure's bounds
+  if (!mentions.empty() && Text(*found->second).find(mentions) == std::string::npos) return nullptr;
   return Load(*found->second);
 }
 
 std::vector<const PythonModule*> ModuleSet::Containing(std::string_view needle, const PythonModule* except) const {
+  return Containing(needle, {}, except);
+}
+
+std::vector<const PythonModule*> ModuleSet::Containing(std::string_view needle,
+                                                       std::initializer_list<std::string_view> any_of,
+                                                       const PythonModule* except) const {
+  List();
   std::vector<const PythonModule*> out;
   for (const auto& entry : entries_) {
     if (except != nullptr && entry->path == fs::path(except->path()).lexically_normal()) continue;
-    if (entry->text.find(needle) == std::string::npos) continue;
+    const std::string& text = Text(*entry);
+    if (text.find(needle) == std::string::npos) continue;
+    if (any_of.size() > 0 && std::none_of(any_of.begin(), any_of.end(), [&](std::string_view also) {
+          return text.find(also) != std::string::npos;
+        })) {
+      continue;
+    }
     if (const PythonModule* module = Load(*entry)) out.push_back(module);
   }
   return out;

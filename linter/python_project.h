@@ -6,6 +6,7 @@
 // helper module, the caller that passes a function its argument). Nothing is imported or run.
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,26 +48,38 @@ std::vector<std::filesystem::path> ImportClosure(const ModuleLocator& locator, c
 /// same launches as the linted file. Owned by one lint of one file (not shared between threads).
 class ModuleSet {
  public:
-  ModuleSet(ModuleLocator locator, std::vector<std::filesystem::path> files, std::vector<ScriptInvocation> invocations);
+  /// `files` lists the set's files; it runs on first use only, as most linted files never
+  /// follow an import.
+  ModuleSet(ModuleLocator locator, std::function<std::vector<std::filesystem::path>()> files,
+            std::vector<ScriptInvocation> invocations);
 
   /// The module an import name refers to, seen from `importer`; nullptr outside the root or
   /// when it does not parse.
-  const PythonModule* Find(std::string_view name, const std::filesystem::path& importer) const;
+  /// With `mentions`, a module whose text does not contain it is not parsed (nullptr).
+  const PythonModule* Find(std::string_view name, const std::filesystem::path& importer,
+                           std::string_view mentions = {}) const;
   /// The modules among the set's files whose text contains `needle` (a cheap filter before
   /// parsing), other than `except`.
   std::vector<const PythonModule*> Containing(std::string_view needle, const PythonModule* except) const;
+  /// The same, for a text that contains `needle` and one of `any_of`.
+  std::vector<const PythonModule*> Containing(std::string_view needle, std::initializer_list<std::string_view> any_of,
+                                              const PythonModule* except) const;
   const ModuleLocator& locator() const { return locator_; }
 
  private:
   struct Entry {
     std::filesystem::path path;
     std::string text;
+    bool read = false;
     bool parsed = false;
     std::unique_ptr<PythonModule> module;
   };
   const PythonModule* Load(Entry& entry) const;
+  const std::string& Text(Entry& entry) const;
+  void List() const;
 
   ModuleLocator locator_;
+  mutable std::function<std::vector<std::filesystem::path>()> list_files_;
   std::vector<ScriptInvocation> invocations_;
   mutable std::vector<std::unique_ptr<Entry>> entries_;
   mutable std::map<std::string, Entry*> by_path_;

@@ -761,9 +761,9 @@ std::optional<Values> PythonModule::ResolveImported(const std::string& qualified
   if (dot == std::string::npos) return std::nullopt;
   std::string module_name = qualified.substr(0, dot);
   if (module_name.find_first_not_of('.') == std::string::npos) return std::nullopt;  // `from . import x`: a module
-  const PythonModule* other = modules_->Find(module_name, path_);
-  if (other == nullptr || other == this) return std::nullopt;
   const std::string member = qualified.substr(dot + 1);
+  const PythonModule* other = modules_->Find(module_name, path_, member);
+  if (other == nullptr || other == this) return std::nullopt;
   const bool defined =
       other->bindings_.contains(std::pair<std::uint32_t, std::string>(0, member)) || other->imports_.contains(member);
   if (!defined) return std::nullopt;
@@ -941,7 +941,9 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
   if (!argparse_.contains(dest) && !argparse_set_defaults_.contains(dest) && modules_ != nullptr &&
       depth <= kMaxDepth) {
     // Defined in another module of the program (a get_args() or an add_*_args(parser) helper).
-    for (const PythonModule* other : modules_->Containing("add_argument", this)) {
+    std::string option(dest);
+    std::replace(option.begin(), option.end(), '_', '-');
+    for (const PythonModule* other : modules_->Containing("add_argument", {dest, option}, this)) {
       if (other->argparse_.contains(dest) || other->argparse_set_defaults_.contains(dest)) {
         return FromOtherModule(other->ResolveArgparse(dest, TSNode{}, depth + 1), other);
       }

@@ -33,6 +33,7 @@ struct Input {
   /// The program this module belongs to: the entry script whose imports reach it (itself if none).
   std::optional<std::string> entry;
   std::optional<std::string> source;  ///< read ahead (to find entry points), moved into the lint
+  bool cannot_matter = false;         ///< found in a directory, read ahead, and mentions no profiler
 };
 
 Input MakeInput(std::string path, bool from_directory, bool from_stdin = false) {
@@ -69,12 +70,15 @@ std::unique_ptr<python::ModuleSet> ProgramModules(const Input& input, const Lint
   const fs::path entry = fs::weakly_canonical(input.entry.value_or(input.path)).lexically_normal();
   const fs::path root = ProjectRoot(options, fs::weakly_canonical(RootStart(input)));
   python::ModuleLocator locator({entry.parent_path(), root}, root);
-  std::vector<fs::path> files = python::ImportClosure(locator, self);
-  if (entry != self) {
-    files.push_back(entry);
-    for (fs::path& file : python::ImportClosure(locator, entry)) files.push_back(std::move(file));
-  }
-  std::erase(files, self);
+  auto files = [locator, self, entry] {
+    std::vector<fs::path> found = python::ImportClosure(locator, self);
+    if (entry != self) {
+      found.push_back(entry);
+      for (fs::path& file : python::ImportClosure(locator, entry)) found.push_back(std::move(file));
+    }
+    std::erase(found, self);
+    return found;
+  };
   std::vector<linter::Launch> launches = input.launches;
   launches.insert(launches.end(), input.inherited.begin(), input.inherited.end());
   return std::make_unique<python::ModuleSet>(std::move(locator), std::move(files), linter::InvocationsOf(launches));
@@ -216,9 +220,13 @@ void FindInitConfigs(const linter::ProfilerFacts& facts, const std::string& path
   }
 }
 
-FileOutcome LintPython(const Input& input, const LintOptions& options, const Effective& effective) {
+FileOutcome LintPython(Input& input, const LintOptions& options, const Effective& effective) {
   FileOutcome outcome;
   std::string source;
+  if (input.cannot_matter) {
+    outcome.skipped = true;
+    return outcome;
+  }
   if (input.from_stdin) {
     source = *options.stdin_source;
     if (source.find('\0') != std::string::npos) {
@@ -226,7 +234,7 @@ FileOutcome LintPython(const Input& input, const LintOptions& options, const Eff
       return outcome;
     }
   } else if (input.source) {
-    source = *input.source;
+    source = std::move(*input.source);
   } else {
     auto read = ReadTextFile(input.path);
     if (!read.ok()) {
@@ -461,7 +469,12 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
     if (input.from_directory && input.launches.empty()) {
       auto text = ReadTextFile(input.path);
       if (!text.ok()) return;
-      const bool entry = text->find("__main__") != std::string::npos;
+      if (!CanMatter(*text)) {
+        input.cannot_matter = true;  // skipped without reading it again, and not kept in memory
+        return;
+      }
+      // A file found in a directory leads only if it is a program that uses torch_npu.
+      const bool entry = text->find("__main__") != std::string::npos && text->find("torch_npu") != std::string::npos;
       input.source = std::move(*text);
       if (!entry) return;
     }
