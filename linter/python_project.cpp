@@ -36,9 +36,16 @@ bool Below(const fs::path& path, const fs::path& root) {
 
 std::vector<std::string> ScanImports(std::string_view source) {
   std::vector<std::string> out;
-  const std::vector<std::string> lines = SplitString(source, '\n');
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = TrimWhitespace(lines[i]);
+  std::size_t at = 0;
+  // Lines are visited as views; only import lines are looked at closely (files can be large).
+  const auto next_line = [&]() -> std::string_view {
+    const std::size_t end = std::min(source.find('\n', at), source.size());
+    std::string_view line = source.substr(at, end - at);
+    at = end + 1;
+    return line;
+  };
+  while (at < source.size()) {
+    std::string_view line = TrimWhitespace(next_line());
     if (line.starts_with("import ")) {
       for (const std::string& item : SplitString(line.substr(7), ',')) {
         const std::string_view name = WithoutAlias(item);
@@ -54,7 +61,7 @@ std::vector<std::string> ScanImports(std::string_view source) {
     std::string names(line.substr(import_at + 8));
     // `from m import (a,\n b)`: gather the lines up to the closing parenthesis.
     if (names.find('(') != std::string::npos) {
-      while (names.find(')') == std::string::npos && i + 1 < lines.size()) names += " " + lines[++i];
+      while (names.find(')') == std::string::npos && at < source.size()) names += " " + std::string(next_line());
     }
     std::erase_if(names, [](char c) { return c == '(' || c == ')' || c == '\\'; });
     out.emplace_back(module);

@@ -1,0 +1,59 @@
+// Following Python imports: the text scan, where names lead, and the bounded closure.
+
+#include "linter/python_project.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support.h"
+
+namespace opmfu::python {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ScanImports, ReadsEveryImportFormWithoutParsing) {
+  const std::vector<std::string> names = ScanImports(
+      "import os, pkg.mod as m\n"
+      "from pkg.args import get_args as ga, LEVEL  # why\n"
+      "from . import sibling\n"
+      "from ..up import (a,\n    b)\n"
+      "    from .inner import f\n"
+      "x = 'import not_a_module'\n");
+  const std::vector<std::string> expected = {
+      "os",     "pkg.mod", "pkg.args", "pkg.args.get_args", "pkg.args.LEVEL", ".", ".sibling", "..up",
+      "..up.a", "..up.b",  ".inner",   ".inner.f"};
+  EXPECT_EQ(names, expected);
+}
+
+TEST(ModuleLocator, FindsModulesAndPackagesBelowTheRootOnly) {
+  testing::TempDir dir;
+  const fs::path root = dir.path() / "proj";
+  dir.Write("proj/train.py", "");
+  dir.Write("proj/pkg/__init__.py", "");
+  dir.Write("proj/pkg/args.py", "");
+  dir.Write("proj/pkg/sub/deep.py", "");
+  dir.Write("elsewhere/pkg2.py", "");
+  const ModuleLocator locator({root, dir.path() / "elsewhere"}, root);
+  EXPECT_EQ(locator.Locate("pkg", root / "train.py"), root / "pkg" / "__init__.py");
+  EXPECT_EQ(locator.Locate("pkg.args", root / "train.py"), root / "pkg" / "args.py");
+  EXPECT_EQ(locator.Locate(".args", root / "pkg" / "sub" / "deep.py"), std::nullopt);
+  EXPECT_EQ(locator.Locate("..args", root / "pkg" / "sub" / "deep.py"), root / "pkg" / "args.py");
+  EXPECT_EQ(locator.Locate("pkg2", root / "train.py"), std::nullopt);  // outside the root
+  EXPECT_EQ(locator.Locate("torch", root / "train.py"), std::nullopt);
+}
+
+TEST(ImportClosure, CutsCyclesAndStopsAtItsBounds) {
+  testing::TempDir dir;
+  const fs::path root = dir.path();
+  dir.Write("a.py", "import b\n");
+  dir.Write("b.py", "import a\nimport c\n");
+  dir.Write("c.py", "import d\n");
+  dir.Write("d.py", "");
+  const ModuleLocator locator({root}, root);
+  EXPECT_EQ(ImportClosure(locator, root / "a.py").size(), 3U);  // b, c, d; a once
+  EXPECT_EQ(ImportClosure(locator, root / "a.py", 2).size(), 2U);
+  EXPECT_EQ(ImportClosure(locator, root / "a.py", 64, 1).size(), 1U);
+}
+
+}  // namespace
+}  // namespace opmfu::python
