@@ -147,6 +147,32 @@ TextLocation FieldLocation(const ShellWord& word, std::size_t offset, std::size_
   return {where.source, base + static_cast<std::uint32_t>(offset), base + static_cast<std::uint32_t>(offset + size)};
 }
 
+// Appends each alternative of the next word(s) to each path so far (capped). One alternative,
+// the usual case, is appended in place: copying every prefix would make long arrays quadratic.
+void AppendAlternatives(WordAlternatives& paths, WordAlternatives next_words) {
+  if (next_words.size() == 1) {
+    Words& words = next_words.front();
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      if (i + 1 == paths.size()) {
+        paths[i].insert(paths[i].end(), std::make_move_iterator(words.begin()), std::make_move_iterator(words.end()));
+      } else {
+        paths[i].insert(paths[i].end(), words.begin(), words.end());
+      }
+    }
+    return;
+  }
+  WordAlternatives next;
+  for (const Words& prefix : paths) {
+    for (const Words& words : next_words) {
+      if (next.size() >= kMaxAlternatives) break;
+      Words joined = prefix;
+      joined.insert(joined.end(), words.begin(), words.end());
+      next.push_back(std::move(joined));
+    }
+  }
+  paths = std::move(next);
+}
+
 std::string BaseName(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
@@ -344,16 +370,7 @@ class Evaluator {
       WordAlternatives elements = {{}};
       const std::uint32_t count = ts_node_named_child_count(value);
       for (std::uint32_t i = 0; i < count; ++i) {
-        WordAlternatives next;
-        for (const Words& prefix : elements) {
-          for (const Words& element : Expand(ts_node_named_child(value, i), env, false)) {
-            if (next.size() >= kMaxAlternatives) break;
-            Words joined = prefix;
-            joined.insert(joined.end(), element.begin(), element.end());
-            next.push_back(std::move(joined));
-          }
-        }
-        elements = std::move(next);
+        AppendAlternatives(elements, Expand(ts_node_named_child(value, i), env, false));
       }
       for (Words& words : elements) values.push_back({std::move(words), false});
     } else {
@@ -543,33 +560,14 @@ class Evaluator {
     }
     if (ts_node_is_null(name_node)) return;
     const Environment& local = prefixed ? *prefixed : env;
-    const WordAlternatives names = Expand(ts_node_named_child(name_node, 0), env, false);
-    if (names.empty() || names.front().empty()) return;
-    const std::string name = BaseName(names.front().front().text);
-
-    // The argument words, on each path (capped).
-    WordAlternatives argv = {{}};
-    for (TSNode argument : arguments) {
-      WordAlternatives next;
-      for (const Words& prefix : argv) {
-        for (const Words& words : Expand(argument, env, false)) {
-          if (next.size() >= kMaxAlternatives) break;
-          Words joined = prefix;
-          joined.insert(joined.end(), words.begin(), words.end());
-          next.push_back(std::move(joined));
-        }
-      }
-      argv = std::move(next);
-    }
-
-    if ((name == "source" || name == ".") && !argv.front().empty()) {
-      Follow(argv.front().front(), env, depth);
-      return;
-    }
-    if ((name == "bash" || name == "sh") && !argv.front().empty() && argv.front().front().text.ends_with(".sh")) {
-      Environment child(&local);
-      Follow(argv.front().front(), child, depth);
-      return;
+    TSNode written_name = ts_node_named_child(name_node, 0);
+    std::string name;
+    if (IsType(written_name, "word")) {
+      name = BaseName(tree_->Text(written_name));  // the usual case, without expanding
+    } else {
+      const WordAlternatives names = Expand(written_name, env, false);
+      if (names.empty() || names.front().empty()) return;
+      name = BaseName(names.front().front().text);
     }
     if (auto function = functions_.find(name); function != functions_.end()) {
       // The body runs where it was defined (it may come from a sourced file).
@@ -586,6 +584,25 @@ class Evaluator {
       tree_ = caller_tree;
       file_ = caller_file;
       source_ = caller_source;
+      return;
+    }
+    // Only these commands' arguments matter; expanding every `echo` and `mkdir` would cost more
+    // than the rest of the evaluation.
+    static const std::set<std::string, std::less<>> kReadArguments = {
+        "source", ".", "bash", "sh", "msprof-analyze", "opmfu", "torchrun", "deepspeed", "accelerate", "msrun"};
+    if (!name.starts_with("python") && !kReadArguments.contains(name)) return;
+
+    // The argument words, on each path (capped).
+    WordAlternatives argv = {{}};
+    for (TSNode argument : arguments) AppendAlternatives(argv, Expand(argument, env, false));
+
+    if ((name == "source" || name == ".") && !argv.front().empty()) {
+      Follow(argv.front().front(), env, depth);
+      return;
+    }
+    if ((name == "bash" || name == "sh") && !argv.front().empty() && argv.front().front().text.ends_with(".sh")) {
+      Environment child(&local);
+      Follow(argv.front().front(), child, depth);
       return;
     }
     if (name == "msprof-analyze" ||
@@ -609,6 +626,7 @@ class Evaluator {
                                                                   "deepspeed", "accelerate", "msrun"};
     const bool python = name.starts_with("python");
     if (!python && !kLaunchers.contains(name)) return;
+    std::optional<std::map<std::string, ShellWord>> exported;  // the same for every path: read once
     for (const Words& words : argv) {
       // The script is the first argument ending in .py; `python -m pkg.mod` runs pkg/mod.py.
       Launch launch;
@@ -638,10 +656,14 @@ class Evaluator {
         }
       }
       if (!found) continue;
-      local.ForEachVisible([&](const std::string& variable, const Variable& value) {
-        if (!value.exported || value.alternatives.empty() || value.alternatives.front().words.empty()) return;
-        launch.environment[variable] = Clean(value.alternatives.front().words.front());
-      });
+      if (!exported) {
+        exported.emplace();
+        local.ForEachVisible([&](const std::string& variable, const Variable& value) {
+          if (!value.exported || value.alternatives.empty() || value.alternatives.front().words.empty()) return;
+          (*exported)[variable] = Clean(value.alternatives.front().words.front());
+        });
+      }
+      launch.environment = *exported;
       launch.script = Clean(launch.script);
       for (ShellWord& argument : launch.arguments) argument = Clean(argument);
       facts_.launches.push_back(std::move(launch));

@@ -654,13 +654,18 @@ Result<KnownLauncher> ParseKnownLauncher(std::string_view yaml, const std::strin
 }
 
 const KnownLauncher* MatchKnownLauncher(const std::vector<const KnownLauncher*>& launchers, const Launch& launch,
-                                        const std::optional<std::string>& script_source) {
+                                        const std::function<std::optional<std::string>()>& read_script) {
   if (!launch.script.known) return nullptr;
   const std::string file_name = fs::path(launch.script.text).filename().string();
   // Several packages start from the same script name (Megatron's pretrain_gpt.py): the one whose
   // options the launch uses most wins; then the one that defines more; then the first.
   const KnownLauncher* best = nullptr;
   std::size_t best_used = 0;
+  std::optional<std::optional<std::string>> script;  // read once, when a name matches
+  const auto script_source = [&]() -> const std::optional<std::string>& {
+    if (!script) script = read_script ? read_script() : std::nullopt;
+    return *script;
+  };
   for (const KnownLauncher* candidate : launchers) {
     const KnownLauncher& launcher = *candidate;
     const bool by_module = !launch.module.empty() && std::find(launcher.modules.begin(), launcher.modules.end(),
@@ -668,11 +673,11 @@ const KnownLauncher* MatchKnownLauncher(const std::vector<const KnownLauncher*>&
     const bool by_script = launch.module.empty() && std::find(launcher.scripts.begin(), launcher.scripts.end(),
                                                               file_name) != launcher.scripts.end();
     if (!by_module && !by_script) continue;
-    if (script_source && !launcher.imports.empty()) {
+    if (!launcher.imports.empty() && script_source()) {
       // A script we can read must import the package (`import mindspeed_llm`, `from modellink import`).
+      const std::string& source = *script_source();
       const bool imports = std::any_of(launcher.imports.begin(), launcher.imports.end(), [&](const std::string& name) {
-        return script_source->find("import " + name) != std::string::npos ||
-               script_source->find("from " + name) != std::string::npos;
+        return source.find("import " + name) != std::string::npos || source.find("from " + name) != std::string::npos;
       });
       if (!imports) continue;
     }

@@ -6,6 +6,7 @@
 // one of them is checked like a `profile(...)` call, without the package being installed.
 // The format is documented in docs/launchers.md.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -74,10 +75,11 @@ struct KnownLauncher {
 /// Reads one description (a YAML document); errors name `file` and the line.
 Result<KnownLauncher> ParseKnownLauncher(std::string_view yaml, const std::string& file);
 
-/// The first launcher a launch starts: by script file name or `-m` module; when the script was
-/// found (`script_source`), it must also import one of the launcher's `imports`, if any.
+/// The launcher a launch starts: by script file name or `-m` module; when the script can be read
+/// (`script_source`, called only for a launch whose name matches), it must also import one of
+/// the launcher's `imports`, if any.
 const KnownLauncher* MatchKnownLauncher(const std::vector<const KnownLauncher*>& launchers, const Launch& launch,
-                                        const std::optional<std::string>& script_source);
+                                        const std::function<std::optional<std::string>()>& script_source);
 
 /// A value a launch passes outside an option's choices (the package's argparse exits).
 struct KnownChoiceViolation {

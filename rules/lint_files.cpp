@@ -413,13 +413,17 @@ Result<LauncherState> ReadLauncherState(const std::string& path, const Effective
   LauncherState state;
   state.effective = effective;
   state.lint.facts = std::move(facts);
+  std::map<std::string, std::optional<std::string>> found_scripts;  // the paths of one command often agree
   for (const linter::Launch& launch : state.lint.facts.launches) {
-    std::optional<std::string> script = FindScript(launch);
-    std::optional<std::string> script_source;
-    if (script) {
-      if (auto read = ReadTextFile(*script); read.ok()) script_source = std::move(*read);
-    }
-    state.lint.known.push_back(linter::MatchKnownLauncher(known_launchers, launch, script_source));
+    auto [cached, added] = found_scripts.try_emplace(launch.launcher + "\n" + launch.script.text);
+    if (added) cached->second = FindScript(launch);
+    std::optional<std::string> script = cached->second;
+    const auto read_script = [&]() -> std::optional<std::string> {
+      if (!script) return std::nullopt;
+      auto read = ReadTextFile(*script);
+      return read.ok() ? std::optional(std::move(*read)) : std::nullopt;
+    };
+    state.lint.known.push_back(linter::MatchKnownLauncher(known_launchers, launch, read_script));
     state.lint.scripts.push_back(std::move(script));
   }
   state.diagnostics = CheckLauncher(state.lint, state.effective);

@@ -70,10 +70,17 @@ TEST(KnownLaunchers, MatchingUsesScriptImportsAndTheOptionsPassed) {
   for (const KnownLauncher& launcher : **built_in) all.push_back(&launcher);
   const Launch plain = LaunchOf("pretrain_gpt.py", {"--profile", "--profile-level", "level1"});
   // Unreadable script: both MindSpeed packages fit; the one defining more options wins.
-  EXPECT_EQ(MatchKnownLauncher(all, plain, std::nullopt)->name, "MindSpeed-LLM");
-  EXPECT_EQ(MatchKnownLauncher(all, plain, std::string("import mindspeed.megatron_adaptor\n"))->name, "MindSpeed");
-  EXPECT_EQ(MatchKnownLauncher(all, plain, std::string("import torch\n")), nullptr);
-  EXPECT_EQ(MatchKnownLauncher(all, LaunchOf("train.py", {"--profile"}), std::nullopt), nullptr);
+  const auto source = [](std::optional<std::string> text) { return [text] { return text; }; };
+  EXPECT_EQ(MatchKnownLauncher(all, plain, source(std::nullopt))->name, "MindSpeed-LLM");
+  EXPECT_EQ(MatchKnownLauncher(all, plain, source("import mindspeed.megatron_adaptor\n"))->name, "MindSpeed");
+  EXPECT_EQ(MatchKnownLauncher(all, plain, source("import torch\n")), nullptr);
+  bool read = false;
+  const auto unread = [&]() -> std::optional<std::string> {
+    read = true;
+    return std::nullopt;
+  };
+  EXPECT_EQ(MatchKnownLauncher(all, LaunchOf("train.py", {"--profile"}), unread), nullptr);
+  EXPECT_FALSE(read);  // no name matched: the script is not read
 }
 
 TEST(KnownLaunchers, FlagsBecomeSettingsWithTheirOrigin) {
