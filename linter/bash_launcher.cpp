@@ -395,7 +395,14 @@ class Evaluator {
         for (const Alternative& added : values) {
           Alternative joined = before;
           joined.unset = false;
-          joined.words.insert(joined.words.end(), added.words.begin(), added.words.end());
+          if (IsType(value, "array") || joined.words.empty() || added.words.empty()) {
+            joined.words.insert(joined.words.end(), added.words.begin(), added.words.end());
+          } else {
+            // `V+=" more"` on a string (or an array's first element) concatenates.
+            ShellWord& first = joined.words.front();
+            first.text += added.words.front().text;
+            first.known = first.known && added.words.front().known;
+          }
           AddAlternative(combined, std::move(joined));
         }
       }

@@ -39,6 +39,12 @@ class DescriptionReader {
     return node.Scalar();
   }
 
+  /// An optional single value: `fallback` when the key is absent.
+  Result<std::string> ScalarOr(const YAML::Node& node, std::string_view what, std::string fallback) const {
+    if (!node) return fallback;
+    return Scalar(node, what);
+  }
+
   Result<std::vector<std::string>> Strings(const YAML::Node& node, std::string_view what) const {
     std::vector<std::string> out;
     if (!node) return out;
@@ -71,12 +77,8 @@ class DescriptionReader {
     KnownLauncher launcher;
     launcher.file = file_;
     OPMFU_ASSIGN_OR_RETURN(launcher.name, Scalar(root["name"], "'name'"));
-    if (root["source"]) {
-      OPMFU_ASSIGN_OR_RETURN(launcher.source, Scalar(root["source"], "'source'"));
-    }
-    if (root["no_switch"]) {
-      OPMFU_ASSIGN_OR_RETURN(launcher.no_switch, Scalar(root["no_switch"], "'no_switch'"));
-    }
+    OPMFU_ASSIGN_OR_RETURN(launcher.source, ScalarOr(root["source"], "'source'", ""));
+    OPMFU_ASSIGN_OR_RETURN(launcher.no_switch, ScalarOr(root["no_switch"], "'no_switch'", ""));
     const YAML::Node match = root["match"];
     if (!match) return At(root, "'match' is required (scripts, modules or imports)");
     OPMFU_RETURN_IF_ERROR(OnlyKeys(match, {"scripts", "modules", "imports"}, "'match'"));
@@ -86,10 +88,7 @@ class DescriptionReader {
     if (launcher.scripts.empty() && launcher.modules.empty()) {
       return At(match, "'match' needs 'scripts' or 'modules'");
     }
-    std::string style = "flags";
-    if (root["style"]) {
-      OPMFU_ASSIGN_OR_RETURN(style, Scalar(root["style"], "'style'"));
-    }
+    OPMFU_ASSIGN_OR_RETURN(const std::string style, ScalarOr(root["style"], "'style'", "flags"));
     if (style == "hydra") {
       launcher.style = KnownLauncher::Style::kHydra;
     } else if (style == "yaml_config") {
@@ -107,9 +106,7 @@ class DescriptionReader {
     if (launcher.Option(launcher.enabled_by) == nullptr) {
       return At(root["enabled_by"], "'enabled_by' names no option: '" + launcher.enabled_by + "'");
     }
-    if (root["enabled_value"]) {
-      OPMFU_ASSIGN_OR_RETURN(launcher.enabled_value, Scalar(root["enabled_value"], "'enabled_value'"));
-    }
+    OPMFU_ASSIGN_OR_RETURN(launcher.enabled_value, ScalarOr(root["enabled_value"], "'enabled_value'", ""));
     if (root["role_enabled_by"]) {
       OPMFU_ASSIGN_OR_RETURN(launcher.role_enabled_by, Scalar(root["role_enabled_by"], "'role_enabled_by'"));
       const KnownOption* role_option = launcher.Option(launcher.role_enabled_by);
@@ -137,10 +134,7 @@ class DescriptionReader {
     OPMFU_ASSIGN_OR_RETURN(option.id, Scalar(key, "an option id"));
     OPMFU_RETURN_IF_ERROR(OnlyKeys(node, {"name", "type", "choices", "default"}, "option '" + option.id + "'"));
     OPMFU_ASSIGN_OR_RETURN(option.name, Scalar(node["name"], "'name' of option '" + option.id + "'"));
-    std::string type = "string";
-    if (node["type"]) {
-      OPMFU_ASSIGN_OR_RETURN(type, Scalar(node["type"], "'type'"));
-    }
+    OPMFU_ASSIGN_OR_RETURN(const std::string type, ScalarOr(node["type"], "'type'", "string"));
     if (type == "bool") {
       option.type = KnownOption::Type::kBool;
     } else if (type == "list") {
@@ -210,9 +204,7 @@ class DescriptionReader {
     OPMFU_RETURN_IF_ERROR(
         OnlyKeys(node, {"fixed", "option", "map", "contains", "items", "remedy"}, "setting '" + name + "'"));
     KnownSettingRule rule;
-    if (node["remedy"]) {
-      OPMFU_ASSIGN_OR_RETURN(rule.remedy, Scalar(node["remedy"], "'remedy'"));
-    }
+    OPMFU_ASSIGN_OR_RETURN(rule.remedy, ScalarOr(node["remedy"], "'remedy'", ""));
     if (node["fixed"]) {
       rule.kind = KnownSettingRule::Kind::kFixed;
       OPMFU_ASSIGN_OR_RETURN(rule.fixed, FixedValue(name, node["fixed"]));

@@ -1,13 +1,12 @@
 #!/bin/bash
-# A MindSpeed-LLM launcher as such scripts are usually written: the profiler is built inside the
-# mindspeed_llm package from these flags. `opmfu lint` checks them from docs/launchers.md.
-export CUDA_DEVICE_MAX_CONNECTIONS=1
+# A MindSpeed-LLM launcher with every profiling flag set as well as flags allow: Level1, CPU
+# activity, shapes, Db export and a dated output directory. MindSpeed-LLM builds the profiler
+# inside its package (get_profiler()); `opmfu lint` checks the launch from docs/launchers.md and
+# says what no flag can fix: with_flops and MSTX are never turned on.
 NPUS_PER_NODE=8
-DISTRIBUTED_ARGS="--nproc_per_node $NPUS_PER_NODE --nnodes 1 --node_rank 0 --master_addr localhost --master_port 6000"
-PROFILE_ARGS="--profile --profile-step-start 5 --profile-step-end 6 --profile-ranks 0 --profile-level level0 --profile-record-shapes --profile-save-path ./prof"
-torchrun $DISTRIBUTED_ARGS pretrain_gpt.py \
-    --tensor-model-parallel-size 2 \
-    --num-layers 32 \
-    $PROFILE_ARGS \
-    --profile-export-type DB \
-    --distributed-backend nccl
+RUN_ID=$(date +%Y%m%d_%H%M%S)
+GPT_ARGS=(--tensor-model-parallel-size 2 --num-layers 32 --hidden-size 4096 --seq-length 4096)
+PROFILE_ARGS="--profile --profile-step-start 5 --profile-step-end 6 --profile-ranks 0 --profile-level level1"
+PROFILE_ARGS+=" --profile-with-cpu --profile-record-shapes --profile-export-type db"
+torchrun --nproc_per_node "$NPUS_PER_NODE" pretrain_gpt.py "${GPT_ARGS[@]}" $PROFILE_ARGS \
+    --profile-save-path "./prof/$RUN_ID" --distributed-backend nccl
