@@ -21,9 +21,10 @@ int CountLines(const std::string& text) { return static_cast<int>(std::count(tex
 TEST(Cli, VersionNamesTheGrammarsAndRuntime) {
   const auto result = RunOpmfu({"--version"});
   EXPECT_EQ(result.exit_code, 0);
-  EXPECT_TRUE(
-      std::regex_search(result.out, std::regex(R"(^opmfu \d+\.\d+\.\d+ \(tree-sitter-python 0\.23\.\d+, )"
-                                               R"(tree-sitter-bash 0\.23\.\d+, tree-sitter-json 0\.24\.\d+, tree-sitter ABI 14, SQLite 3\.)")))
+  EXPECT_TRUE(std::regex_search(
+      result.out,
+      std::regex(R"(^opmfu \d+\.\d+\.\d+ \(tree-sitter-python 0\.23\.\d+, )"
+                 R"(tree-sitter-bash 0\.23\.\d+, tree-sitter-json 0\.24\.\d+, tree-sitter ABI 14, SQLite 3\.)")))
       << result.out;
 }
 
