@@ -58,7 +58,8 @@ Diagnostic& LintCheckContext::ReportAt(const TextLocation& where, std::string me
 
 Diagnostic& LintCheckContext::Report(const linter::Setting& setting, std::string message, std::string help) {
   if (setting.where.valid()) {
-    return ReportAt(setting.where, std::move(message), setting.remedy.empty() ? std::move(help) : setting.remedy);
+    if (!setting.remedy.empty()) help = setting.remedy;
+    return ReportAt(setting.where, std::move(message), std::move(help));
   }
   return Report(setting.anchor, std::move(message), std::move(help));
 }
