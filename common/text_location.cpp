@@ -1,7 +1,5 @@
 #include "common/text_location.h"
 
-#include <filesystem>
-
 namespace opmfu {
 
 const std::string& TextLocation::file() const {
@@ -15,10 +13,5 @@ SourceRange TextLocation::range() const {
 }
 
 std::string TextLocation::snippet() const { return source ? std::string(LineInText(source->text, start_byte)) : ""; }
-
-std::string TextLocation::ShortName() const {
-  if (!source) return {};
-  return std::filesystem::path(source->path).filename().string() + ":" + std::to_string(range().start.line);
-}
 
 }  // namespace opmfu

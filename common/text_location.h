@@ -27,8 +27,6 @@ struct TextLocation {
   const std::string& file() const;
   SourceRange range() const;
   std::string snippet() const;  ///< the source line of the start
-  /// "train.sh:12"
-  std::string ShortName() const;
 };
 
 }  // namespace opmfu

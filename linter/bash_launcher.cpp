@@ -16,6 +16,8 @@ namespace {
 // A launcher's branches multiply; beyond this many alternatives per variable or per command only
 // the first ones are kept (a finding then still names a real path).
 constexpr std::size_t kMaxAlternatives = 8;
+// Commands that start Python, besides python, python3, python3.11, ...
+const std::set<std::string, std::less<>> kLaunchers = {"torchrun", "deepspeed", "accelerate", "msrun"};
 constexpr int kMaxDepth = 16;  // nested sources and function calls
 
 struct Alternative {
@@ -595,9 +597,10 @@ class Evaluator {
     }
     // Only these commands' arguments matter; expanding every `echo` and `mkdir` would cost more
     // than the rest of the evaluation.
-    static const std::set<std::string, std::less<>> kReadArguments = {
-        "source", ".", "bash", "sh", "msprof-analyze", "opmfu", "torchrun", "deepspeed", "accelerate", "msrun"};
-    if (!name.starts_with("python") && !kReadArguments.contains(name)) return;
+    static const std::set<std::string, std::less<>> kReadArguments = {"source",         ".",    "bash", "sh",
+                                                                      "msprof-analyze", "opmfu"};
+    const bool python = name.starts_with("python");
+    if (!python && !kLaunchers.contains(name) && !kReadArguments.contains(name)) return;
 
     // The argument words, on each path (capped).
     WordAlternatives argv = {{}};
@@ -629,9 +632,6 @@ class Evaluator {
       }
       return;
     }
-    static const std::set<std::string, std::less<>> kLaunchers = {"python",    "python3",    "torchrun",
-                                                                  "deepspeed", "accelerate", "msrun"};
-    const bool python = name.starts_with("python");
     if (!python && !kLaunchers.contains(name)) return;
     std::optional<std::map<std::string, ShellWord>> exported;  // the same for every path: read once
     for (const Words& words : argv) {

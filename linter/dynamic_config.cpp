@@ -181,9 +181,6 @@ const JsonEntry* LastNamed(const std::vector<JsonEntry>& entries, std::string_vi
   return nullptr;
 }
 
-// The point a missing key is reported at: the start of the object that lacks it.
-TextLocation StartOf(const TextLocation& where) { return {where.source, where.start_byte, where.start_byte + 1}; }
-
 }  // namespace
 
 bool IsTopLevelKey(std::string_view key) { return Contains(kTopLevelKeys, key); }
@@ -283,8 +280,7 @@ Setting JsonSetting(const DynamicConfig& config, bool experimental, std::string 
     setting.values.push_back(Interpret(setting.name, entry->value));
     return setting;
   }
-  setting.where =
-      experimental && config.experimental_config ? config.experimental_config->where : StartOf(config.document);
+  setting.where = experimental && config.experimental_config ? config.experimental_config->where : config.Start();
   setting.values.push_back(std::move(fallback));
   return setting;
 }
@@ -295,7 +291,7 @@ ProfilerCallSite DynamicConfigSite(const DynamicConfig& config) {
   ProfilerCallSite site;
   site.origin = SiteOrigin::kDynamicConfig;
   site.callee = "torch_npu.profiler.dynamic_profile";
-  const TextLocation top = StartOf(config.document);
+  const TextLocation top = config.Start();
   const TextLocation inner = config.experimental_config ? config.experimental_config->where : top;
   const auto absent = [](std::string_view key, std::string_view default_text) {
     return "`" + std::string(key) + "` not in the config: defaults to " + std::string(default_text);

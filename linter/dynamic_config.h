@@ -37,7 +37,8 @@ struct DynamicConfig {
   /// Why Python's json.load rejects the file (then torch_npu ignores every key); nullopt when valid.
   std::optional<std::pair<TextLocation, std::string>> invalid;
 
-  const std::string& path() const { return source->path; }
+  /// The document's first character: where a key it leaves out is reported.
+  TextLocation Start() const { return {document.source, document.start_byte, document.start_byte + 1}; }
   /// The entry json.load keeps for `key` (the last one), or nullptr.
   const JsonEntry* Top(std::string_view key) const;
   const JsonEntry* Experimental(std::string_view key) const;

@@ -461,6 +461,14 @@ class SiteBuilder {
     return launcher_.Option(id)->default_bool;
   }
 
+  /// Whether the launch turns profiling on (`enabled_by`, compared with `enabled_value` if any).
+  bool Enabled() const {
+    const KnownOption& enabling = *launcher_.Option(launcher_.enabled_by);
+    if (enabling.type == KnownOption::Type::kBool) return Flag(enabling.id);
+    const std::string text = Text(enabling.id);
+    return launcher_.enabled_value.empty() ? !text.empty() : text == launcher_.enabled_value;
+  }
+
   std::vector<std::string> List(const std::string& id) const {
     if (const OptionValue* given = Given(id)) {
       std::vector<std::string> out;
@@ -692,7 +700,6 @@ const KnownLauncher* MatchKnownLauncher(const std::vector<const KnownLauncher*>&
 
 KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch) {
   KnownLaunchFacts facts;
-  facts.launcher = &launcher;
   ShellWord command;
   command.text = launch.script.text;
   command.where = launch.command;
@@ -710,14 +717,9 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
     }
     CheckChoices(launcher, options, facts);
     const SiteBuilder shared(launcher, options, command);
-    const KnownOption& enabling = *launcher.Option(launcher.enabled_by);
-    facts.profiling_enabled =
-        enabling.type == KnownOption::Type::kBool
-            ? shared.Flag(enabling.id)
-            : (launcher.enabled_value.empty() ? !shared.Text(enabling.id).empty()
-                                              : shared.Text(enabling.id) == launcher.enabled_value);
+    facts.profiling_enabled = shared.Enabled();
     if (!facts.profiling_enabled) return facts;
-    const OptionValue* on = shared.Given(enabling.id);
+    const OptionValue* on = shared.Given(launcher.enabled_by);
     const SiteBuilder builder(launcher, options, on != nullptr ? on->at : command);
     facts.sites.push_back(builder.Site(""));
     return facts;
@@ -726,25 +728,13 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
   std::map<std::string, OptionValue> global = by_role[""];
   for (const auto& [role, options] : by_role) CheckChoices(launcher, options, facts);
   const SiteBuilder global_builder(launcher, global, command);
-  const KnownOption& enabling = *launcher.Option(launcher.enabled_by);
-  const std::string enabled_text = global_builder.Text(enabling.id);
-  facts.profiling_enabled =
-      enabling.type == KnownOption::Type::kBool
-          ? global_builder.Flag(enabling.id)
-          : (launcher.enabled_value.empty() ? !enabled_text.empty() : enabled_text == launcher.enabled_value);
+  facts.profiling_enabled = global_builder.Enabled();
   if (!facts.profiling_enabled) return facts;
-  const OptionValue* on = global_builder.Given(enabling.id);
+  const OptionValue* on = global_builder.Given(launcher.enabled_by);
   const ShellWord anchor = on != nullptr ? on->at : command;
   bool any_role = false;
   for (auto& [role, options] : by_role) {
     if (role.empty()) continue;
-    if (!launcher.role_enabled_by.empty()) {
-      auto enabled = options.find(launcher.role_enabled_by);
-      const bool role_on =
-          enabled != options.end() ? enabled->second.flag_set : launcher.Option(launcher.role_enabled_by)->default_bool;
-      if (!role_on) continue;  // this role is not profiled
-    }
-    any_role = true;
     std::map<std::string, OptionValue> merged = options;
     merged.insert(global.begin(), global.end());
     // Defaults of a role are reported at its first override.
@@ -753,6 +743,8 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
       if (value.at.where.start_byte < first->at.where.start_byte) first = &value;
     }
     const SiteBuilder builder(launcher, merged, first->at, role);
+    if (!launcher.role_enabled_by.empty() && !builder.Flag(launcher.role_enabled_by)) continue;  // not profiled
+    any_role = true;
     facts.sites.push_back(builder.Site(role));
   }
   if (!any_role) facts.sites.push_back(SiteBuilder(launcher, global, anchor).Site(""));

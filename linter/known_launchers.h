@@ -91,7 +91,6 @@ struct KnownChoiceViolation {
 /// What one launch of a known launcher configures: a site per profiled role (one for flags),
 /// or none when it does not turn profiling on.
 struct KnownLaunchFacts {
-  const KnownLauncher* launcher = nullptr;
   bool profiling_enabled = false;
   std::vector<ProfilerCallSite> sites;
   std::vector<KnownChoiceViolation> choice_violations;

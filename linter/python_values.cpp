@@ -862,7 +862,7 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
       out.push_back(Unknown(call, label + " is not passed by this call"));
     }
   }
-  if (!any_call && modules_ != nullptr && scopes_.at(function.scope).parent == 0 && function.scope == 0) {
+  if (!any_call && modules_ != nullptr && function.scope == 0) {
     // A top-level function called from other modules of the program.
     for (const PythonModule* other : modules_->Containing(function_name, this)) {
       auto calls = other->calls_by_name_.find(function_name);

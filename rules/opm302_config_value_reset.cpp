@@ -98,16 +98,13 @@ void CheckActivities(LintCheckContext& context, const JsonEntry& entry) {
            "write `\"activities\": [\"CPU\", \"NPU\"]`", std::nullopt);
     return;
   }
-  // The site holds only the entries torch_npu keeps; the raw JSON is re-read for the dropped ones.
-  const std::string raw(entry.value_where.source->text.substr(
-      entry.value_where.start_byte, entry.value_where.end_byte - entry.value_where.start_byte));
-  const nlohmann::json items = nlohmann::json::parse(raw, nullptr, false);
-  if (!items.is_array()) return;
-  for (const nlohmann::json& item : items) {
-    const std::string name = item.is_string() ? AsciiUpper(item.get<std::string>()) : std::string();
+  // The entry holds the items as written (the site keeps only those torch_npu accepts).
+  for (const Value& item : entry.value.items) {
+    const std::string name = item.kind == ValueKind::kString ? AsciiUpper(item.text) : std::string();
     if (name == "CPU" || name == "NPU") continue;
     Diagnostic& d = context.ReportAt(
-        entry.value_where, "`activities` has " + item.dump() + ", which is not a ProfilerActivity: torch_npu drops it",
+        entry.value_where,
+        "`activities` has " + item.Describe() + ", which is not a ProfilerActivity: torch_npu drops it",
         "list only \"CPU\" and \"NPU\"");
     d.severity = std::min(d.severity, Severity::kWarning);
   }

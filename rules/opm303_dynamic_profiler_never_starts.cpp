@@ -9,7 +9,7 @@ void CheckDynamicProfilerNeverStarts(LintCheckContext& context) {
       "set `\"start_step\"` to the step to start at (a future step), or -1 to start at the next step";
   const linter::JsonEntry* start = config->Top("start_step");
   if (start == nullptr) {
-    context.ReportAt({config->document.source, config->document.start_byte, config->document.start_byte + 1},
+    context.ReportAt(config->Start(),
                      "`start_step` is not set, and its default 0 means the dynamic profiler never starts", help);
     return;
   }

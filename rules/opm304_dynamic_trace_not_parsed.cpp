@@ -10,7 +10,7 @@ void CheckDynamicTraceNotParsed(LintCheckContext& context) {
       "before msprof-analyze";
   const linter::JsonEntry* analyse = config->Top("analyse");
   if (analyse == nullptr) {
-    context.ReportAt({config->document.source, config->document.start_byte, config->document.start_byte + 1},
+    context.ReportAt(config->Start(),
                      "`analyse` is not set, and its default false leaves raw data only: there is no DB for "
                      "msprof-analyze until it is parsed offline",
                      help);
