@@ -3,13 +3,20 @@
 #include "common/text.h"
 
 #include <algorithm>
+#include <cstring>
 #include <tuple>
 
 namespace opmfu {
 
 SourcePosition PositionInText(std::string_view text, std::size_t byte_offset) {
   const std::size_t offset = std::min(byte_offset, text.size());
-  const int line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  // memchr from line to line: several times faster than counting byte by byte, and findings
+  // near the end of large files ask for positions often.
+  int line = 0;
+  for (const char* at = text.data(); const void* found = std::memchr(at, '\n', text.data() + offset - at);) {
+    ++line;
+    at = static_cast<const char*>(found) + 1;
+  }
   const std::size_t before = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
   const std::size_t start = before == std::string_view::npos ? 0 : before + 1;
   const std::string_view prefix = text.substr(start, offset - start);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -60,14 +61,20 @@ Result<std::string> ReadTextFile(const fs::path& path, const ReadLimits& limits)
   std::string content;
   content.resize(static_cast<std::size_t>(info.st_size));
   std::size_t filled = 0;
+  // Past the size fstat gave, read into a small buffer: growing the string to find the end
+  // would double the memory every file keeps (sources stay alive for their findings).
+  std::array<char, 4096> beyond{};
   while (true) {
-    if (filled == content.size()) content.resize(content.size() + 4096);  // the file grew while we read
-    const ssize_t n = ::read(fd.get(), content.data() + filled, content.size() - filled);
+    const bool at_size = filled == content.size();
+    char* into = at_size ? beyond.data() : content.data() + filled;
+    const std::size_t room = at_size ? beyond.size() : content.size() - filled;
+    const ssize_t n = ::read(fd.get(), into, room);
     if (n < 0) {
       if (errno == EINTR) continue;
       return Error::Input(PathError(path, ErrnoMessage(errno)));
     }
     if (n == 0) break;
+    if (at_size) content.append(beyond.data(), static_cast<std::size_t>(n));  // the file grew while we read
     filled += static_cast<std::size_t>(n);
     if (filled > limits.max_bytes) return Error::Input(PathError(path, "file too large"));
   }

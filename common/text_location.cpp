@@ -9,9 +9,9 @@ const std::string& TextLocation::file() const {
 
 SourceRange TextLocation::range() const {
   if (!source) return {};
-  return {PositionInText(source->text, start_byte), PositionInText(source->text, end_byte)};
+  return {PositionInText(*source->text, start_byte), PositionInText(*source->text, end_byte)};
 }
 
-std::string TextLocation::snippet() const { return source ? std::string(LineInText(source->text, start_byte)) : ""; }
+std::string TextLocation::snippet() const { return source ? std::string(LineInText(*source->text, start_byte)) : ""; }
 
 }  // namespace opmfu

@@ -10,10 +10,10 @@
 
 namespace opmfu {
 
-/// A file's text, shared by every location in it.
+/// A file's text, shared by every location in it (and with the file's syntax tree, if any).
 struct TextSource {
   std::string path;
-  std::string text;
+  std::shared_ptr<const std::string> text;
 };
 
 /// Where a word or value was written. Cheap to copy (a launcher makes many words); the range and

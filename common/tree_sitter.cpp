@@ -58,13 +58,13 @@ Status CheckGrammarAbi() {
 std::string_view SyntaxTree::Text(TSNode node) const {
   const std::uint32_t begin = ts_node_start_byte(node);
   const std::uint32_t end = ts_node_end_byte(node);
-  if (begin >= source_.size() || end < begin) return {};
-  return std::string_view(source_).substr(begin, end - begin);
+  if (begin >= source_->size() || end < begin) return {};
+  return std::string_view(*source_).substr(begin, end - begin);
 }
 
-std::string_view SyntaxTree::LineOf(std::uint32_t byte_offset) const { return LineInText(source_, byte_offset); }
+std::string_view SyntaxTree::LineOf(std::uint32_t byte_offset) const { return LineInText(*source_, byte_offset); }
 
-SourcePosition SyntaxTree::PositionAt(std::uint32_t byte_offset) const { return PositionInText(source_, byte_offset); }
+SourcePosition SyntaxTree::PositionAt(std::uint32_t byte_offset) const { return PositionInText(*source_, byte_offset); }
 
 SourceRange SyntaxTree::RangeOf(TSNode node) const {
   // Points give rows cheaply; columns still need the line text to count code points.
@@ -77,7 +77,9 @@ SourceRange SyntaxTree::RangeOf(TSNode node) const {
 }
 
 SyntaxTree::SyntaxTree(std::string source, std::vector<std::unique_ptr<TSTree, TreeDeleter>> trees, bool bodies_skipped)
-    : source_(std::move(source)), bodies_skipped_(bodies_skipped), trees_(std::move(trees)) {
+    : source_(std::make_shared<const std::string>(std::move(source))),
+      bodies_skipped_(bodies_skipped),
+      trees_(std::move(trees)) {
   for (const auto& tree : trees_) roots_.push_back(ts_tree_root_node(tree.get()));
 }
 
@@ -206,8 +208,9 @@ std::optional<std::vector<TreePtr>> ParseInParts(Grammar grammar, const std::str
 
 Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options) {
   if (source.size() > UINT32_MAX / 2) return Error::Input("source too large to parse");
-  const unsigned threads =
-      options.threads != 0 ? options.threads : std::min(4U, std::max(1U, std::thread::hardware_concurrency()));
+  // hardware_concurrency reads sysfs on every call; launchers are parsed by the thousand.
+  static const unsigned kCores = std::min(4U, std::max(1U, std::thread::hardware_concurrency()));
+  const unsigned threads = options.threads != 0 ? options.threads : kCores;
   if (grammar == Grammar::kPython) {
     std::optional<std::vector<SourceSpan>> spans;
     if (options.python_signatures_only) spans = SignatureSpans(source);
@@ -254,5 +257,23 @@ TSNode ChildByField(TSNode node, std::string_view field) {
 }
 
 bool IsType(TSNode node, std::string_view type) { return !ts_node_is_null(node) && type == ts_node_type(node); }
+
+SymbolKinds::SymbolKinds(Grammar grammar, std::initializer_list<std::string_view> names) {
+  const TSLanguage* language = LanguageOf(grammar);
+  const std::uint32_t count = ts_language_symbol_count(language);
+  kinds_.assign(count, 0);
+  for (std::uint32_t symbol = 0; symbol < count; ++symbol) {
+    const char* name = ts_language_symbol_name(language, static_cast<TSSymbol>(symbol));
+    if (name == nullptr) continue;
+    std::uint8_t kind = 1;
+    for (std::string_view wanted : names) {
+      if (wanted == name) {
+        kinds_[symbol] = kind;
+        break;
+      }
+      ++kind;
+    }
+  }
+}
 
 }  // namespace opmfu

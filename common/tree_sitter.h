@@ -3,6 +3,8 @@
 
 #include <tree_sitter/api.h>
 
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,7 +43,9 @@ class SyntaxTree {
   const std::vector<TSNode>& roots() const { return roots_; }
   /// The root of a file parsed in one part (small inputs, tests).
   TSNode root() const { return roots_.front(); }
-  const std::string& source() const { return source_; }
+  const std::string& source() const { return *source_; }
+  /// The source, shared: locations that outlive the tree point into it without a copy.
+  const std::shared_ptr<const std::string>& shared_source() const { return source_; }
   bool has_error() const;
 
   /// Source text of a node.
@@ -60,7 +64,7 @@ class SyntaxTree {
   friend Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const struct ParseOptions& options);
   SyntaxTree(std::string source, std::vector<std::unique_ptr<TSTree, TreeDeleter>> trees, bool bodies_skipped);
 
-  std::string source_;
+  std::shared_ptr<const std::string> source_;
   bool bodies_skipped_ = false;
   std::vector<std::unique_ptr<TSTree, TreeDeleter>> trees_;
   std::vector<TSNode> roots_;
@@ -101,6 +105,24 @@ void ForEachTopLevelNode(const SyntaxTree& tree, Visit&& visit) {
 /// id is cached.
 TSNode ChildByField(TSNode node, std::string_view field);
 bool IsType(TSNode node, std::string_view type);
+
+/// Node types a walker tests on every node, numbered once per grammar: a test by name costs a
+/// strlen and a compare, a test by kind one table lookup. Kind 0 is "none of these"; the name at
+/// index i is kind i + 1 (every symbol with that name, aliases included, so a kind test agrees
+/// with IsType).
+class SymbolKinds {
+ public:
+  SymbolKinds(Grammar grammar, std::initializer_list<std::string_view> names);
+  /// The kind of a node (0 for a null node or another type).
+  std::uint8_t Of(TSNode node) const {
+    if (ts_node_is_null(node)) return 0;
+    const TSSymbol symbol = ts_node_symbol(node);
+    return symbol < kinds_.size() ? kinds_[symbol] : 0;
+  }
+
+ private:
+  std::vector<std::uint8_t> kinds_;
+};
 
 /// Visits every node below `root` in document order without recursion (deep nesting is input we
 /// must survive). `visit` returns false to skip a node's children.

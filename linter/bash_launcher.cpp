@@ -20,6 +20,80 @@ constexpr std::size_t kMaxAlternatives = 8;
 const std::set<std::string, std::less<>> kLaunchers = {"torchrun", "deepspeed", "accelerate", "msrun"};
 constexpr int kMaxDepth = 16;  // nested sources and function calls
 
+// The node types the evaluator tests, numbered once (SymbolKinds) in this order: it tests
+// several on every node of every launcher.
+enum Kind : std::uint8_t {
+  kOther,
+  kWord,
+  kNumber,
+  kExtglobPattern,
+  kRawString,
+  kString,
+  kStringContent,
+  kConcatenation,
+  kSimpleExpansion,
+  kExpansion,
+  kComment,
+  kVariableAssignment,
+  kDeclarationCommand,
+  kFunctionDefinition,
+  kIfStatement,
+  kCaseStatement,
+  kForStatement,
+  kWhileStatement,
+  kCStyleForStatement,
+  kCommand,
+  kHeredocBody,
+  kHeredocRedirect,
+  kElifClause,
+  kElseClause,
+  kCaseItem,
+  kArray,
+  kSubscript,
+  kCommandName,
+  kHerestringRedirect,
+  kFileRedirect,
+  kVariableName,
+  kSpecialVariableName,
+};
+
+const SymbolKinds& Kinds() {
+  static const SymbolKinds kinds(Grammar::kBash, {"word",
+                                                  "number",
+                                                  "extglob_pattern",
+                                                  "raw_string",
+                                                  "string",
+                                                  "string_content",
+                                                  "concatenation",
+                                                  "simple_expansion",
+                                                  "expansion",
+                                                  "comment",
+                                                  "variable_assignment",
+                                                  "declaration_command",
+                                                  "function_definition",
+                                                  "if_statement",
+                                                  "case_statement",
+                                                  "for_statement",
+                                                  "while_statement",
+                                                  "c_style_for_statement",
+                                                  "command",
+                                                  "heredoc_body",
+                                                  "heredoc_redirect",
+                                                  "elif_clause",
+                                                  "else_clause",
+                                                  "case_item",
+                                                  "array",
+                                                  "subscript",
+                                                  "command_name",
+                                                  "herestring_redirect",
+                                                  "file_redirect",
+                                                  "variable_name",
+                                                  "special_variable_name"});
+  return kinds;
+}
+
+Kind KindOf(TSNode node) { return static_cast<Kind>(Kinds().Of(node)); }
+
 struct Alternative {
   std::vector<ShellWord> words;  ///< one for a scalar; the elements of an array
   bool unset = false;
@@ -49,6 +123,8 @@ class Environment {
     const Variable* inherited = parent_ != nullptr ? parent_->Find(name) : nullptr;
     return own_.emplace(name, inherited != nullptr ? *inherited : Variable{}).first->second;
   }
+  /// Sets the variable in this layer, whatever the layers below hold.
+  void Replace(const std::string& name, Variable variable) { own_.insert_or_assign(name, std::move(variable)); }
   const std::map<std::string, Variable, std::less<>>& own() const { return own_; }
   template <typename Visit>
   void ForEachVisible(Visit&& visit) const {
@@ -136,9 +212,9 @@ std::vector<std::pair<std::string, std::size_t>> SplitFields(std::string_view te
 // source (`"--a --b"` split into --a and --b); else the whole word.
 TextLocation FieldLocation(const ShellWord& word, std::size_t offset, std::size_t size) {
   const TextLocation& where = word.where;
-  if (!where.source || where.end_byte > where.source->text.size() || where.end_byte < where.start_byte) return where;
+  if (!where.source || where.end_byte > where.source->text->size() || where.end_byte < where.start_byte) return where;
   const std::string_view written =
-      std::string_view(where.source->text).substr(where.start_byte, where.end_byte - where.start_byte);
+      std::string_view(*where.source->text).substr(where.start_byte, where.end_byte - where.start_byte);
   std::uint32_t base = where.start_byte;
   if (written.size() == word.text.size() + 2 && (written.front() == '"' || written.front() == '\'') &&
       written.back() == written.front() && written.substr(1, word.text.size()) == word.text) {
@@ -167,7 +243,9 @@ void AppendAlternatives(WordAlternatives& paths, WordAlternatives next_words) {
   for (const Words& prefix : paths) {
     for (const Words& words : next_words) {
       if (next.size() >= kMaxAlternatives) break;
-      Words joined = prefix;
+      Words joined;
+      joined.reserve(std::max(prefix.capacity(), prefix.size() + words.size()));  // keeps the caller's hint
+      joined.insert(joined.end(), prefix.begin(), prefix.end());
       joined.insert(joined.end(), words.begin(), words.end());
       next.push_back(std::move(joined));
     }
@@ -196,7 +274,7 @@ class Evaluator {
     const std::shared_ptr<const TextSource> previous_source = source_;
     file_ = path;
     tree_ = tree.get();
-    source_ = std::make_shared<const TextSource>(TextSource{path, tree->source()});
+    source_ = std::make_shared<const TextSource>(TextSource{path, tree->shared_source()});
     trees_.push_back(tree);
     for (TSNode root : tree->roots()) Run(root, env, depth);
     file_ = previous;
@@ -214,14 +292,15 @@ class Evaluator {
 
   // The value of a variable as alternatives of word lists; `unset` alternatives come back empty
   // with `*unset` set, so the caller can apply a default.
-  std::vector<std::pair<Words, bool>> Lookup(const Environment& env, std::string_view name) const {
-    std::vector<std::pair<Words, bool>> out;
+  static std::vector<std::pair<const Words*, bool>> Lookup(const Environment& env, std::string_view name) {
+    static const Words kNone;
+    std::vector<std::pair<const Words*, bool>> out;
     const Variable* found = env.Find(name);
     if (found == nullptr || found->alternatives.empty()) {
-      out.push_back({{}, true});
+      out.emplace_back(&kNone, true);
       return out;
     }
-    for (const Alternative& alternative : found->alternatives) out.push_back({alternative.words, alternative.unset});
+    for (const Alternative& alternative : found->alternatives) out.emplace_back(&alternative.words, alternative.unset);
     return out;
   }
 
@@ -234,8 +313,8 @@ class Evaluator {
   }
 
   WordAlternatives ExpandNode(TSNode node, const Environment& env, bool quoted) const {
-    const std::string_view type = ts_node_type(node);
-    if (type == "word" || type == "number" || type == "extglob_pattern") {
+    const Kind kind = KindOf(node);
+    if (kind == kWord || kind == kNumber || kind == kExtglobPattern) {
       std::string text;
       const std::string_view raw = tree_->Text(node);
       for (std::size_t i = 0; i < raw.size(); ++i) {
@@ -244,28 +323,28 @@ class Evaluator {
       }
       return {{Literal(text, node)}};
     }
-    if (type == "raw_string") {
+    if (kind == kRawString) {
       std::string_view raw = tree_->Text(node);
       if (raw.size() >= 2) raw = raw.substr(1, raw.size() - 2);
       return {{Literal(std::string(raw), node)}};
     }
-    if (type == "string") {
+    if (kind == kString) {
       // "...": one word, except "${ARRAY[@]}" which gives one word per element.
       WordAlternatives out = {{Literal("", node)}};
       for (TSNode part : NamedChildren(node)) {
-        WordAlternatives parts = IsType(part, "string_content")
+        WordAlternatives parts = KindOf(part) == kStringContent
                                      ? WordAlternatives{{Literal(std::string(tree_->Text(part)), part)}}
                                      : Expand(part, env, true);
         out = Concatenate(out, parts, node);
       }
       return out;
     }
-    if (type == "concatenation") {
+    if (kind == kConcatenation) {
       WordAlternatives out = {{Literal("", node)}};
       for (TSNode part : NamedChildren(node)) out = Concatenate(out, Expand(part, env, quoted), node);
       return out;
     }
-    if (type == "simple_expansion" || type == "expansion") return ExpandVariable(node, env, quoted);
+    if (kind == kSimpleExpansion || kind == kExpansion) return ExpandVariable(node, env, quoted);
     // $(...), $((...)), <(...), and anything else: only known at run time.
     return {{Literal(std::string(tree_->Text(node)), node, false)}};
   }
@@ -300,10 +379,10 @@ class Evaluator {
     const std::uint32_t count = ts_node_child_count(node);
     for (std::uint32_t i = 0; i < count; ++i) {
       TSNode child = ts_node_child(node, i);
-      const std::string_view type = ts_node_type(child);
-      if (type == "variable_name" || type == "special_variable_name") {
+      const Kind kind = KindOf(child);
+      if (kind == kVariableName || kind == kSpecialVariableName) {
         name = std::string(tree_->Text(child));
-      } else if (type == "subscript") {
+      } else if (kind == kSubscript) {
         name = std::string(tree_->Text(ChildByField(child, "name")));
         const std::string_view index = tree_->Text(ChildByField(child, "index"));
         all_elements = index == "@" || index == "*";
@@ -320,7 +399,8 @@ class Evaluator {
       return {{Literal(std::string(tree_->Text(node)), node, false)}};
     }
     WordAlternatives out;
-    for (const auto& [words, unset] : Lookup(env, name)) {
+    for (const auto& [found_words, unset] : Lookup(env, name)) {
+      const Words& words = *found_words;
       if (unset || (words.size() == 1 && words[0].text.empty() && op.starts_with(":"))) {
         if (!ts_node_is_null(fallback)) {
           for (Words& alternative : Expand(fallback, env, true)) out.push_back(std::move(alternative));
@@ -363,12 +443,12 @@ class Evaluator {
     TSNode value = ChildByField(assignment, "value");
     if (ts_node_is_null(name_node)) return;
     std::string name(tree_->Text(name_node));
-    if (IsType(name_node, "subscript")) return;  // ARR[i]=x: not followed
+    if (KindOf(name_node) == kSubscript) return;  // ARR[i]=x: not followed
     const bool append = tree_->Text(assignment).substr(name.size()).starts_with("+=");
     std::vector<Alternative> values;
     if (ts_node_is_null(value)) {
       values.push_back({{Literal("", assignment)}, false});
-    } else if (IsType(value, "array")) {
+    } else if (KindOf(value) == kArray) {
       WordAlternatives elements = {{}};
       const std::uint32_t count = ts_node_named_child_count(value);
       for (std::uint32_t i = 0; i < count; ++i) {
@@ -391,13 +471,13 @@ class Evaluator {
     Variable& variable = env.Set(name);
     variable.exported = variable.exported || exported;
     if (append) {
+      if (variable.alternatives.empty()) variable.alternatives.push_back({{}, false});
       std::vector<Alternative> combined;
-      for (const Alternative& before :
-           variable.alternatives.empty() ? std::vector<Alternative>{{{}, false}} : variable.alternatives) {
+      for (const Alternative& before : variable.alternatives) {
         for (const Alternative& added : values) {
           Alternative joined = before;
           joined.unset = false;
-          if (IsType(value, "array") || joined.words.empty() || added.words.empty()) {
+          if (KindOf(value) == kArray || joined.words.empty() || added.words.empty()) {
             joined.words.insert(joined.words.end(), added.words.begin(), added.words.end());
           } else {
             // `V+=" more"` on a string (or an array's first element) concatenates.
@@ -436,41 +516,41 @@ class Evaluator {
       };
       for (const auto& layer : layers) add(layer->Find(name));
       if (!exhaustive) add(env.Find(name));
-      env.Set(name) = std::move(merged);
+      env.Replace(name, std::move(merged));
     }
   }
 
   void Run(TSNode node, Environment& env, int depth) {
     if (depth > kMaxDepth) return;
-    const std::string_view type = ts_node_type(node);
-    if (type == "comment") {
+    const Kind kind = KindOf(node);
+    if (kind == kComment) {
       if (depth == 0 && file_ == facts_.path) facts_.comments.push_back(node);
       return;
     }
-    if (type == "variable_assignment") {
+    if (kind == kVariableAssignment) {
       Assign(node, env, false);
       return;
     }
-    if (type == "declaration_command") {
+    if (kind == kDeclarationCommand) {
       const bool exported = tree_->Text(node).starts_with("export");
       const std::uint32_t count = ts_node_named_child_count(node);
       for (std::uint32_t i = 0; i < count; ++i) {
         TSNode child = ts_node_named_child(node, i);
-        if (IsType(child, "variable_assignment")) {
+        if (KindOf(child) == kVariableAssignment) {
           Assign(child, env, exported);
           if (exported) NoteExport(std::string(tree_->Text(ChildByField(child, "name"))), env);
-        } else if (IsType(child, "variable_name") && exported) {
+        } else if (KindOf(child) == kVariableName && exported) {
           env.Set(std::string(tree_->Text(child))).exported = true;
           NoteExport(std::string(tree_->Text(child)), env);
         }
       }
       return;
     }
-    if (type == "function_definition") {
+    if (kind == kFunctionDefinition) {
       functions_[std::string(tree_->Text(ChildByField(node, "name")))] = {node, tree_, file_, source_};
       return;
     }
-    if (type == "if_statement") {
+    if (kind == kIfStatement) {
       std::vector<std::vector<TSNode>> branches(1);
       bool has_else = false;
       const std::uint32_t count = ts_node_named_child_count(node);
@@ -478,8 +558,8 @@ class Evaluator {
         TSNode child = ts_node_named_child(node, i);
         const char* field = ts_node_field_name_for_child(node, IndexOfNamed(node, i));
         if (field != nullptr && std::string_view(field) == "condition") continue;
-        if (IsType(child, "elif_clause") || IsType(child, "else_clause")) {
-          has_else = has_else || IsType(child, "else_clause");
+        if (KindOf(child) == kElifClause || KindOf(child) == kElseClause) {
+          has_else = has_else || KindOf(child) == kElseClause;
           std::vector<TSNode> body;
           const std::uint32_t inner = ts_node_named_child_count(child);
           for (std::uint32_t j = 0; j < inner; ++j) {
@@ -495,13 +575,13 @@ class Evaluator {
       Branches(branches, has_else, env, depth);
       return;
     }
-    if (type == "case_statement") {
+    if (kind == kCaseStatement) {
       std::vector<std::vector<TSNode>> branches;
       bool has_default = false;
       const std::uint32_t count = ts_node_named_child_count(node);
       for (std::uint32_t i = 0; i < count; ++i) {
         TSNode item = ts_node_named_child(node, i);
-        if (!IsType(item, "case_item")) continue;
+        if (KindOf(item) != kCaseItem) continue;
         std::vector<TSNode> body;
         const std::uint32_t inner = ts_node_named_child_count(item);
         for (std::uint32_t j = 0; j < inner; ++j) {
@@ -517,18 +597,18 @@ class Evaluator {
       Branches(branches, has_default, env, depth);
       return;
     }
-    if (type == "for_statement" || type == "while_statement" || type == "c_style_for_statement") {
+    if (kind == kForStatement || kind == kWhileStatement || kind == kCStyleForStatement) {
       TSNode body = ChildByField(node, "body");
       if (!ts_node_is_null(body)) Branches({{body}}, false, env, depth);
       return;
     }
-    if (type == "command") {
+    if (kind == kCommand) {
       RunCommand(node, env, depth);
       return;
     }
     // Containers: programs, lists (&&, ||), pipelines, subshells, redirections, groups.
     for (TSNode child : NamedChildren(node)) {
-      if (IsType(child, "heredoc_body") || IsType(child, "heredoc_redirect")) continue;
+      if (KindOf(child) == kHeredocBody || KindOf(child) == kHeredocRedirect) continue;
       Run(child, env, depth);
     }
   }
@@ -552,26 +632,11 @@ class Evaluator {
   }
 
   void RunCommand(TSNode command, Environment& env, int depth) {
-    // `V=x cmd`: a copy of the environment for this command only; most commands have no prefix.
-    std::optional<Environment> prefixed;
-    std::vector<TSNode> arguments;
-    TSNode name_node{};
-    for (TSNode child : NamedChildren(command)) {
-      if (IsType(child, "variable_assignment") && ts_node_is_null(name_node)) {
-        if (!prefixed) prefixed.emplace(&env);
-        Assign(child, *prefixed, true);
-      } else if (IsType(child, "command_name")) {
-        name_node = child;
-      } else if (!IsType(child, "comment") && !IsType(child, "herestring_redirect") &&
-                 !IsType(child, "file_redirect")) {
-        arguments.push_back(child);
-      }
-    }
+    TSNode name_node = ChildByField(command, "name");
     if (ts_node_is_null(name_node)) return;
-    const Environment& local = prefixed ? *prefixed : env;
     TSNode written_name = ts_node_named_child(name_node, 0);
     std::string name;
-    if (IsType(written_name, "word")) {
+    if (KindOf(written_name) == kWord) {
       name = BaseName(tree_->Text(written_name));  // the usual case, without expanding
     } else {
       const WordAlternatives names = Expand(written_name, env, false);
@@ -602,8 +667,26 @@ class Evaluator {
     const bool python = name.starts_with("python");
     if (!python && !kLaunchers.contains(name) && !kReadArguments.contains(name)) return;
 
+    // `V=x cmd`: a layer over the environment for this command only; most commands have no prefix.
+    std::optional<Environment> prefixed;
+    std::vector<TSNode> arguments;
+    bool before_name = true;
+    for (TSNode child : NamedChildren(command)) {
+      const Kind kind = KindOf(child);
+      if (kind == kVariableAssignment && before_name) {
+        if (!prefixed) prefixed.emplace(&env);
+        Assign(child, *prefixed, true);
+      } else if (kind == kCommandName) {
+        before_name = false;
+      } else if (kind != kComment && kind != kHerestringRedirect && kind != kFileRedirect) {
+        arguments.push_back(child);
+      }
+    }
+    const Environment& local = prefixed ? *prefixed : env;
+
     // The argument words, on each path (capped).
     WordAlternatives argv = {{}};
+    argv.front().reserve(arguments.size());
     for (TSNode argument : arguments) AppendAlternatives(argv, Expand(argument, env, false));
 
     if ((name == "source" || name == ".") && !argv.front().empty()) {
@@ -633,8 +716,8 @@ class Evaluator {
       return;
     }
     if (!python && !kLaunchers.contains(name)) return;
-    std::optional<std::map<std::string, ShellWord>> exported;  // the same for every path: read once
-    for (const Words& words : argv) {
+    std::shared_ptr<const std::map<std::string, ShellWord, std::less<>>> exported;  // the same on every path
+    for (Words& words : argv) {
       // The script is the first argument ending in .py; `python -m pkg.mod` runs pkg/mod.py.
       Launch launch;
       launch.launcher = file_;
@@ -645,7 +728,8 @@ class Evaluator {
         const std::string& word = words[i].text;
         if (word.ends_with(".py")) {
           launch.script = words[i];
-          launch.arguments.assign(words.begin() + static_cast<std::ptrdiff_t>(i) + 1, words.end());
+          launch.arguments.assign(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(i) + 1),
+                                  std::make_move_iterator(words.end()));
           found = true;
           break;
         }
@@ -657,20 +741,22 @@ class Evaluator {
           std::string path = module;
           std::replace(path.begin(), path.end(), '.', '/');
           launch.script.text = path + ".py";
-          launch.arguments.assign(words.begin() + static_cast<std::ptrdiff_t>(i) + 2, words.end());
+          launch.arguments.assign(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(i) + 2),
+                                  std::make_move_iterator(words.end()));
           found = true;
           break;
         }
       }
       if (!found) continue;
       if (!exported) {
-        exported.emplace();
+        auto variables = std::make_shared<std::map<std::string, ShellWord, std::less<>>>();
         local.ForEachVisible([&](const std::string& variable, const Variable& value) {
           if (!value.exported || value.alternatives.empty() || value.alternatives.front().words.empty()) return;
-          (*exported)[variable] = Clean(value.alternatives.front().words.front());
+          (*variables)[variable] = Clean(value.alternatives.front().words.front());
         });
+        exported = std::move(variables);
       }
-      launch.environment = *exported;
+      launch.environment = exported;
       launch.script = Clean(launch.script);
       for (ShellWord& argument : launch.arguments) argument = Clean(argument);
       facts_.launches.push_back(std::move(launch));
@@ -713,6 +799,12 @@ class Evaluator {
 };
 
 }  // namespace
+
+const ShellWord* Launch::Exported(std::string_view name) const {
+  if (!environment) return nullptr;
+  auto found = environment->find(name);
+  return found == environment->end() ? nullptr : &found->second;
+}
 
 bool IsShellScript(const std::string& path, std::string_view source) {
   const std::string extension = fs::path(path).extension().string();

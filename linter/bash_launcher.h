@@ -28,13 +28,17 @@ struct ShellWord {
 
 /// A command that runs a Python script, on one path through the launcher.
 struct Launch {
-  std::string launcher;                          ///< the file the command is in
-  TextLocation command;                          ///< the launch command
-  ShellWord script;                              ///< "train.py", as written (relative to the launcher's directory)
-  std::string module;                            ///< for `python -m pkg.mod`: "pkg.mod" (script is pkg/mod.py)
-  std::string tool;                              ///< "torchrun", "python", ...
-  std::vector<ShellWord> arguments;              ///< what the script receives in sys.argv[1:]
-  std::map<std::string, ShellWord> environment;  ///< exported variables (and `V=x` prefixes) at that point
+  std::string launcher;              ///< the file the command is in
+  TextLocation command;              ///< the launch command
+  ShellWord script;                  ///< "train.py", as written (relative to the launcher's directory)
+  std::string module;                ///< for `python -m pkg.mod`: "pkg.mod" (script is pkg/mod.py)
+  std::string tool;                  ///< "torchrun", "python", ...
+  std::vector<ShellWord> arguments;  ///< what the script receives in sys.argv[1:]
+  /// Exported variables (and `V=x` prefixes) at that point; the paths of one command share them.
+  std::shared_ptr<const std::map<std::string, ShellWord, std::less<>>> environment;
+
+  /// An exported variable's value, or nullptr.
+  const ShellWord* Exported(std::string_view name) const;
 };
 
 /// Something a launcher does that the launcher rules judge.

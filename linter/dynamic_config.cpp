@@ -197,9 +197,9 @@ const JsonEntry* DynamicConfig::Top(std::string_view key) const { return LastNam
 const JsonEntry* DynamicConfig::Experimental(std::string_view key) const { return LastNamed(experimental, key); }
 
 Result<DynamicConfig> ReadDynamicConfig(std::string path, std::string source) {
-  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kJson, source));
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kJson, std::move(source)));
   DynamicConfig config;
-  config.source = std::make_shared<const TextSource>(TextSource{std::move(path), std::move(source)});
+  config.source = std::make_shared<const TextSource>(TextSource{std::move(path), tree.shared_source()});
   const JsonReader reader(tree, config.source);
   if (auto problem = JsonLoadProblem(tree)) config.invalid = std::pair{reader.Where(problem->first), problem->second};
   TSNode root = tree.root();

@@ -142,7 +142,9 @@ std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& l
     python::ScriptInvocation invocation;
     invocation.launcher = launch.launcher;
     for (const ShellWord& argument : launch.arguments) invocation.arguments.push_back(word(argument));
-    for (const auto& [name, value] : launch.environment) invocation.environment[name] = word(value);
+    if (launch.environment) {
+      for (const auto& [name, value] : *launch.environment) invocation.environment[name] = word(value);
+    }
     invocations.push_back(std::move(invocation));
   }
   return invocations;

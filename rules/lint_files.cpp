@@ -4,7 +4,9 @@
 #include <atomic>
 #include <filesystem>
 #include <iterator>
+#include <memory>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "common/file_io.h"
@@ -117,6 +119,30 @@ Diagnostic MetaDiagnostic(const RuleInfo& rule, Severity severity, std::string f
 std::optional<Severity> Enabled(const Effective& effective, std::string_view id) {
   return EffectiveSeverity(*FindRule(id), effective);
 }
+
+using SharedEffective = std::shared_ptr<const Effective>;
+
+// The rules in force for each file. Files under one config without per-file ignores share one
+// map: a thousand launchers would otherwise each build and keep their own.
+class EffectiveRulesCache {
+ public:
+  EffectiveRulesCache(const RuleOverrides& overrides, std::span<const RuleDescriptor> rules)
+      : overrides_(overrides), rules_(rules) {}
+
+  SharedEffective For(const Config& config, const std::string& path) {
+    if (!config.per_file_ignores.empty()) {
+      return std::make_shared<const Effective>(EffectiveRules(config, overrides_, rules_, path));
+    }
+    SharedEffective& shared = by_config_[config.path.string()];
+    if (!shared) shared = std::make_shared<const Effective>(EffectiveRules(config, overrides_, rules_, path));
+    return shared;
+  }
+
+ private:
+  const RuleOverrides& overrides_;
+  std::span<const RuleDescriptor> rules_;
+  std::map<std::string, SharedEffective> by_config_;
+};
 
 linter::Suppressions ReadFileSuppressions(const SyntaxTree& tree, const std::vector<TSNode>& comments) {
   return linter::ReadSuppressions(tree, comments, [](std::string_view code) {
@@ -326,7 +352,7 @@ FileOutcome LintDynamicConfig(const std::string& path, const LintOptions& option
   const linter::ProfilerFacts facts = linter::DynamicConfigFacts(config);
   for (Diagnostic& d : CheckProfilerFacts(facts, effective)) linted.diagnostics.push_back(std::move(d));
   SortAndDeduplicate(linted.diagnostics);
-  if (options.keep_sources) linted.source = config->source->text;
+  if (options.keep_sources) linted.source = *config->source->text;
   outcome.linted = std::move(linted);
   return outcome;
 }
@@ -348,7 +374,7 @@ std::optional<std::string> FindScript(const linter::Launch& launch) {
 
 struct LauncherState {
   LauncherLint lint;
-  Effective effective;
+  SharedEffective effective;
   std::vector<Diagnostic> diagnostics;
   // Read while the tree exists; the tree itself is dropped early (a thousand launchers' trees
   // held at once cost more than everything else).
@@ -371,19 +397,19 @@ void CheckKnownLaunches(LauncherState& state) {
     facts.sites = std::move(launch.sites);
     facts.choice_violations = std::move(launch.choice_violations);
     facts.known_launcher = known->name;
-    for (Diagnostic& d : CheckProfilerFacts(facts, state.effective)) state.diagnostics.push_back(std::move(d));
+    for (Diagnostic& d : CheckProfilerFacts(facts, *state.effective)) state.diagnostics.push_back(std::move(d));
   }
 }
 
 // PROF_CONFIG_PATH in a launch's environment: torch_npu's dynamic profiler reads the config in
 // that directory. Found configs are linted; a missing one is OPM004 at the word.
 void FindLaunchConfigs(LauncherState& state, std::vector<std::string>& configs) {
-  const auto severity = Enabled(state.effective, "OPM004");
+  const auto severity = Enabled(*state.effective, "OPM004");
   for (const linter::Launch& launch : state.lint.facts.launches) {
-    auto variable = launch.environment.find("PROF_CONFIG_PATH");
-    if (variable == launch.environment.end()) continue;
+    const linter::ShellWord* variable = launch.Exported("PROF_CONFIG_PATH");
+    if (variable == nullptr) continue;
     state.configures_profiler = true;
-    const linter::ShellWord& directory = variable->second;
+    const linter::ShellWord& directory = *variable;
     std::string message;
     if (directory.known) {
       if (auto found = FindDynamicConfig(directory.text, launch.launcher)) {
@@ -403,15 +429,36 @@ void FindLaunchConfigs(LauncherState& state, std::vector<std::string>& configs) 
   }
 }
 
+// After a launcher's own checks, later stages use only the launches that run a script found on
+// disk (they bind into that script's lint) or that export PROF_CONFIG_PATH (its config is
+// linted). Dropping the rest, and the commands, now lets a thousand launchers' words and
+// sources go before the next ones are read.
+void KeepWhatLaterStagesUse(LauncherLint& lint) {
+  std::vector<linter::Launch> launches;
+  std::vector<std::optional<std::string>> scripts;
+  std::vector<const linter::KnownLauncher*> known;
+  for (std::size_t i = 0; i < lint.facts.launches.size(); ++i) {
+    linter::Launch& launch = lint.facts.launches[i];
+    if (!lint.scripts[i] && launch.Exported("PROF_CONFIG_PATH") == nullptr) continue;
+    launches.push_back(std::move(launch));
+    scripts.push_back(std::move(lint.scripts[i]));
+    known.push_back(lint.known[i]);
+  }
+  lint.facts.launches = std::move(launches);
+  lint.scripts = std::move(scripts);
+  lint.known = std::move(known);
+  lint.facts.commands = {};
+}
+
 // Reads, evaluates and checks one launcher; its tree is dropped before returning (a thousand
 // launchers' trees held at once cost more than everything else).
-Result<LauncherState> ReadLauncherState(const std::string& path, const Effective& effective, bool keep_source,
+Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective effective, bool keep_source,
                                         const std::vector<const linter::KnownLauncher*>& known_launchers) {
   OPMFU_ASSIGN_OR_RETURN(std::string source, ReadTextFile(path));
   if (!IsValidUtf8(source)) return Error::Input(path + ": not valid UTF-8");
   OPMFU_ASSIGN_OR_RETURN(linter::LauncherFacts facts, linter::ReadLauncher(path, std::move(source)));
   LauncherState state;
-  state.effective = effective;
+  state.effective = std::move(effective);
   state.lint.facts = std::move(facts);
   std::map<std::string, std::optional<std::string>> found_scripts;  // the paths of one command often agree
   for (const linter::Launch& launch : state.lint.facts.launches) {
@@ -426,14 +473,14 @@ Result<LauncherState> ReadLauncherState(const std::string& path, const Effective
     state.lint.known.push_back(linter::MatchKnownLauncher(known_launchers, launch, read_script));
     state.lint.scripts.push_back(std::move(script));
   }
-  state.diagnostics = CheckLauncher(state.lint, state.effective);
+  state.diagnostics = CheckLauncher(state.lint, *state.effective);
   CheckKnownLaunches(state);
   const SyntaxTree& tree = *state.lint.facts.tree;
   state.suppressions = ReadFileSuppressions(tree, state.lint.facts.comments);
   state.parsed_cleanly = !tree.has_error();
   if (keep_source) state.source = tree.source();
   if (tree.has_error()) {
-    if (auto severity = Enabled(state.effective, "OPM001")) {
+    if (auto severity = Enabled(*state.effective, "OPM001")) {
       const TSNode error = *tree.FirstError();
       state.diagnostics.push_back(
           MetaDiagnostic(*FindRule("OPM001"), *severity, path, tree.RangeOf(error),
@@ -443,6 +490,7 @@ Result<LauncherState> ReadLauncherState(const std::string& path, const Effective
   }
   state.lint.facts.comments.clear();
   state.lint.facts.tree.reset();
+  KeepWhatLaterStagesUse(state.lint);
   return state;
 }
 
@@ -571,14 +619,15 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   };
 
   // Launchers first (read on every core): they say which scripts run with which arguments.
-  std::vector<Effective> launcher_effective;
+  EffectiveRulesCache effective_rules(options.overrides, rules);
+  std::vector<SharedEffective> launcher_effective;
   KnownLauncherSet known_launcher_set;
   std::vector<std::vector<const linter::KnownLauncher*>> launcher_known;
   for (const std::string& path : launcher_paths) {
     OPMFU_ASSIGN_OR_RETURN(Config config, config_for(path, false));
-    launcher_effective.push_back(EffectiveRules(config, options.overrides, rules, path));
     OPMFU_ASSIGN_OR_RETURN(auto known, known_launcher_set.For(config.launchers));
     launcher_known.push_back(std::move(known));
+    launcher_effective.push_back(effective_rules.For(config, path));
   }
   std::vector<std::optional<LauncherState>> launcher_states(launcher_paths.size());
   std::vector<std::optional<Error>> launcher_errors(launcher_paths.size());
@@ -615,16 +664,16 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   if (stdin_input) python_inputs.insert(python_inputs.begin(), std::move(*stdin_input));
 
   // Configs (a bad one is a usage error for the whole run), then the Python files in parallel.
-  std::vector<Effective> effective(python_inputs.size());
+  std::vector<SharedEffective> effective(python_inputs.size());
   std::vector<bool> excluded(python_inputs.size(), false);
   for (std::size_t i = 0; i < python_inputs.size(); ++i) {
     OPMFU_ASSIGN_OR_RETURN(Config config, config_for(python_inputs[i].path, python_inputs[i].from_stdin));
     excluded[i] = python_inputs[i].from_directory && IsExcluded(config, python_inputs[i].path);
-    effective[i] = EffectiveRules(config, options.overrides, rules, python_inputs[i].path);
+    effective[i] = effective_rules.For(config, python_inputs[i].path);
   }
   std::vector<FileOutcome> outcomes(python_inputs.size());
   ForEachInParallel(python_inputs.size(), options.jobs, [&](std::size_t i) {
-    if (!excluded[i]) outcomes[i] = LintPython(python_inputs[i], options, effective[i]);
+    if (!excluded[i]) outcomes[i] = LintPython(python_inputs[i], options, *effective[i]);
   });
 
   bool any_profiler_call = std::any_of(launchers.begin(), launchers.end(),
@@ -638,14 +687,14 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   for (std::string& path : json_paths) {
     if (config_identities.insert(Identity(path)).second) configs.push_back(std::move(path));
   }
-  std::vector<Effective> config_effective;
+  std::vector<SharedEffective> config_effective;
   for (const std::string& path : configs) {
     OPMFU_ASSIGN_OR_RETURN(Config config, config_for(path, false));
-    config_effective.push_back(EffectiveRules(config, options.overrides, rules, path));
+    config_effective.push_back(effective_rules.For(config, path));
   }
   std::vector<FileOutcome> config_outcomes(configs.size());
   ForEachInParallel(configs.size(), options.jobs, [&](std::size_t i) {
-    config_outcomes[i] = LintDynamicConfig(configs[i], options, config_effective[i]);
+    config_outcomes[i] = LintDynamicConfig(configs[i], options, *config_effective[i]);
   });
   std::move(config_outcomes.begin(), config_outcomes.end(), std::back_inserter(outcomes));
 
@@ -663,7 +712,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   }
   for (LauncherState& launcher : launchers) {
     const linter::LauncherFacts& facts = launcher.lint.facts;
-    Suppress(launcher.suppressions, facts.path, launcher.effective, launcher.diagnostics);
+    Suppress(launcher.suppressions, facts.path, *launcher.effective, launcher.diagnostics);
     LintedFile file;
     file.path = facts.path;
     file.parsed_cleanly = launcher.parsed_cleanly;
@@ -675,8 +724,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
             [](const LintedFile& a, const LintedFile& b) { return a.path < b.path; });
 
   if (!any_profiler_call && !report.files.empty()) {
-    const Effective first = effective.empty() ? launchers.front().effective : effective.front();
-    if (auto severity = Enabled(first, "OPM010")) {
+    const SharedEffective& first = effective.empty() ? launchers.front().effective : effective.front();
+    if (auto severity = Enabled(*first, "OPM010")) {
       LintedFile& file = report.files.front();
       Diagnostic d = MetaDiagnostic(*FindRule("OPM010"), *severity, file.path, {{1, 1}, {1, 1}},
                                     "no torch_npu.profiler.profile(...) call in the linted files: nothing was checked "
