@@ -145,19 +145,29 @@ class Environment {
 using Words = std::vector<ShellWord>;
 using WordAlternatives = std::vector<Words>;
 
-// A node's named children in one pass (tree-sitter's ts_node_named_child walks from the first
-// child on every call).
-std::vector<TSNode> NamedChildren(TSNode node) {
-  std::vector<TSNode> out;
+// Calls visit(child, field id) for a node's named children in one pass (tree-sitter's
+// ts_node_named_child and ts_node_field_name_for_child walk from the first child on every call).
+template <typename Visit>
+void ForEachNamedChild(TSNode node, Visit&& visit) {
   TSTreeCursor cursor = ts_tree_cursor_new(node);
   if (ts_tree_cursor_goto_first_child(&cursor)) {
     do {
       TSNode child = ts_tree_cursor_current_node(&cursor);
-      if (ts_node_is_named(child)) out.push_back(child);
+      if (ts_node_is_named(child)) visit(child, ts_tree_cursor_current_field_id(&cursor));
     } while (ts_tree_cursor_goto_next_sibling(&cursor));
   }
   ts_tree_cursor_delete(&cursor);
+}
+
+std::vector<TSNode> NamedChildren(TSNode node) {
+  std::vector<TSNode> out;
+  ForEachNamedChild(node, [&](TSNode child, TSFieldId) { out.push_back(child); });
   return out;
+}
+
+TSFieldId BashField(std::string_view name) {
+  return ts_language_field_id_for_name(LanguageOf(Grammar::kBash), name.data(),
+                                       static_cast<std::uint32_t>(name.size()));
 }
 
 bool SameWords(const Words& a, const Words& b) {
@@ -450,10 +460,7 @@ class Evaluator {
       values.push_back({{Literal("", assignment)}, false});
     } else if (KindOf(value) == kArray) {
       WordAlternatives elements = {{}};
-      const std::uint32_t count = ts_node_named_child_count(value);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        AppendAlternatives(elements, Expand(ts_node_named_child(value, i), env, false));
-      }
+      for (TSNode element : NamedChildren(value)) AppendAlternatives(elements, Expand(element, env, false));
       for (Words& words : elements) values.push_back({std::move(words), false});
     } else {
       for (Words& words : Expand(value, env, true)) {
@@ -533,9 +540,7 @@ class Evaluator {
     }
     if (kind == kDeclarationCommand) {
       const bool exported = tree_->Text(node).starts_with("export");
-      const std::uint32_t count = ts_node_named_child_count(node);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        TSNode child = ts_node_named_child(node, i);
+      for (TSNode child : NamedChildren(node)) {
         if (KindOf(child) == kVariableAssignment) {
           Assign(child, env, exported);
           if (exported) NoteExport(std::string(tree_->Text(ChildByField(child, "name"))), env);
@@ -550,50 +555,43 @@ class Evaluator {
       functions_[std::string(tree_->Text(ChildByField(node, "name")))] = {node, tree_, file_, source_};
       return;
     }
+    static const TSFieldId kCondition = BashField("condition");
+    static const TSFieldId kValue = BashField("value");
     if (kind == kIfStatement) {
       std::vector<std::vector<TSNode>> branches(1);
       bool has_else = false;
-      const std::uint32_t count = ts_node_named_child_count(node);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        TSNode child = ts_node_named_child(node, i);
-        const char* field = ts_node_field_name_for_child(node, IndexOfNamed(node, i));
-        if (field != nullptr && std::string_view(field) == "condition") continue;
-        if (KindOf(child) == kElifClause || KindOf(child) == kElseClause) {
-          has_else = has_else || KindOf(child) == kElseClause;
-          std::vector<TSNode> body;
-          const std::uint32_t inner = ts_node_named_child_count(child);
-          for (std::uint32_t j = 0; j < inner; ++j) {
-            const char* inner_field = ts_node_field_name_for_child(child, IndexOfNamed(child, j));
-            if (inner_field != nullptr && std::string_view(inner_field) == "condition") continue;
-            body.push_back(ts_node_named_child(child, j));
-          }
-          branches.push_back(std::move(body));
-          continue;
+      ForEachNamedChild(node, [&](TSNode child, TSFieldId field) {
+        if (field == kCondition) return;
+        const Kind child_kind = KindOf(child);
+        if (child_kind != kElifClause && child_kind != kElseClause) {
+          branches.front().push_back(child);
+          return;
         }
-        branches.front().push_back(child);
-      }
+        has_else = has_else || child_kind == kElseClause;
+        std::vector<TSNode> body;
+        ForEachNamedChild(child, [&](TSNode statement, TSFieldId inner_field) {
+          if (inner_field != kCondition) body.push_back(statement);
+        });
+        branches.push_back(std::move(body));
+      });
       Branches(branches, has_else, env, depth);
       return;
     }
     if (kind == kCaseStatement) {
       std::vector<std::vector<TSNode>> branches;
       bool has_default = false;
-      const std::uint32_t count = ts_node_named_child_count(node);
-      for (std::uint32_t i = 0; i < count; ++i) {
-        TSNode item = ts_node_named_child(node, i);
-        if (KindOf(item) != kCaseItem) continue;
+      ForEachNamedChild(node, [&](TSNode item, TSFieldId) {
+        if (KindOf(item) != kCaseItem) return;
         std::vector<TSNode> body;
-        const std::uint32_t inner = ts_node_named_child_count(item);
-        for (std::uint32_t j = 0; j < inner; ++j) {
-          const char* field = ts_node_field_name_for_child(item, IndexOfNamed(item, j));
-          if (field != nullptr && std::string_view(field) == "value") {
-            if (tree_->Text(ts_node_named_child(item, j)) == "*") has_default = true;
-            continue;
+        ForEachNamedChild(item, [&](TSNode child, TSFieldId field) {
+          if (field != kValue) {
+            body.push_back(child);
+          } else if (tree_->Text(child) == "*") {
+            has_default = true;
           }
-          body.push_back(ts_node_named_child(item, j));
-        }
+        });
         branches.push_back(std::move(body));
-      }
+      });
       Branches(branches, has_default, env, depth);
       return;
     }
@@ -611,16 +609,6 @@ class Evaluator {
       if (KindOf(child) == kHeredocBody || KindOf(child) == kHeredocRedirect) continue;
       Run(child, env, depth);
     }
-  }
-
-  static std::uint32_t IndexOfNamed(TSNode node, std::uint32_t named_index) {
-    std::uint32_t seen = 0;
-    const std::uint32_t count = ts_node_child_count(node);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      if (!ts_node_is_named(ts_node_child(node, i))) continue;
-      if (seen++ == named_index) return i;
-    }
-    return 0;
   }
 
   void NoteExport(const std::string& name, const Environment& env) {
