@@ -168,13 +168,16 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
     ReportWarning("Invalid Rank id: [" + ids + "].");
   }
   for (const engine::RankOutcome& rank : report->ranks) {
+    if (rank.failure) std::cerr << "opmfu: rank " << rank.location.rank_id << ": error: " << *rank.failure << "\n";
     for (const engine::RankNote& note : rank.analysis.notes) {
       if (note.level == engine::RankNote::Level::kInfo && !flags.verbose) continue;
+      // Each line names the rank's database, so a log line alone says which file it is about.
+      const std::string db = rank.location.db_path.string();
       std::cerr << "opmfu: rank " << rank.location.rank_id << ": "
                 << (note.level == engine::RankNote::Level::kError     ? "error: "
                     : note.level == engine::RankNote::Level::kWarning ? "warning: "
                                                                       : "")
-                << note.text << "\n";
+                << note.text << (note.text.find(db) == std::string::npos ? " (" + db + ")" : "") << "\n";
     }
   }
   const bool failed = report->failed_ranks() > 0;

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <sqlite3.h>
 
+#include <csignal>
 #include <iostream>
 
 #include "cli/cli_support.h"
@@ -138,6 +139,9 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_TOP_PAD, 16 << 20);
+  // A full disk or a file-size limit must be a write error we report (EFBIG), not a signal that
+  // kills the process mid-output.
+  (void)std::signal(SIGXFSZ, SIG_IGN);
   try {
     return opmfu::cli::Run(argc, argv);
   } catch (const std::exception& error) {

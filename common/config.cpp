@@ -181,6 +181,11 @@ bool IsExcluded(const Config& config, const fs::path& file) {
 
 Result<Config> LoadConfigFile(const fs::path& path, std::span<const RuleDescriptor> rules) {
   OPMFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, ReadLimits{.max_bytes = 4U << 20, .reject_nul = true}));
+  return ParseConfigText(path, text, rules);
+}
+
+Result<Config> ParseConfigText(const fs::path& path, const std::string& text, std::span<const RuleDescriptor> rules) {
+  if (text.find('\0') != std::string::npos) return Error::Usage(path.string() + ": binary file (NUL byte)");
   if (!IsValidUtf8(text)) return Error::Usage(path.string() + ": not valid UTF-8");
   YAML::Node root;
   try {

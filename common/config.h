@@ -39,6 +39,9 @@ struct Config {
 
 /// Loads and validates one config file against the known rules.
 Result<Config> LoadConfigFile(const std::filesystem::path& path, std::span<const RuleDescriptor> rules);
+/// The same, for text already read (`path` names it in errors and anchors relative paths).
+Result<Config> ParseConfigText(const std::filesystem::path& path, const std::string& text,
+                               std::span<const RuleDescriptor> rules);
 
 /// The nearest `.opmfu.yaml` in the input's directory or above, if any.
 std::optional<std::filesystem::path> FindConfigFile(const std::filesystem::path& input);

@@ -1,12 +1,26 @@
 #include "common/sqlite.h"
 
+#include <cstring>
+
 namespace opmfu {
 
 namespace {
 
+// SQLite's message plus the system error behind an I/O failure ("disk I/O error (File too
+// large)"): a full disk and a permission problem read the same otherwise.
+std::string SqliteMessage(sqlite3* db) {
+  if (db == nullptr) return "out of memory";
+  std::string message = sqlite3_errmsg(db);
+  const int system_error = sqlite3_system_errno(db);
+  const int primary = sqlite3_errcode(db) & 0xff;  // extended codes are on
+  if (system_error != 0 && (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
+    message += " (" + std::string(std::strerror(system_error)) + ")";
+  }
+  return message;
+}
+
 Error SqliteError(const std::string& path, sqlite3* db, std::string_view what) {
-  const std::string message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
-  return Error::Input(path + ": " + std::string(what) + ": " + message);
+  return Error::Input(path + ": " + std::string(what) + ": " + SqliteMessage(db));
 }
 
 // Memory statistics put a global mutex around every SQLite allocation (a few percent of an
@@ -41,6 +55,12 @@ Result<Database> Database::Open(const std::filesystem::path& path, int flags, st
 }
 
 Result<Database> Database::OpenReadOnly(const std::filesystem::path& path) {
+  // SQLite takes an empty file for an empty database; as an input that is never what the user
+  // meant (an interrupted copy, a collection that never started writing).
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec) {
+    return Error::Input(path.string() + ": empty file (0 bytes), not a SQLite database");
+  }
   return Open(path, SQLITE_OPEN_READONLY, "reading");
 }
 
@@ -62,9 +82,8 @@ Status Database::Execute(std::string_view sql) {
   const std::string text(sql);
   char* message = nullptr;
   if (sqlite3_exec(handle_.get(), text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    const std::string reason = message != nullptr ? message : "failed";
     sqlite3_free(message);
-    return Error::Input(path_ + ": " + reason);
+    return Error::Input(path_ + ": " + SqliteMessage(handle_.get()));
   }
   return Ok();
 }

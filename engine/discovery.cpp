@@ -58,7 +58,14 @@ struct Walker {
     }
     std::vector<fs::path> subdirectories;
     for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
-      if (it->is_directory(ec)) subdirectories.push_back(it->path());
+      // An entry that cannot be stat'ed (a symlink loop) is skipped and said; it must not end
+      // the scan of its siblings. Dangling symlinks are skipped quietly.
+      std::error_code entry_error;
+      if (it->is_directory(entry_error)) {
+        subdirectories.push_back(it->path());
+      } else if (entry_error && entry_error != std::errc::no_such_file_or_directory) {
+        discovery.notes.push_back("skipped " + it->path().string() + ": " + entry_error.message());
+      }
     }
     std::sort(subdirectories.begin(), subdirectories.end());
     const fs::path output = directory / kOutputDirectory;

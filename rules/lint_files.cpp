@@ -592,7 +592,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
       continue;
     }
     if (!fs::exists(path, ec)) {
-      report.errors.push_back(Error::Input(path + ": no such file or directory"));
+      // The real cause: a symlink loop or a permission problem is not a missing file.
+      report.errors.push_back(Error::Input(path + ": " + (ec ? ec.message() : "no such file or directory")));
       continue;
     }
     const std::string extension = fs::path(path).extension().string();

@@ -4,14 +4,17 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -57,6 +60,17 @@ std::string ReadFile(const fs::path& path) {
 
 RunResult RunOpmfu(const std::vector<std::string>& args, const fs::path& cwd,
                    const std::map<std::string, std::string>& env, const fs::path& stdin_path) {
+  RunOptions options;
+  options.cwd = cwd;
+  options.env = env;
+  options.stdin_path = stdin_path;
+  return RunOpmfuWith(args, options);
+}
+
+RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& options) {
+  const fs::path& cwd = options.cwd;
+  const auto& env = options.env;
+  const fs::path& stdin_path = options.stdin_path;
   TempDir scratch;
   const fs::path out_path = scratch.path() / "stdout";
   const fs::path err_path = scratch.path() / "stderr";
@@ -87,13 +101,32 @@ RunResult RunOpmfu(const std::vector<std::string>& args, const fs::path& cwd,
   const fs::path directory = cwd.empty() ? SourceDir() : cwd;
   posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   pid_t pid = 0;
+  // The child inherits resource limits: set the file-size limit around the spawn only.
+  rlimit saved{};
+  getrlimit(RLIMIT_FSIZE, &saved);
+  if (options.file_size_limit) {
+    rlimit limited = saved;
+    limited.rlim_cur = static_cast<rlim_t>(*options.file_size_limit);
+    setrlimit(RLIMIT_FSIZE, &limited);
+  }
+  const auto start = std::chrono::steady_clock::now();
   const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  if (options.file_size_limit) setrlimit(RLIMIT_FSIZE, &saved);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot run " + argv_storage[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
 
   RunResult result;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() - start > options.timeout) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      result.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.out = ReadFile(out_path);
   result.err = ReadFile(err_path);

@@ -1,8 +1,11 @@
 #pragma once
 // Helpers shared by the tests: scratch directories, files, and running the opmfu binary.
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,13 +32,28 @@ class TempDir {
 std::string ReadFile(const std::filesystem::path& path);
 
 struct RunResult {
-  int exit_code = -1;
+  int exit_code = -1;  ///< 128 + signal when killed
   std::string out;
   std::string err;
+  double seconds = 0;      ///< wall time
+  bool timed_out = false;  ///< killed at RunOptions::timeout
 };
 
-/// Runs the built opmfu with `args` in `cwd` (default: the repository root), with OPMFU_* and
-/// NO_COLOR cleared from the environment and `env` added; stdin is `stdin_path` (default /dev/null).
+struct RunOptions {
+  std::filesystem::path cwd;  ///< default: the repository root
+  std::map<std::string, std::string> env;
+  std::filesystem::path stdin_path;  ///< default: /dev/null
+  /// Killed (SIGKILL) after this long: a hang fails the test instead of stalling the suite.
+  std::chrono::seconds timeout{120};
+  /// RLIMIT_FSIZE for the child, to simulate a full disk (writes past it fail with EFBIG).
+  std::optional<std::uint64_t> file_size_limit;
+};
+
+/// Runs the built opmfu with `args`, with OPMFU_* and NO_COLOR cleared from the environment and
+/// `options.env` added.
+RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& options);
+
+/// The same with the common options spelled out.
 RunResult RunOpmfu(const std::vector<std::string>& args, const std::filesystem::path& cwd = {},
                    const std::map<std::string, std::string>& env = {}, const std::filesystem::path& stdin_path = {});
 

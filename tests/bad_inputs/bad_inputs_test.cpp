@@ -1,0 +1,480 @@
+// The bad-input corpus: every command given input that is broken, hostile or huge. Each case
+// asserts the exit code, that one line names the file and the cause (on stderr for errors; on
+// stdout, in the concise format, for findings), that the run ended in bounded time, and that
+// nothing crashed. The inputs are built here (databases, huge files) or kept in
+// tests/bad_inputs/files/ (configs that are wrong in every way).
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/sqlite.h"
+#include "engine/profiling_db_builder.h"
+#include "tests/test_support.h"
+
+namespace opmfu {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunOpmfuWith;
+using testing::RunOptions;
+using testing::TempDir;
+
+const fs::path kFiles = testing::SourceDir() / "tests" / "bad_inputs" / "files";
+constexpr const char* kRankDir = "worker_0_20250101000000000_ascend_pt";
+constexpr const char* kRankDb =
+    "worker_0_20250101000000000_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db";
+
+enum class Stream { kErr, kOut };
+
+struct BadInput {
+  std::string name;
+  /// Writes the input below the directory and returns opmfu's arguments.
+  std::function<std::vector<std::string>(const TempDir&)> setup;
+  int exit_code;
+  Stream stream = Stream::kErr;
+  /// Fragments that one line of `stream` must all contain: the file and the cause. A fragment
+  /// written "@x" need only appear somewhere in the stream (check-db names the file once, in the
+  /// rank's heading, and the cause on its own line below).
+  std::vector<std::string> line;
+  int max_seconds = 30;
+  std::optional<std::uint64_t> file_size_limit;
+  bool unprivileged_only = false;  ///< root ignores file permissions
+};
+
+// A small valid rank: one op, one kernel, one FLOPs range, a Module range, chip info.
+void WriteRank(const TempDir& dir, const std::function<void(engine::ProfilingDbBuilder&)>& more = {},
+               const std::string& cores = "20", const std::string& frequency = "\"1800\"") {
+  engine::ProfilingDbBuilder db;
+  const std::int64_t op = db.AddOp("aten::mm", 1000, 2000);
+  db.AddKernel({op}, {"MatMulV2", 1500, 2500});
+  db.AddMstx("mfu_flops", "1000000000-aten::mm", 900, 2100);
+  db.AddMstx("Module", "Net", 0, 10000);
+  if (more) more(db);
+  EXPECT_TRUE(db.Write(dir.path() / kRankDb).ok());
+  EXPECT_TRUE(engine::WriteDeviceInfo(dir.path() / kRankDir, 0, cores, frequency).ok());
+}
+
+void Sql(const TempDir& dir, const std::string& sql) {
+  auto db = Database::OpenForWrite(dir.path() / kRankDb);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(db->Execute(sql).ok()) << sql;
+}
+
+std::vector<std::string> Analyze(const fs::path& dir) { return {"analyze", "-d", dir.string()}; }
+std::vector<std::string> Analyze(const TempDir& dir) { return Analyze(dir.path()); }
+std::vector<std::string> CheckDb(const TempDir& dir) { return {"check-db", "-d", dir.path().string()}; }
+std::vector<std::string> Lint(const fs::path& path) {
+  return {"lint", "--no-config", "--output-format", "concise", path.string()};
+}
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string Repeat(const std::string& text, std::size_t times) {
+  std::string out;
+  out.reserve(text.size() * times);
+  for (std::size_t i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+std::vector<BadInput> Cases() {
+  std::vector<BadInput> cases;
+  const auto add = [&](std::string name, std::function<std::vector<std::string>(const TempDir&)> setup, int exit_code,
+                       Stream stream, std::vector<std::string> line, int max_seconds = 30,
+                       std::optional<std::uint64_t> file_size_limit = std::nullopt) {
+    cases.push_back(
+        {std::move(name), std::move(setup), exit_code, stream, std::move(line), max_seconds, file_size_limit, false});
+  };
+
+  // ---- analyze and check-db: profiling databases ------------------------------------------------
+  add("AnalyzeTruncatedDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        const std::string bytes = testing::ReadFile(d.path() / kRankDb);
+        d.Write(kRankDb, bytes.substr(0, bytes.size() / 3));
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"ascend_pytorch_profiler_0.db", "malformed"});
+  add("AnalyzeZeroByteDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        d.Write(kRankDb, "");
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"ascend_pytorch_profiler_0.db", "empty file (0 bytes)"});
+  add("AnalyzeTextFileNamedDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        d.Write(kRankDb, "these are my notes, not a database\n");
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"ascend_pytorch_profiler_0.db", "file is not a database"});
+  add("AnalyzeDirectoryNamedDb",
+      [](const TempDir& d) {
+        fs::create_directories(d.path() / kRankDb);
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"ascend_pytorch_profiler_0.db", "cannot open for reading"});
+  add("AnalyzeDbLockedByAnotherWriter",
+      [](const TempDir& d) {
+        WriteRank(d);
+        // A journal left by a writer that holds the lock: SQLite must wait, then give up.
+        static std::optional<Database> writer;
+        writer.reset();
+        auto db = Database::OpenForWrite(d.path() / kRankDb);
+        EXPECT_TRUE(db.ok());
+        writer.emplace(std::move(*db));
+        EXPECT_TRUE(writer->Execute("BEGIN EXCLUSIVE; UPDATE TASK SET startNs = startNs").ok());
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"ascend_pytorch_profiler_0.db", "database is locked"});
+  add("AnalyzeMissingTables",
+      [](const TempDir& d) {
+        WriteRank(d, [](engine::ProfilingDbBuilder& db) {
+          db.OmitTable("TASK");
+          db.OmitTable("COMPUTE_TASK_INFO");
+        });
+        return Analyze(d);
+      },
+      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "no such table"});
+  add("CheckDbMissingTables",
+      [](const TempDir& d) {
+        WriteRank(d, [](engine::ProfilingDbBuilder& db) { db.OmitTable("MSTX_EVENTS"); });
+        return CheckDb(d);
+      },
+      1, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "MISSING tables", "MSTX_EVENTS"});
+  add("AnalyzeMissingColumns",
+      [](const TempDir& d) {
+        WriteRank(d);
+        Sql(d, "ALTER TABLE TASK DROP COLUMN globalTaskId");
+        return Analyze(d);
+      },
+      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "no such column"});
+  add("AnalyzeWrongColumnTypes",
+      [](const TempDir& d) {
+        WriteRank(d);
+        Sql(d, "UPDATE TASK SET startNs = 'soon', endNs = x'00ff'; UPDATE PYTORCH_API SET startNs = 1.5e300");
+        return Analyze(d);
+      },
+      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "No MFU calculated for kernels"});
+  add("AnalyzeNullsEverywhere",
+      [](const TempDir& d) {
+        WriteRank(d);
+        Sql(d,
+            "UPDATE TASK SET startNs = NULL, endNs = NULL, globalTaskId = NULL, connectionId = NULL;"
+            "UPDATE COMPUTE_TASK_INFO SET name = NULL, opType = NULL, inputShapes = NULL, inputDataTypes = NULL;"
+            "UPDATE PYTORCH_API SET startNs = NULL, endNs = NULL, name = NULL, connectionId = NULL;"
+            "UPDATE MSTX_EVENTS SET message = NULL, startNs = NULL, endNs = NULL, domainId = NULL;"
+            "UPDATE STRING_IDS SET value = NULL");
+        return Analyze(d);
+      },
+      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "No"});
+  // A million FLOPs records that are not "<flops>-<op>": analysed in bounded time, and check-db
+  // says how many are valid, with an example of the others.
+  const auto million_malformed = [](const TempDir& d) {
+    WriteRank(d);
+    Sql(d,
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000) "
+        "INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, rangeId, category, message, globalTid, endGlobalTid, "
+        "domainId, connectionId) SELECT i, i + 10, 2, i, 0, (SELECT id FROM STRING_IDS WHERE value = 'Net'), 0, 0, "
+        "(SELECT domainId FROM MSTX_EVENTS WHERE message = (SELECT id FROM STRING_IDS WHERE value = "
+        "'1000000000-aten::mm') LIMIT 1), 0 FROM n");
+  };
+  add(
+      "AnalyzeAMillionMalformedMstxMessages",
+      [=](const TempDir& d) {
+        million_malformed(d);
+        return Analyze(d);
+      },
+      0, Stream::kOut, {"rank 0: 1 OperatorMFU rows"}, 60);
+  add(
+      "CheckDbAMillionMalformedMstxMessages",
+      [=](const TempDir& d) {
+        million_malformed(d);
+        return CheckDb(d);
+      },
+      0, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "1000001", "1 valid"}, 60);
+  add("AnalyzeRangesThatEndBeforeTheyStart",
+      [](const TempDir& d) {
+        WriteRank(d, [](engine::ProfilingDbBuilder& db) {
+          const std::int64_t op = db.AddOp("aten::bmm", 5000, 6000);
+          db.AddKernel({op}, {"BatchMatMul", 5500, 5900});
+          db.AddMstx("mfu_flops", "500-aten::bmm", 6100, 4900);
+        });
+        return CheckDb(d);
+      },
+      0, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "FLOPs records", "1 valid"});
+  add("AnalyzeKernelEndsBeforeItStarts",
+      [](const TempDir& d) {
+        WriteRank(d);
+        Sql(d, "UPDATE TASK SET endNs = startNs - 100");
+        return Analyze(d);
+      },
+      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "No MFU calculated for kernels"});
+  add("CheckDbNegativeFlops",
+      [](const TempDir& d) {
+        WriteRank(d, [](engine::ProfilingDbBuilder& db) { db.AddMstx("mfu_flops", "-5000-aten::mm", 900, 2100); });
+        return CheckDb(d);
+      },
+      0, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "-5000-aten::mm"});
+  add("CheckDbAbsurdFlops",
+      [](const TempDir& d) {
+        WriteRank(d, [](engine::ProfilingDbBuilder& db) {
+          db.AddMstx("mfu_flops", "99999999999999999999999-aten::mm", 900, 2100);
+        });
+        return CheckDb(d);
+      },
+      0, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "99999999999999999999999-aten::mm"});
+  add("AnalyzeInfoJsonWithZeroCores",
+      [](const TempDir& d) {
+        WriteRank(d, {}, "0");
+        return Analyze(d);
+      },
+      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "AICore=0"});
+  add("AnalyzeInfoJsonWithZeroFrequency",
+      [](const TempDir& d) {
+        WriteRank(d, {}, "20", "\"0\"");
+        return Analyze(d);
+      },
+      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "frequency=0"});
+  add("AnalyzeRankDirectoryThatIsASymlinkLoop",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::create_directory_symlink(d.path() / "loop", d.path() / "loop");
+        fs::create_directory_symlink(d.path(), d.path() / kRankDir / "back");
+        return Analyze(d);
+      },
+      0, Stream::kErr, {"skipped", "loop", "Too many levels of symbolic links"});
+  add("AnalyzeTenThousandEmptyRankDirectories",
+      [](const TempDir& d) {
+        for (int i = 0; i < 10000; ++i) {
+          fs::create_directories(d.path() / ("worker_" + std::to_string(i) + "_x_ascend_pt") /
+                                 "ASCEND_PROFILER_OUTPUT");
+        }
+        return Analyze(d);
+      },
+      2, Stream::kErr, {"ascend_pytorch_profiler", "searched"});
+  add("AnalyzeOutputPathIsAFile",
+      [](const TempDir& d) {
+        WriteRank(d);
+        const fs::path file = d.Write("out", "a file where the output directory should go\n");
+        return std::vector<std::string>{"analyze", "-d", d.path().string(), "-o", file.string()};
+      },
+      2, Stream::kErr, {"out", "ot a directory"});
+  add("AnalyzeReadOnlyOutputDirectory",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::create_directories(d.path() / "out");
+        fs::permissions(d.path() / "out", fs::perms::owner_read | fs::perms::owner_exec);
+        return std::vector<std::string>{"analyze", "-d", d.path().string(), "-o", (d.path() / "out").string()};
+      },
+      2, Stream::kErr, {"out", "ermission denied"});
+  cases.back().unprivileged_only = true;
+  add(
+      "AnalyzeFullDisk",
+      [](const TempDir& d) {
+        WriteRank(d, [](engine::ProfilingDbBuilder& db) {
+          for (int i = 0; i < 3000; ++i) {
+            const std::int64_t op = db.AddOp("aten::mm", 10000 + i * 100, 10050 + i * 100);
+            db.AddKernel({op}, {"MatMulV2", 10010 + i * 100, 10040 + i * 100});
+            db.AddMstx("mfu_flops", "1000000-aten::mm", 10000 + i * 100, 10060 + i * 100);
+          }
+        });
+        return Analyze(d);
+      },
+      2, Stream::kErr, {"cluster_analysis.db", "disk I/O error"}, 30, std::uint64_t{64} << 10);
+  add("AnalyzeMissingDirectory", [](const TempDir& d) { return Analyze(d.path() / "nowhere"); }, 2, Stream::kErr,
+      {"nowhere", "o such file or directory"});
+  add("CheckDbTruncatedDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        const std::string bytes = testing::ReadFile(d.path() / kRankDb);
+        d.Write(kRankDb, bytes.substr(0, 3000));
+        return CheckDb(d);
+      },
+      1, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "malformed"});
+  add("CheckDbZeroByteDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        d.Write(kRankDb, "");
+        return CheckDb(d);
+      },
+      1, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "empty file (0 bytes)"});
+
+  // ---- lint: Python ---------------------------------------------------------------------------------
+  add("LintPythonWithNulBytes",
+      [](const TempDir& d) { return Lint(d.Write("nul.py", std::string("import torch_npu\0x", 18))); }, 2, Stream::kErr,
+      {"nul.py", "binary file (NUL byte at offset 16)"});
+  add("LintPythonInvalidUtf8",
+      [](const TempDir& d) { return Lint(d.Write("latin.py", "import torch_npu\n# caf\xe9\n")); }, 2, Stream::kErr,
+      {"latin.py", "not valid UTF-8"});
+  add("LintPythonHundredThousandDeepNesting",
+      [](const TempDir& d) {
+        return Lint(d.Write("deep.py", "import torch_npu\nx = " + Repeat("(", 100000) + Repeat(")", 100000) + "\n"));
+      },
+      0, Stream::kOut, {"deep.py", "OPM010"});
+  add(
+      "LintPythonFiftyMegabyteLine",
+      [](const TempDir& d) {
+        return Lint(d.Write("long.py", "import torch_npu\nx = \"" + std::string(50U << 20, 'a') + "\"\n"));
+      },
+      0, Stream::kOut, {"long.py", "OPM010"}, 60);
+  add("LintPythonSyntaxError",
+      [](const TempDir& d) {
+        return Lint(d.Write("broken.py", "import torch_npu\nprof = torch_npu.profiler.profile(with_flops=True\n"));
+      },
+      1, Stream::kOut, {"broken.py", "OPM001", "syntax error"});
+  add("LintBinaryFileNamedPy",
+      [](const TempDir& d) { return Lint(d.Write("model.py", testing::ReadFile(OPMFU_BINARY).substr(0, 4096))); }, 2,
+      Stream::kErr, {"model.py", "binary file"});
+  add("LintMissingFile", [](const TempDir& d) { return Lint(d.path() / "missing.py"); }, 2, Stream::kErr,
+      {"missing.py", "no such file or directory"});
+  add("LintSymlinkLoop",
+      [](const TempDir& d) {
+        fs::create_symlink(d.path() / "a.py", d.path() / "b.py");
+        fs::create_symlink(d.path() / "b.py", d.path() / "a.py");
+        return Lint(d.path() / "a.py");
+      },
+      2, Stream::kErr, {"a.py", "Too many levels of symbolic links"});
+
+  // ---- lint: bash launchers -------------------------------------------------------------------------
+  add("LintLauncherWithNulBytes",
+      [](const TempDir& d) { return Lint(d.Write("run.sh", std::string("torchrun\0 x.py\n", 15))); }, 2, Stream::kErr,
+      {"run.sh", "binary file (NUL byte at offset 8)"});
+  add("LintLauncherInvalidUtf8",
+      [](const TempDir& d) { return Lint(d.Write("run.sh", "echo \xff\xfe\npython x.py\n")); }, 2, Stream::kErr,
+      {"run.sh", "not valid UTF-8"});
+  add(
+      "LintLauncherHundredThousandDeepNesting",
+      [](const TempDir& d) {
+        return Lint(d.Write("deep.sh", Repeat("$(", 100000) + "x" + Repeat(")", 100000) + "\npython train.py\n"));
+      },
+      1, Stream::kOut, {"deep.sh", "OPM205"}, 60);
+  add(
+      "LintLauncherFiftyMegabyteLine",
+      [](const TempDir& d) {
+        return Lint(d.Write("long.sh", "ARGS=\"" + std::string(50U << 20, 'a') + "\"\npython train.py $ARGS\n"));
+      },
+      1, Stream::kOut, {"long.sh", "OPM205"}, 60);
+  add("LintLauncherSyntaxError",
+      [](const TempDir& d) { return Lint(d.Write("run.sh", "if [ -n x ]; then\n  python train.py\n")); }, 1,
+      Stream::kOut, {"run.sh", "OPM001"});
+  add("LintLauncherSourcesAnUnreadableFile",
+      [](const TempDir& d) { return Lint(d.Write("run.sh", "source ./missing_env.sh\npython train.py\n")); }, 1,
+      Stream::kErr, {"run.sh", "missing_env.sh"});
+
+  // ---- lint: configs that are wrong in every way ----------------------------------------------------
+  for (const char* name : {"yaml_syntax", "yaml_unknown_rule", "yaml_wrong_types", "yaml_unknown_key",
+                           "yaml_top_level_list", "yaml_nul", "yaml_invalid_utf8", "yaml_bad_launcher"}) {
+    add(std::string("LintConfig_") + name,
+        [name](const TempDir& d) {
+          d.Write(".opmfu.yaml", testing::ReadFile(kFiles / (std::string(name) + ".yaml")));
+          if (std::string(name) == "yaml_bad_launcher") {
+            d.Write("launchers/custom.yaml", testing::ReadFile(kFiles / "launcher_description_broken.yaml"));
+          }
+          d.Write("train.py", "import torch_npu\n");
+          const fs::path launcher = d.Write("run.sh", "torchrun --nproc_per_node 8 train.py\n");
+          return std::vector<std::string>{"lint", launcher.string()};
+        },
+        2, Stream::kErr, {".yaml", ""});
+  }
+  add("LintDynamicConfigHundredThousandDeepNesting",
+      [](const TempDir& d) { return Lint(d.Write("profiler_config.json", Repeat("[", 100000) + Repeat("]", 100000))); },
+      1, Stream::kOut, {"profiler_config.json", "OPM"});
+  for (const char* name :
+       {"json_trailing_comma", "json_comments", "json_two_values", "json_wrong_types", "json_empty"}) {
+    add(std::string("LintDynamicConfig_") + name,
+        [name](const TempDir& d) {
+          return Lint(d.Write("profiler_config.json", testing::ReadFile(kFiles / (std::string(name) + ".json"))));
+        },
+        1, Stream::kOut, {"profiler_config.json", "OPM"});
+  }
+  add("LintDynamicConfigInvalidUtf8",
+      [](const TempDir& d) { return Lint(d.Write("profiler_config.json", "{\"prof_dir\": \"caf\xe9\"}")); }, 2,
+      Stream::kErr, {"profiler_config.json", "not valid UTF-8"});
+
+  // ---- registry ---------------------------------------------------------------------------------------
+  add("RegistryListBinaryFormulas",
+      [](const TempDir& d) {
+        const fs::path file = d.Write("_flops_formulas.py", std::string("def f():\0\n", 10));
+        return std::vector<std::string>{"registry", "list", "--formulas", file.string()};
+      },
+      2, Stream::kErr, {"_flops_formulas.py", "binary file"});
+  add("RegistryCheckInvalidUtf8",
+      [](const TempDir& d) {
+        const fs::path file = d.Write("_flops_formulas.py", "# \xff\n@register_npu_flop(\"a.b\")\ndef f(): pass\n");
+        return std::vector<std::string>{"registry", "check", file.string(), "--output-format", "concise"};
+      },
+      1, Stream::kOut, {"_flops_formulas.py:1:3", "OPM001", "not valid UTF-8"});
+  add("RegistryListMissingFile",
+      [](const TempDir& d) {
+        return std::vector<std::string>{"registry", "list", "--formulas", (d.path() / "gone.py").string()};
+      },
+      2, Stream::kErr, {"gone.py", "o such file or directory"});
+  add("RegistryCheckSyntaxError",
+      [](const TempDir& d) {
+        const fs::path file = d.Write("_flops_formulas.py", "@register_npu_flop(\"a.b\"\ndef f(:\n");
+        return std::vector<std::string>{"registry", "check", file.string(), "--output-format", "concise"};
+      },
+      1, Stream::kOut, {"_flops_formulas.py", "OPM001"});
+  add("RegistryListHundredThousandDeepNesting",
+      [](const TempDir& d) {
+        const fs::path file = d.Write("_flops_formulas.py", "x = " + Repeat("[", 100000) + Repeat("]", 100000) + "\n");
+        return std::vector<std::string>{"registry", "list", "--formulas", file.string()};
+      },
+      0, Stream::kErr, {"_flops_formulas.py", "no @register_npu_flop registrations found"});
+  return cases;
+}
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputTest, ExitsWithItsCodeNamesFileAndCauseInOneLineInBoundedTime) {
+  const BadInput& input = GetParam();
+  if (input.unprivileged_only && ::geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
+  TempDir dir;
+  const std::vector<std::string> args = input.setup(dir);
+  RunOptions options;
+  options.timeout = std::chrono::seconds(input.max_seconds * 3);
+  options.file_size_limit = input.file_size_limit;
+  const auto result = RunOpmfuWith(args, options);
+  const std::string context = "exit " + std::to_string(result.exit_code) + "\n--- stdout\n" +
+                              result.out.substr(0, 2000) + "\n--- stderr\n" + result.err.substr(0, 2000);
+  ASSERT_FALSE(result.timed_out) << context;
+  EXPECT_LE(result.seconds, input.max_seconds) << context;
+  EXPECT_EQ(result.exit_code, input.exit_code) << context;
+  for (const std::string& text : {result.out, result.err}) {
+    EXPECT_EQ(text.find("internal error"), std::string::npos) << context;
+    EXPECT_EQ(text.find("Sanitizer"), std::string::npos) << context;
+  }
+  const std::string& stream = input.stream == Stream::kErr ? result.err : result.out;
+  bool named = false;
+  for (const std::string& line : SplitLines(stream)) {
+    named = named || std::all_of(input.line.begin(), input.line.end(), [&](const std::string& fragment) {
+              return fragment.starts_with("@") ? stream.find(fragment.substr(1)) != std::string::npos
+                                               : line.find(fragment) != std::string::npos;
+            });
+  }
+  EXPECT_TRUE(named) << "no line has all of the expected fragments\n" << context;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, BadInputTest, ::testing::ValuesIn(Cases()),
+                         [](const auto& param_info) { return param_info.param.name; });
+
+TEST(BadInputCorpus, HasAtLeastFortyCases) { EXPECT_GE(Cases().size(), 40U); }
+
+}  // namespace
+}  // namespace opmfu
