@@ -103,6 +103,11 @@ Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const st
     return found;  // nothing changed on disk: every finding still stands
   }
   OPMFU_ASSIGN_OR_RETURN(std::string fixed, ApplyEdits(source, edits));
+  // An editor may have saved the file since it was read: fixing the old text would lose that.
+  auto current = ReadTextFile(path);
+  if (!current.ok() || *current != source) {
+    return Error::Input(path + ": changed while opmfu was working; no fixes were written");
+  }
   OPMFU_RETURN_IF_ERROR(WriteFileAtomically(path, fixed));
   std::cerr << "Fixed " << edits.size() << (edits.size() == 1 ? " finding" : " findings") << " in " << path << ".\n";
   return remaining;

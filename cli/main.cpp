@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/cli_support.h"
+#include "common/file_io.h"
 #include "common/parse_allocator.h"
 #include "common/text.h"
 #include "common/tree_sitter.h"
@@ -142,6 +143,8 @@ int main(int argc, char** argv) {
   // A full disk or a file-size limit must be a write error we report (EFBIG), not a signal that
   // kills the process mid-output.
   (void)std::signal(SIGXFSZ, SIG_IGN);
+  // Ctrl-C while an output is being written removes the temporary file, never the old output.
+  opmfu::InstallInterruptCleanup();
   try {
     return opmfu::cli::Run(argc, argv);
   } catch (const std::exception& error) {

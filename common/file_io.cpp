@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstring>
 #include <random>
 
@@ -88,11 +91,60 @@ Result<std::string> ReadTextFile(const fs::path& path, const ReadLimits& limits)
   return content;
 }
 
-Status WriteFileAtomically(const fs::path& path, std::string_view content) {
-  const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
+namespace {
+
+// Live temporary files, for the interrupt handler: fixed storage, so the handler only reads
+// memory and calls unlink (both async-signal-safe).
+constexpr int kTemporarySlots = 32;
+struct TemporarySlot {
+  std::atomic<bool> taken{false};
+  std::atomic<bool> ready{false};
+  std::array<char, PATH_MAX> path{};
+};
+std::array<TemporarySlot, kTemporarySlots> temporary_slots;
+
+extern "C" void RemoveTemporariesAndReraise(int signal_number) {
+  for (TemporarySlot& slot : temporary_slots) {
+    if (slot.ready.load(std::memory_order_acquire)) ::unlink(slot.path.data());
+  }
+  (void)std::signal(signal_number, SIG_DFL);
+  (void)std::raise(signal_number);
+}
+
+}  // namespace
+
+TemporaryFile::TemporaryFile(const fs::path& target) {
+  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device entropy;
-  const fs::path temp =
-      directory / ("." + path.filename().string() + ".opmfu-" + std::to_string(entropy() % 1000000000U) + ".tmp");
+  path_ = directory / ("." + target.filename().string() + ".opmfu-" + std::to_string(entropy() % 1000000000U) + ".tmp");
+  const std::string text = path_.string();
+  if (text.size() >= PATH_MAX) return;
+  for (int i = 0; i < kTemporarySlots; ++i) {
+    bool expected = false;
+    if (!temporary_slots[i].taken.compare_exchange_strong(expected, true)) continue;
+    std::copy(text.begin(), text.end(), temporary_slots[i].path.begin());
+    temporary_slots[i].path[text.size()] = '\0';
+    temporary_slots[i].ready.store(true, std::memory_order_release);
+    slot_ = i;
+    return;
+  }
+}
+
+TemporaryFile::~TemporaryFile() {
+  if (slot_ < 0) return;
+  temporary_slots[slot_].ready.store(false, std::memory_order_release);
+  temporary_slots[slot_].taken.store(false, std::memory_order_release);
+}
+
+void InstallInterruptCleanup() {
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    (void)std::signal(signal_number, RemoveTemporariesAndReraise);
+  }
+}
+
+Status WriteFileAtomically(const fs::path& path, std::string_view content) {
+  const TemporaryFile temporary(path);
+  const fs::path& temp = temporary.path();
 
   mode_t mode = 0644;
   struct stat existing {};

@@ -29,6 +29,28 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
 /// Copies `from` to `to` atomically (used for `.bak` copies before an in-place edit).
 Status CopyFileAtomically(const std::filesystem::path& from, const std::filesystem::path& to);
 
+/// A temporary file opmfu is writing. While the object lives, an interrupt (SIGINT, SIGTERM,
+/// SIGHUP; see InstallInterruptCleanup) removes the file before the process ends, so Ctrl-C never
+/// leaves a half-written file beside the user's. SIGKILL cannot be caught: then the hidden
+/// `.NAME.opmfu-N.tmp` stays, and the file it was meant to replace is still the old one.
+class TemporaryFile {
+ public:
+  /// A fresh hidden name beside `target`: `.NAME.opmfu-<random>.tmp`.
+  explicit TemporaryFile(const std::filesystem::path& target);
+  ~TemporaryFile();
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  int slot_ = -1;  ///< where the interrupt handler finds it; -1 when all slots are taken
+};
+
+/// Installs the handlers that remove live TemporaryFiles on SIGINT, SIGTERM and SIGHUP, then end
+/// the process as the signal would have.
+void InstallInterruptCleanup();
+
 /// strerror(errnum) as a std::string, thread-safe.
 std::string ErrnoMessage(int errnum);
 

@@ -128,9 +128,8 @@ Status WriteClusterDb(const fs::path& db_path, const AnalysisTables& tables) {
   std::error_code ec;
   fs::create_directories(db_path.parent_path(), ec);
   if (ec) return Error::Input(db_path.parent_path().string() + ": cannot create: " + ec.message());
-  std::random_device entropy;
-  const fs::path temp = db_path.parent_path() / ("." + db_path.filename().string() + ".opmfu-" +
-                                                 std::to_string(entropy() % 1000000000U) + ".tmp");
+  const TemporaryFile temporary(db_path);
+  const fs::path& temp = temporary.path();
   const auto cleanup = [&](Error error) {
     fs::remove(temp, ec);
     fs::remove(temp.string() + "-journal", ec);

@@ -119,12 +119,12 @@ RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& o
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() - start > options.timeout) {
-      kill(pid, SIGKILL);
+      kill(pid, options.stop_signal);
       waitpid(pid, &status, 0);
       result.timed_out = true;
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -43,8 +43,10 @@ struct RunOptions {
   std::filesystem::path cwd;  ///< default: the repository root
   std::map<std::string, std::string> env;
   std::filesystem::path stdin_path;  ///< default: /dev/null
-  /// Killed (SIGKILL) after this long: a hang fails the test instead of stalling the suite.
-  std::chrono::seconds timeout{120};
+  /// Sent `stop_signal` after this long (a hang fails the test instead of stalling the suite;
+  /// the nothing-lost tests interrupt runs on purpose).
+  std::chrono::milliseconds timeout{120000};
+  int stop_signal = 9;  ///< SIGKILL; SIGINT (2) to interrupt as Ctrl-C does
   /// RLIMIT_FSIZE for the child, to simulate a full disk (writes past it fail with EFBIG).
   std::optional<std::uint64_t> file_size_limit;
 };
