@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -439,6 +440,9 @@ std::vector<BadInput> Cases() {
       0, Stream::kErr, {"_flops_formulas.py", "no @register_npu_flop registrations found"});
   return cases;
 }
+
+// gtest names a failing case by this rather than by the struct's bytes.
+void PrintTo(const BadInput& input, std::ostream* out) { *out << input.name; }
 
 class BadInputTest : public ::testing::TestWithParam<BadInput> {};
 
