@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <thread>
+#include <unordered_map>
 
 #include "engine/xlsx_export.h"
 
@@ -14,6 +16,34 @@ std::size_t AnalyzeReport::failed_ranks() const {
   return static_cast<std::size_t>(
       std::count_if(ranks.begin(), ranks.end(), [](const RankOutcome& r) { return r.failure.has_value(); }));
 }
+
+namespace {
+
+// Keeps only the strings a rank's OperatorMFU rows point at. A rank's STRING_IDS (every MSTX
+// message, every name) is many times what its rows need, and 64 ranks' full pools were most of
+// a large analysis's memory.
+void KeepOnlyRowStrings(RankAnalysis& analysis) {
+  if (!analysis.strings) return;
+  auto compact = std::make_shared<StringPool>();
+  std::unordered_map<StringId, StringId> remapped;
+  const auto remap = [&](StringId& id) {
+    if (id == kNoString) return;
+    auto [found, added] = remapped.try_emplace(id, kNoString);
+    if (added) found->second = compact->Intern(analysis.strings->View(id));
+    id = found->second;
+  };
+  for (OperatorMfuRow& row : analysis.operator_rows) {
+    remap(row.op_name_id);
+    remap(row.kernel_name_id);
+    remap(row.flops_op_name_id);
+    remap(row.input_shapes_id);
+    remap(row.output_shapes_id);
+    row.strings = compact.get();
+  }
+  analysis.strings = std::move(compact);
+}
+
+}  // namespace
 
 Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   AnalyzeReport report;
@@ -50,6 +80,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
           AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path, options.step_id});
       if (analysis.ok()) {
         outcome.analysis = std::move(*analysis);
+        KeepOnlyRowStrings(outcome.analysis);
       } else {
         outcome.analysis.rank_id = selected[i].rank_id;
         outcome.failure = analysis.error().message;
@@ -70,12 +101,12 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     outcome.operator_rows = analysis.operator_rows.size();
     outcome.module_rows = analysis.module_rows.size();
     if (analysis.strings) report.tables.string_pools.push_back(analysis.strings);
-    report.tables.operator_rows.insert(report.tables.operator_rows.end(),
-                                       std::make_move_iterator(analysis.operator_rows.begin()),
-                                       std::make_move_iterator(analysis.operator_rows.end()));
+    report.tables.operator_rows.Append(std::move(analysis.operator_rows));
     report.tables.module_rows.insert(report.tables.module_rows.end(),
                                      std::make_move_iterator(analysis.module_rows.begin()),
                                      std::make_move_iterator(analysis.module_rows.end()));
+    analysis.operator_rows = {};  // moved from: leave it empty, not merely unspecified
+    analysis.module_rows = {};
     if (outcome.operator_rows > 0) {
       report.tables.duration_integer = report.tables.duration_integer && analysis.all_kernels_matched;
       report.tables.flops_integer =

@@ -199,12 +199,12 @@ std::string CsvCell(const nlohmann::ordered_json& cell) {
 }
 
 // A header line and one line per row.
-template <typename Row, typename ToCells>
-std::string CsvTable(std::span<const char* const> columns, const std::vector<Row>& rows, ToCells&& to_cells) {
+template <typename Rows, typename ToCells>
+std::string CsvTable(std::span<const char* const> columns, const Rows& rows, ToCells&& to_cells) {
   std::string out;
   for (const char* column : columns) out += std::string(out.empty() ? "" : ",") + CsvField(column);
   out += "\n";
-  for (const Row& row : rows) {
+  for (const auto& row : rows) {
     const Cells cells = to_cells(row);
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i == 0 ? "" : ",") + CsvCell(cells[i]);
     out += "\n";
@@ -213,11 +213,10 @@ std::string CsvTable(std::span<const char* const> columns, const std::vector<Row
 }
 
 // An array of objects keyed by column name.
-template <typename Row, typename ToCells>
-nlohmann::ordered_json JsonTable(std::span<const char* const> columns, const std::vector<Row>& rows,
-                                 ToCells&& to_cells) {
+template <typename Rows, typename ToCells>
+nlohmann::ordered_json JsonTable(std::span<const char* const> columns, const Rows& rows, ToCells&& to_cells) {
   nlohmann::ordered_json array = nlohmann::ordered_json::array();
-  for (const Row& row : rows) {
+  for (const auto& row : rows) {
     const Cells cells = to_cells(row);
     nlohmann::ordered_json object = nlohmann::ordered_json::object();
     for (std::size_t i = 0; i < cells.size(); ++i) object[columns[i]] = cells[i];
