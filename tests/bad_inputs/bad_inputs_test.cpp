@@ -4,7 +4,10 @@
 // nothing crashed. The inputs are built here (databases, huge files) or kept in
 // tests/bad_inputs/files/ (configs that are wrong in every way).
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,7 +48,9 @@ struct BadInput {
   std::vector<std::string> line;
   int max_seconds = 30;
   std::optional<std::uint64_t> file_size_limit;
-  bool unprivileged_only = false;  ///< root ignores file permissions
+  /// A directory (relative) made read-only for the run. Root ignores permission bits, so as root
+  /// it is made immutable instead (chattr +i), and the case is skipped where that is refused.
+  std::optional<std::string> read_only_directory;
 };
 
 // A small valid rank: one op, one kernel, one FLOPs range, a Module range, chip info.
@@ -97,8 +102,8 @@ std::vector<BadInput> Cases() {
   const auto add = [&](std::string name, std::function<std::vector<std::string>(const TempDir&)> setup, int exit_code,
                        Stream stream, std::vector<std::string> line, int max_seconds = 30,
                        std::optional<std::uint64_t> file_size_limit = std::nullopt) {
-    cases.push_back(
-        {std::move(name), std::move(setup), exit_code, stream, std::move(line), max_seconds, file_size_limit, false});
+    cases.push_back({std::move(name), std::move(setup), exit_code, stream, std::move(line), max_seconds,
+                     file_size_limit, std::nullopt});
   };
 
   // ---- analyze and check-db: profiling databases ------------------------------------------------
@@ -283,8 +288,8 @@ std::vector<BadInput> Cases() {
         fs::permissions(d.path() / "out", fs::perms::owner_read | fs::perms::owner_exec);
         return std::vector<std::string>{"analyze", "-d", d.path().string(), "-o", (d.path() / "out").string()};
       },
-      2, Stream::kErr, {"out", "ermission denied"});
-  cases.back().unprivileged_only = true;
+      2, Stream::kErr, {"cluster_analysis_output", "cannot create"});
+  cases.back().read_only_directory = "out";
   add(
       "AnalyzeFullDisk",
       [](const TempDir& d) {
@@ -441,6 +446,34 @@ std::vector<BadInput> Cases() {
   return cases;
 }
 
+// chattr +i on a directory for as long as the object lives (as root, the only way to make a
+// directory that cannot be written to).
+class ImmutableDirectory {
+ public:
+  explicit ImmutableDirectory(const fs::path& path) : fd_(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    int flags = 0;
+    if (fd_ >= 0 && ::ioctl(fd_, FS_IOC_GETFLAGS, &flags) == 0) {
+      flags |= FS_IMMUTABLE_FL;
+      set_ = ::ioctl(fd_, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+  }
+  ~ImmutableDirectory() {
+    int flags = 0;
+    if (set_ && ::ioctl(fd_, FS_IOC_GETFLAGS, &flags) == 0) {
+      flags &= ~FS_IMMUTABLE_FL;
+      (void)::ioctl(fd_, FS_IOC_SETFLAGS, &flags);
+    }
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ImmutableDirectory(const ImmutableDirectory&) = delete;
+  ImmutableDirectory& operator=(const ImmutableDirectory&) = delete;
+  bool set() const { return set_; }
+
+ private:
+  int fd_;
+  bool set_ = false;
+};
+
 // gtest names a failing case by this rather than by the struct's bytes.
 void PrintTo(const BadInput& input, std::ostream* out) { *out << input.name; }
 
@@ -448,9 +481,13 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(BadInputTest, ExitsWithItsCodeNamesFileAndCauseInOneLineInBoundedTime) {
   const BadInput& input = GetParam();
-  if (input.unprivileged_only && ::geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
   TempDir dir;
   const std::vector<std::string> args = input.setup(dir);
+  std::optional<ImmutableDirectory> immutable;
+  if (input.read_only_directory && ::geteuid() == 0) {
+    immutable.emplace(dir.path() / *input.read_only_directory);
+    if (!immutable->set()) GTEST_SKIP() << "root ignores permissions, and chattr +i is refused here";
+  }
   RunOptions options;
   options.timeout = std::chrono::seconds(input.max_seconds * 3);
   options.file_size_limit = input.file_size_limit;
