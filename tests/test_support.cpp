@@ -3,7 +3,9 @@
 #include "common/parse_allocator.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +51,24 @@ fs::path TempDir::Write(const std::string& relative, const std::string& content)
   std::ofstream out(target, std::ios::binary);
   out << content;
   return target;
+}
+
+ImmutableDirectory::ImmutableDirectory(const fs::path& path)
+    : fd_(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+  int flags = 0;
+  if (fd_ >= 0 && ::ioctl(fd_, FS_IOC_GETFLAGS, &flags) == 0) {
+    flags |= FS_IMMUTABLE_FL;
+    set_ = ::ioctl(fd_, FS_IOC_SETFLAGS, &flags) == 0;
+  }
+}
+
+ImmutableDirectory::~ImmutableDirectory() {
+  int flags = 0;
+  if (set_ && ::ioctl(fd_, FS_IOC_GETFLAGS, &flags) == 0) {
+    flags &= ~FS_IMMUTABLE_FL;
+    (void)::ioctl(fd_, FS_IOC_SETFLAGS, &flags);
+  }
+  if (fd_ >= 0) ::close(fd_);
 }
 
 std::string ReadFile(const fs::path& path) {

@@ -31,6 +31,22 @@ class TempDir {
 
 std::string ReadFile(const std::filesystem::path& path);
 
+/// chattr +i on a directory for as long as the object lives: as root, who ignores permission
+/// bits, the only way to get a directory nothing can be written to. set() is false where the
+/// file system or the container refuses it (tests then skip).
+class ImmutableDirectory {
+ public:
+  explicit ImmutableDirectory(const std::filesystem::path& path);
+  ~ImmutableDirectory();
+  ImmutableDirectory(const ImmutableDirectory&) = delete;
+  ImmutableDirectory& operator=(const ImmutableDirectory&) = delete;
+  bool set() const { return set_; }
+
+ private:
+  int fd_;
+  bool set_ = false;
+};
+
 struct RunResult {
   int exit_code = -1;  ///< 128 + signal when killed
   std::string out;

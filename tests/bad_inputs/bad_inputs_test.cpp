@@ -446,34 +446,6 @@ std::vector<BadInput> Cases() {
   return cases;
 }
 
-// chattr +i on a directory for as long as the object lives (as root, the only way to make a
-// directory that cannot be written to).
-class ImmutableDirectory {
- public:
-  explicit ImmutableDirectory(const fs::path& path) : fd_(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-    int flags = 0;
-    if (fd_ >= 0 && ::ioctl(fd_, FS_IOC_GETFLAGS, &flags) == 0) {
-      flags |= FS_IMMUTABLE_FL;
-      set_ = ::ioctl(fd_, FS_IOC_SETFLAGS, &flags) == 0;
-    }
-  }
-  ~ImmutableDirectory() {
-    int flags = 0;
-    if (set_ && ::ioctl(fd_, FS_IOC_GETFLAGS, &flags) == 0) {
-      flags &= ~FS_IMMUTABLE_FL;
-      (void)::ioctl(fd_, FS_IOC_SETFLAGS, &flags);
-    }
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ImmutableDirectory(const ImmutableDirectory&) = delete;
-  ImmutableDirectory& operator=(const ImmutableDirectory&) = delete;
-  bool set() const { return set_; }
-
- private:
-  int fd_;
-  bool set_ = false;
-};
-
 // gtest names a failing case by this rather than by the struct's bytes.
 void PrintTo(const BadInput& input, std::ostream* out) { *out << input.name; }
 
@@ -483,7 +455,7 @@ TEST_P(BadInputTest, ExitsWithItsCodeNamesFileAndCauseInOneLineInBoundedTime) {
   const BadInput& input = GetParam();
   TempDir dir;
   const std::vector<std::string> args = input.setup(dir);
-  std::optional<ImmutableDirectory> immutable;
+  std::optional<testing::ImmutableDirectory> immutable;
   if (input.read_only_directory && ::geteuid() == 0) {
     immutable.emplace(dir.path() / *input.read_only_directory);
     if (!immutable->set()) GTEST_SKIP() << "root ignores permissions, and chattr +i is refused here";

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <optional>
 
 #include "tests/test_support.h"
 
@@ -71,12 +74,22 @@ TEST(WriteFileAtomically, FailsCleanlyInAMissingDirectory) {
 }
 
 TEST(WriteFileAtomically, LeavesTheOldFileWhenTheDirectoryIsReadOnly) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root writes regardless of permissions";
   TempDir dir;
   const auto path = dir.Write("sub/out.txt", "old");
   fs::permissions(path.parent_path(), fs::perms::owner_read | fs::perms::owner_exec);
-  EXPECT_FALSE(WriteFileAtomically(path, "new").ok());
+  // Root ignores the permission bits: make the directory immutable instead.
+  std::optional<testing::ImmutableDirectory> immutable;
+  if (::geteuid() == 0) {
+    immutable.emplace(path.parent_path());
+    if (!immutable->set()) GTEST_SKIP() << "root ignores permissions, and chattr +i is refused here";
+  }
+  const Status written = WriteFileAtomically(path, "new");
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find("out.txt"), std::string::npos) << written.error().message;
   EXPECT_EQ(testing::ReadFile(path), "old");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(path.parent_path())) ++entries;
+  EXPECT_EQ(entries, 1);  // no temporary file left beside it
 }
 
 TEST(CopyFileAtomically, CopiesBytesExactly) {
