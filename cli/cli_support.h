@@ -78,6 +78,8 @@ void AddAnalyzeCommand(CLI::App& app, Action& action);
 void AddCheckDbCommand(CLI::App& app, Action& action);
 /// Adds `opmfu demo` to the app.
 void AddDemoCommand(CLI::App& app, Action& action);
+/// Adds `opmfu flops` to the app.
+void AddFlopsCommand(CLI::App& app, Action& action);
 /// Adds `opmfu lint` to the app.
 void AddLintCommand(CLI::App& app, Action& action);
 /// Adds `opmfu rule` to the app.

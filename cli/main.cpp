@@ -31,6 +31,7 @@ constexpr CommandEntry kCommands[] = {
   {"analyze",  "operator- and module-level MFU from a profiling directory",                   AddAnalyzeCommand},
   {"check-db", "diagnose why a profiling database yields no MFU",                              AddCheckDbCommand},
   {"report",   "a readable MFU report with the biggest opportunities first",                  nullptr},
+  {"flops",    "the FLOPs a built-in torch_npu formula records for given shapes",            AddFlopsCommand},
   {"demo",     "write a synthetic profiling directory and example files to try opmfu on",   AddDemoCommand},
   {"rule",     "print a rule's documentation (by id or name)",                               AddRuleCommand},
 };
