@@ -31,20 +31,6 @@ struct AnalyzeFlags {
   bool verbose = false;
 };
 
-Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string& text) {
-  if (text.empty() || text == "all") return std::optional<std::vector<std::int64_t>>{};
-  std::vector<std::int64_t> ranks;
-  for (const std::string& token : SplitString(text, ',')) {
-    const std::string_view trimmed = TrimWhitespace(token);
-    if (trimmed.empty() || trimmed.size() > 9 ||
-        !std::all_of(trimmed.begin(), trimmed.end(), [](unsigned char c) { return std::isdigit(c); })) {
-      return Error::Usage("--rank-list: '" + token + "' is not a rank id (expected e.g. 0,1,3 or all)");
-    }
-    ranks.push_back(std::stoll(std::string(trimmed)));
-  }
-  return std::optional<std::vector<std::int64_t>>(ranks);
-}
-
 std::string Percent(double mfu) {
   std::ostringstream text;
   text << std::fixed << std::setprecision(2) << mfu * 100.0 << "%";

@@ -1,6 +1,7 @@
 #include "cli/cli_support.h"
 
 #include "common/file_io.h"
+#include "common/text.h"
 #include "common/text_edit.h"
 
 #include <unistd.h>
@@ -111,6 +112,49 @@ Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const st
   OPMFU_RETURN_IF_ERROR(WriteFileAtomically(path, fixed));
   std::cerr << "Fixed " << edits.size() << (edits.size() == 1 ? " finding" : " findings") << " in " << path << ".\n";
   return remaining;
+}
+
+Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string& text) {
+  if (text.empty() || text == "all") return std::optional<std::vector<std::int64_t>>{};
+  std::vector<std::int64_t> ranks;
+  for (const std::string& token : SplitString(text, ',')) {
+    const std::string_view trimmed = TrimWhitespace(token);
+    if (trimmed.empty() || trimmed.size() > 9 ||
+        !std::all_of(trimmed.begin(), trimmed.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      return Error::Usage("--rank-list: '" + token + "' is not a rank id (expected e.g. 0,1,3 or all)");
+    }
+    ranks.push_back(std::stoll(std::string(trimmed)));
+  }
+  return std::optional<std::vector<std::int64_t>>(ranks);
+}
+
+void MfuSourceFlags::Add(CLI::App& command, bool db_allowed) {
+  CLI::Option* directory = command.add_option("-d,--profiling-path,--profiling_path", profiling_path,
+                                              "the profiling directory (analysed in memory; nothing is written)");
+  if (db_allowed) {
+    CLI::Option* db =
+        command.add_option("--db", cluster_db, "a cluster_analysis.db written by analyze or msprof-analyze");
+    directory->excludes(db);
+  }
+  command.add_option("--rank-list,--rank_list", rank_list, "ranks to read, e.g. 0,1,3 (default: all)");
+  command.add_option("--step-id,--step_id", step_id, "only what starts inside this STEP_TIME step");
+  command.add_option("--jobs", jobs, "ranks analysed at once (default: one per core)");
+}
+
+Result<engine::ReportData> MfuSourceFlags::Load() const {
+  if (!cluster_db.empty()) {
+    if (!rank_list.empty() || step_id) {
+      return Error::Usage("--rank-list and --step-id need -d: a cluster DB holds only the finished rows");
+    }
+    return engine::LoadClusterDb(cluster_db);
+  }
+  if (profiling_path.empty()) return Error::Usage("name the data: -d PROFILING_DIR or --db cluster_analysis.db");
+  engine::AnalyzeOptions options;
+  options.profiling_path = profiling_path;
+  OPMFU_ASSIGN_OR_RETURN(options.rank_list, ParseRankList(rank_list));
+  options.step_id = step_id;
+  options.jobs = jobs;
+  return engine::LoadReportData(options);
 }
 
 }  // namespace opmfu::cli

@@ -12,6 +12,7 @@
 #include "common/diagnostic.h"
 #include "common/diagnostic_format.h"
 #include "common/result.h"
+#include "engine/report.h"
 
 namespace opmfu::cli {
 
@@ -70,6 +71,23 @@ Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const st
 /// The `-d` option every command on profiling data takes, with msprof-analyze's spellings too.
 void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help);
 
+/// --rank-list: "0,1,3" or "all" (nullopt).
+Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string& text);
+
+/// Where `report`, `gate` and `audit` read MFU rows: a profiling directory (analysed in memory)
+/// or a cluster_analysis.db.
+struct MfuSourceFlags {
+  std::string profiling_path;
+  std::string cluster_db;
+  std::string rank_list;
+  std::optional<std::int64_t> step_id;
+  unsigned jobs = 0;
+
+  /// `db_allowed`: whether --db is offered (audit needs the rank DBs).
+  void Add(CLI::App& command, bool db_allowed = true);
+  Result<engine::ReportData> Load() const;
+};
+
 /// Adds `opmfu registry ...` to the app.
 void AddRegistryCommand(CLI::App& app, Action& action);
 /// Adds `opmfu analyze` to the app.
@@ -80,6 +98,12 @@ void AddCheckDbCommand(CLI::App& app, Action& action);
 void AddDemoCommand(CLI::App& app, Action& action);
 /// Adds `opmfu flops` to the app.
 void AddFlopsCommand(CLI::App& app, Action& action);
+/// Adds `opmfu diff` to the app.
+void AddDiffCommand(CLI::App& app, Action& action);
+/// Adds `opmfu gate` to the app.
+void AddGateCommand(CLI::App& app, Action& action);
+/// Adds `opmfu report` to the app.
+void AddReportCommand(CLI::App& app, Action& action);
 /// Adds `opmfu lint` to the app.
 void AddLintCommand(CLI::App& app, Action& action);
 /// Adds `opmfu rule` to the app.

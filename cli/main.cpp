@@ -30,8 +30,11 @@ constexpr CommandEntry kCommands[] = {
   {"registry", "list, check and add @register_npu_flop FLOPs formulas",                       AddRegistryCommand},
   {"analyze",  "operator- and module-level MFU from a profiling directory",                   AddAnalyzeCommand},
   {"check-db", "diagnose why a profiling database yields no MFU",                              AddCheckDbCommand},
-  {"report",   "a readable MFU report with the biggest opportunities first",                  nullptr},
+  {"report",   "a readable MFU report with the biggest opportunities first",                  AddReportCommand},
   {"flops",    "the FLOPs a built-in torch_npu formula records for given shapes",            AddFlopsCommand},
+  {"audit",    "recompute built-in FLOPs from recorded shapes; flag records that disagree",   nullptr},
+  {"diff",     "compare MFU of two runs, kernel group by kernel group",                        AddDiffCommand},
+  {"gate",     "fail a CI job when MFU or coverage misses a threshold",                        AddGateCommand},
   {"demo",     "write a synthetic profiling directory and example files to try opmfu on",   AddDemoCommand},
   {"rule",     "print a rule's documentation (by id or name)",                               AddRuleCommand},
 };

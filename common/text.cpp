@@ -202,4 +202,13 @@ std::string QuoteForMessage(std::string_view value, std::size_t max_length) {
   return SanitizeUtf8(out);
 }
 
+std::string Join(std::span<const std::string> parts, std::string_view separator) {
+  std::string joined;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) joined += separator;
+    joined += parts[i];
+  }
+  return joined;
+}
+
 }  // namespace opmfu

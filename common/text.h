@@ -45,6 +45,8 @@ std::string AsciiLower(std::string_view text);
 std::string AsciiUpper(std::string_view text);
 bool StartsWith(std::string_view text, std::string_view prefix);
 std::vector<std::string> SplitString(std::string_view text, char separator);
+/// The parts with `separator` between them.
+std::string Join(std::span<const std::string> parts, std::string_view separator);
 
 /// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or newline.
 std::string CsvField(std::string_view text);

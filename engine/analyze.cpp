@@ -76,8 +76,8 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     for (std::size_t i = next++; i < selected.size(); i = next++) {
       RankOutcome& outcome = report.ranks[i];
       outcome.location = selected[i];
-      auto analysis =
-          AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path, options.step_id});
+      auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path,
+                                   options.step_id, options.with_coverage});
       if (analysis.ok()) {
         outcome.analysis = std::move(*analysis);
         KeepOnlyRowStrings(outcome.analysis);
@@ -136,6 +136,8 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
       OPMFU_ASSIGN_OR_RETURN(report.written, WriteJson(report.output_directory, report.tables));
       break;
     }
+    case ExportType::kNone:
+      break;
   }
   return report;
 }

@@ -14,7 +14,8 @@
 
 namespace opmfu::engine {
 
-enum class ExportType { kDb, kText, kCsv, kJson };
+/// kNone: analyse in memory and write nothing (for `opmfu report`, `gate`, `audit`).
+enum class ExportType { kDb, kText, kCsv, kJson, kNone };
 
 struct AnalyzeOptions {
   std::filesystem::path profiling_path;
@@ -22,7 +23,8 @@ struct AnalyzeOptions {
   ExportType export_type = ExportType::kDb;
   std::optional<std::vector<std::int64_t>> rank_list;
   std::optional<std::int64_t> step_id;
-  unsigned jobs = 0;  ///< 0: one per core
+  unsigned jobs = 0;           ///< 0: one per core
+  bool with_coverage = false;  ///< RankAnalysis::coverage for every rank
   /// Called from worker threads after each rank (done, total); may be empty.
   std::function<void(std::size_t, std::size_t)> on_rank_done;
 };

@@ -37,6 +37,9 @@ class RankWriter {
     const std::int64_t reduce = db_.AddOp("c10d::allreduce_", clock_, clock_ + 200);
     db_.AddCommunication(reduce, "hcom_allReduce_", clock_ + 300, clock_ + 300 + Jitter(2'000'000));
     clock_ += 2'500'000;
+    // A FLOPs record with no device kernel: an mm on CPU tensors (coverage reports it unmatched).
+    db_.AddMstx("mfu_flops", "8388608-mm", clock_, clock_ + 40);
+    clock_ += 100;
     Elementwise("aten::_foreach_add_", "ForeachAdd", 40'000);
     db_.AddStep(step, step_start, clock_);
     clock_ += 5000;
@@ -58,8 +61,10 @@ class RankWriter {
   }
 
   // An op with a FLOPs range whose kernel runs at `efficiency` (+-) of the peak.
+  // `aux_kernel`: a format-conversion kernel (TransData) the op launches first; it inherits the
+  // range's whole FLOPs, as on real hardware.
   void Gemm(const char* op, const char* flops_name, const char* kernel, std::int64_t m, std::int64_t k, std::int64_t n,
-            const char* types, double efficiency, int batch = 1) {
+            const char* types, double efficiency, int batch = 1, const char* aux_kernel = nullptr) {
     const std::int64_t flops = std::int64_t{2} * batch * m * k * n;
     std::uniform_real_distribution<double> spread(0.6, 1.3);
     const double peak = std::string_view(types).rfind("INT8", 0) == 0 ? 2 * kPeakFp16 : kPeakFp16;
@@ -68,9 +73,22 @@ class RankWriter {
     const std::int64_t op_start = clock_;
     const std::int64_t connection = db_.AddOp(op, op_start, op_start + 120);
     db_.AddMstx("mfu_flops", std::to_string(flops) + "-" + flops_name, op_start - 5, op_start + 130);
+    kernel_clock_ = std::max(kernel_clock_, op_start + 500);
+    if (aux_kernel != nullptr) {
+      ProfilingDbBuilder::Kernel aux;
+      aux.name = aux_kernel;
+      aux.op_type = aux_kernel;
+      aux.start = kernel_clock_;
+      aux.end = aux.start + Jitter(40'000);
+      aux.input_types = types;
+      aux.input_shapes = "\"" + std::to_string(k) + "," + std::to_string(n) + "\"";
+      aux.output_shapes = aux.input_shapes;
+      db_.AddKernel({connection}, aux);
+      kernel_clock_ = aux.end + 200;
+    }
     ProfilingDbBuilder::Kernel launched;
     launched.name = kernel;
-    launched.start = kernel_clock_ = std::max(kernel_clock_, op_start + 500);
+    launched.start = kernel_clock_;
     launched.end = launched.start + duration;
     launched.input_types = types;
     const std::string shape =
@@ -118,11 +136,13 @@ class RankWriter {
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 3 * kHidden, "BF16;BF16", 0.55);
       Gemm("torch_npu::npu_fusion_attention", "npu_fusion_attention", "FlashAttentionScore", 4096, 128, 4096,
            "FLOAT16;FLOAT16", 0.42, 8 * 32);
-      Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, kHidden, "BF16;BF16", 0.5);
+      Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, kHidden, "BF16;BF16", 0.5, 1, "TransData");
       Elementwise("aten::add", "Add", 25'000);
     });
     sub("MLP", [&] {
       Elementwise("aten::layer_norm", "LayerNorm", 30'000);
+      // The MoE router: N = 8 experts is far too narrow for the cube (a low-MFU group with hints).
+      Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 8, "BF16;BF16", 0.05);
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 11008, "BF16;BF16", 0.62);
       Elementwise("aten::gelu", "Gelu", 60'000);
       // A quantized projection on every other layer: the INT8 peak applies.

@@ -79,17 +79,28 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
     std::int64_t end;
     std::int64_t flops;
     StringId name;
+    RangeOutcome* outcome;
   };
   std::vector<Range> ranges;
+  auto& outcomes = calculation.range_outcomes;
+  outcomes.reserve(data.flops_ranges->size());
   for (const FlopsRange& range : *data.flops_ranges) {
+    outcomes.push_back({outcomes.size(), RangeOutcome::Fate::kCharged, 0});
     const auto message = range.message == kNoString ? std::nullopt : std::optional(strings.View(range.message));
     auto parsed = ParseFlopsMessage(message);
     if (!parsed) {
       calculation.all_messages_parsed = false;
+      outcomes.back().fate = RangeOutcome::Fate::kMalformed;
       continue;
     }
-    if (parsed->flops <= 0) continue;
-    ranges.push_back({range.start, range.end, parsed->flops, strings.Intern(parsed->name)});
+    if (parsed->flops <= 0) {
+      outcomes.back().fate = RangeOutcome::Fate::kNoFlops;
+      continue;
+    }
+    ranges.push_back({range.start, range.end, parsed->flops, strings.Intern(parsed->name), nullptr});
+  }
+  for (std::size_t i = 0, next = 0; i < outcomes.size(); ++i) {  // pointers once the vector is complete
+    if (outcomes[i].fate == RangeOutcome::Fate::kCharged) ranges[next++].outcome = &outcomes[i];
   }
   if (ranges.empty()) {
     notes.push_back({Level::kWarning, "No valid flops values found in mfu_flops ranges."});
@@ -123,12 +134,18 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
 
   // Step 3: each range charges every kernel of the ops that start inside it with its whole FLOPs.
   for (const Range& range : ranges) {
-    if (range.end <= range.start) continue;
+    if (range.end <= range.start) {
+      range.outcome->fate = RangeOutcome::Fate::kEmptySpan;
+      continue;
+    }
     const auto first = std::lower_bound(candidates.begin(), candidates.end(), range.start,
                                         [](const Candidate& c, std::int64_t value) { return c.link->op_ts < value; });
     const auto last = std::upper_bound(first, candidates.end(), range.end,
                                        [](std::int64_t value, const Candidate& c) { return value < c.link->op_ts; });
-    if (first == last) continue;
+    if (first == last) {
+      range.outcome->fate = RangeOutcome::Fate::kNoOpInside;
+      continue;
+    }
     std::vector<const Candidate*> kernels;
     std::unordered_set<std::pair<std::int64_t, std::int64_t>, TimeKeyHash> seen;
     std::int64_t total = 0;
@@ -137,13 +154,17 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
       kernels.push_back(&*it);
       total += it->shape->task_duration;
     }
-    if (total <= 0) continue;
+    if (total <= 0) {
+      range.outcome->fate = RangeOutcome::Fate::kNoDuration;
+      continue;
+    }
     // The dtype comes from the first kernel, before zero-duration kernels are dropped (B2).
     OPMFU_ASSIGN_OR_RETURN(DtypeClass dtype, DtypeClassOf(strings.Optional(kernels.front()->shape->input_types)));
     const double peak = chip.PeakFlops(dtype);
     for (const Candidate* kernel : kernels) {
       const std::int64_t duration = kernel->shape->task_duration;
       if (duration <= 0) continue;
+      ++range.outcome->kernels;
       // This exact order of double operations is what upstream computes.
       const double seconds = static_cast<double>(duration) * 1e-9;
       const double flops_per_second = static_cast<double>(range.flops) / seconds;
@@ -186,8 +207,9 @@ std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& c
   return merged;
 }
 
-std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& data, const MfuCalculation& calculation,
-                                         const std::vector<MergedKernel>& merged) {
+std::vector<OperatorMfuRow> BuildOperatorRows(std::int64_t rank_id, const RankData& data,
+                                              const MfuCalculation& calculation,
+                                              const std::vector<MergedKernel>& merged) {
   const StringPool& strings = *data.strings;
   std::vector<OperatorMfuRow> rows;
   for (const MergedKernel& entry : merged) {

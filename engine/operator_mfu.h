@@ -27,8 +27,26 @@ struct KernelMfu {
   StringId output_shapes = kNoString;
 };
 
+/// What became of one mfu_flops range. Upstream keeps no such record; coverage reports it.
+struct RangeOutcome {
+  enum class Fate {
+    kCharged,     ///< its FLOPs went to at least one kernel
+    kMalformed,   ///< the message is not "<flops>-<op name>"
+    kNoFlops,     ///< flops <= 0
+    kEmptySpan,   ///< end <= start
+    kNoOpInside,  ///< no framework op with a compute kernel starts inside it
+    kNoDuration,  ///< its kernels' durations add up to 0
+  };
+  std::size_t range = 0;  ///< index into RankData::flops_ranges
+  Fate fate = Fate::kCharged;
+  std::size_t kernels = 0;  ///< kernels charged
+};
+
 struct MfuCalculation {
   std::vector<KernelMfu> results;
+  /// One per mfu_flops range, in order; empty when the calculation was skipped before reading
+  /// the ranges (no chip info, no shapes, no op-to-kernel links).
+  std::vector<RangeOutcome> range_outcomes;
   /// Every FLOPs message matched "<digits>-<name>": upstream's flops column is then an integer.
   bool all_messages_parsed = true;
 };
@@ -50,7 +68,8 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
 std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation);
 
 /// OperatorMFU rows: the merged rows that got an MFU. They point into `data.strings`.
-std::vector<OperatorMfuRow> OperatorRows(std::int64_t rank_id, const RankData& data, const MfuCalculation& calculation,
-                                         const std::vector<MergedKernel>& merged);
+std::vector<OperatorMfuRow> BuildOperatorRows(std::int64_t rank_id, const RankData& data,
+                                              const MfuCalculation& calculation,
+                                              const std::vector<MergedKernel>& merged);
 
 }  // namespace opmfu::engine

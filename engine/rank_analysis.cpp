@@ -67,6 +67,7 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   if (calculation->results.empty()) {
     analysis.notes.push_back({RankNote::Level::kWarning, "No MFU calculated for kernels."});
   }
+  if (input.with_coverage) analysis.coverage = ComputeCoverage(*data, *calculation);
   // The shapes are in the results now; free them before the two biggest steps.
   std::vector<KernelShape>().swap(data->shapes);
   const std::vector<MergedKernel> merged = MergeMfu(*data, *calculation);
@@ -78,7 +79,7 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   }
   // ModuleMFU first: its working set is freed before the OperatorMFU rows are built.
   OPMFU_ASSIGN_OR_RETURN(analysis.module_rows, ModuleRows(input.rank_id, *data, *calculation, merged, analysis.notes));
-  analysis.operator_rows = OperatorRows(input.rank_id, *data, *calculation, merged);
+  analysis.operator_rows = BuildOperatorRows(input.rank_id, *data, *calculation, merged);
   analysis.strings = data->strings;
   return analysis;
 }

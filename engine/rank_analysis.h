@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/coverage.h"
 #include "engine/mfu_rows.h"
 #include "engine/rank_reader.h"
 
@@ -23,6 +24,7 @@ struct RankAnalysis {
   bool all_kernels_matched = true;
   bool all_messages_parsed = true;
   std::vector<RankNote> notes;
+  std::optional<RankCoverage> coverage;  ///< when RankInput::with_coverage and the rank had kernels
 };
 
 struct RankInput {
@@ -30,6 +32,7 @@ struct RankInput {
   std::filesystem::path rank_directory;  ///< where device_*/info.json.* is looked for
   std::filesystem::path db_path;
   std::optional<std::int64_t> step_id;  ///< restrict to one STEP_TIME step
+  bool with_coverage = false;           ///< also compute RankAnalysis::coverage (for reports)
 };
 
 /// Analyses one rank. An Error means this rank produced nothing and why (a broken DB, an

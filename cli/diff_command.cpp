@@ -1,0 +1,63 @@
+// `opmfu diff BASE CANDIDATE`: MFU of two runs, aligned by (op, kernel, input shapes).
+
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_support.h"
+#include "engine/gate.h"
+
+namespace opmfu::cli {
+namespace {
+
+struct DiffFlags {
+  std::string base;
+  std::string candidate;
+  std::string format = "text";
+  std::string output;
+  std::size_t top = 20;
+};
+
+int RunDiff(const DiffFlags& flags) {
+  auto base = engine::LoadRun(flags.base);
+  if (!base.ok()) return ReportError(base.error());
+  auto candidate = engine::LoadRun(flags.candidate);
+  if (!candidate.ok()) return ReportError(candidate.error());
+  for (const auto* run : {&*base, &*candidate}) {
+    for (const engine::RankOutcome& rank : run->analysis.ranks) {
+      if (rank.failure) {
+        ReportWarning(run->path.string() + ": rank " + std::to_string(rank.location.rank_id) +
+                      " failed and is left out: " + *rank.failure);
+      }
+    }
+  }
+  const engine::MfuDiff diff = engine::DiffRuns(*base, *candidate);
+  engine::DiffFormat format = engine::DiffFormat::kText;
+  if (flags.format == "markdown") format = engine::DiffFormat::kMarkdown;
+  if (flags.format == "json") format = engine::DiffFormat::kJson;
+  if (Status written = EmitOutput(engine::RenderDiff(diff, format, flags.top), flags.output); !written.ok()) {
+    return ReportError(written.error());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddDiffCommand(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<DiffFlags>();
+  CLI::App* command = app.add_subcommand("diff", "compare MFU of two runs, kernel group by kernel group");
+  command->add_option("BASE", flags->base, "the baseline: a profiling directory or a cluster_analysis.db")->required();
+  command
+      ->add_option("CANDIDATE", flags->candidate, "the run to compare: a profiling directory or a cluster_analysis.db")
+      ->required();
+  command->add_option("--format", flags->format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  command->add_option("-o,--output", flags->output, "write here (atomically) instead of stdout");
+  command->add_option("--top", flags->top, "groups listed by the text formats (default 20)")
+      ->check(CLI::Range(1, 1000000));
+  command->footer(
+      "Groups are (op_name, kernel_name, input_shapes); the biggest MFU loss weighted by the candidate's time comes "
+      "first. Use `opmfu gate --baseline` to fail a CI job on a drop.");
+  command->callback([flags, &action] { action = [flags] { return RunDiff(*flags); }; });
+}
+
+}  // namespace opmfu::cli

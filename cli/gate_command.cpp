@@ -1,0 +1,172 @@
+// `opmfu gate`: fail a CI job when MFU, per-op MFU or coverage misses a threshold, or MFU dropped
+// against a baseline run.
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_support.h"
+#include "engine/gate.h"
+#include "engine/presentation.h"
+
+namespace opmfu::cli {
+namespace {
+
+struct GateFlags {
+  MfuSourceFlags source;
+  std::string min_mfu;
+  std::vector<std::string> min_op_mfu;
+  std::string min_coverage;
+  std::string max_drop;
+  std::string baseline;
+  std::string output_format = "text";
+  std::string output;
+};
+
+const std::vector<RuleDescriptor>& GateRules() {
+  static const std::vector<RuleDescriptor> rules = {
+      {"gate/min-mfu", "min-mfu", Severity::kError, "time-weighted MFU over every kernel is below --min-mfu",
+       "docs/gate.md"},
+      {"gate/min-mfu-op", "min-mfu-op", Severity::kError, "an op's time-weighted MFU is below its --min-mfu-op",
+       "docs/gate.md"},
+      {"gate/min-coverage", "min-coverage", Severity::kError,
+       "a rank's share of compute time inside FLOPs ranges is below --min-coverage", "docs/gate.md"},
+      {"gate/max-drop", "max-drop", Severity::kError, "MFU dropped more than --max-drop against --baseline",
+       "docs/gate.md"},
+      {"gate/incomplete", "incomplete", Severity::kError, "a rank failed, so the figures miss it", "docs/gate.md"},
+  };
+  return rules;
+}
+
+Result<engine::GateThresholds> ParseThresholds(const GateFlags& flags) {
+  engine::GateThresholds thresholds;
+  if (!flags.min_mfu.empty()) {
+    OPMFU_ASSIGN_OR_RETURN(thresholds.min_mfu, engine::ParseRatio("--min-mfu", flags.min_mfu));
+  }
+  for (const std::string& entry : flags.min_op_mfu) {
+    const std::size_t equals = entry.rfind('=');
+    if (equals == std::string::npos || equals == 0) {
+      return Error::Usage("--min-mfu-op takes OP=RATIO (e.g. aten::mm=0.6), got '" + entry + "'");
+    }
+    OPMFU_ASSIGN_OR_RETURN(const double ratio, engine::ParseRatio("--min-mfu-op", entry.substr(equals + 1)));
+    thresholds.min_op_mfu.emplace_back(entry.substr(0, equals), ratio);
+  }
+  if (!flags.min_coverage.empty()) {
+    if (!flags.source.cluster_db.empty()) {
+      return Error::Usage(
+          "--min-coverage needs -d: a cluster DB holds only the result rows, not the kernels they miss");
+    }
+    OPMFU_ASSIGN_OR_RETURN(thresholds.min_coverage, engine::ParseRatio("--min-coverage", flags.min_coverage));
+  }
+  if (!flags.max_drop.empty()) {
+    if (flags.baseline.empty())
+      return Error::Usage("--max-drop needs --baseline BASE (a profiling directory or cluster DB)");
+    OPMFU_ASSIGN_OR_RETURN(thresholds.max_drop, engine::ParseRatio("--max-drop", flags.max_drop));
+  }
+  if (!thresholds.min_mfu && thresholds.min_op_mfu.empty() && !thresholds.min_coverage && !thresholds.max_drop) {
+    return Error::Usage("give at least one threshold: --min-mfu, --min-mfu-op, --min-coverage or --max-drop");
+  }
+  return thresholds;
+}
+
+std::string Ratio(std::optional<double> value) { return value ? engine::FormatPercent(*value) : "-"; }
+
+std::string RenderText(const std::vector<engine::GateCheck>& checks, bool passed) {
+  std::vector<std::vector<std::string>> rows{{"check", "subject", "actual", "threshold", "result"}};
+  for (const engine::GateCheck& check : checks) {
+    rows.push_back({check.rule, check.subject, Ratio(check.actual),
+                    (check.at_most ? "<= " : ">= ") + Ratio(check.threshold), check.passed ? "pass" : "FAIL"});
+  }
+  std::ostringstream out;
+  out << engine::FormatTable(rows, engine::TableStyle::kText);
+  for (const engine::GateCheck& check : checks) {
+    if (!check.passed) out << "FAIL " << check.message << "\n";
+  }
+  const auto failed = std::count_if(checks.begin(), checks.end(), [](const engine::GateCheck& c) { return !c.passed; });
+  out << (passed ? "gate passed: " + std::to_string(checks.size()) + " checks\n"
+                 : "gate failed: " + std::to_string(failed) + " of " + std::to_string(checks.size()) + " checks\n");
+  return out.str();
+}
+
+std::string RenderJson(const std::vector<engine::GateCheck>& checks, bool passed) {
+  nlohmann::ordered_json json;
+  json["passed"] = passed;
+  json["checks"] = nlohmann::json::array();
+  for (const engine::GateCheck& check : checks) {
+    json["checks"].push_back({{"rule", check.rule},
+                              {"subject", check.subject},
+                              {"actual", check.actual ? nlohmann::json(*check.actual) : nlohmann::json()},
+                              {"threshold", check.threshold},
+                              {"bound", check.at_most ? "at_most" : "at_least"},
+                              {"passed", check.passed},
+                              {"message", check.message}});
+  }
+  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+int RunGateCommand(const GateFlags& flags) {
+  auto thresholds = ParseThresholds(flags);
+  if (!thresholds.ok()) return ReportError(thresholds.error());
+  auto data = flags.source.Load();
+  if (!data.ok()) return ReportError(data.error());
+  const engine::MfuReport report = engine::BuildReport(*data, {});
+  std::optional<engine::MfuReport> baseline;
+  if (!flags.baseline.empty()) {
+    auto base_data = engine::LoadRun(flags.baseline);
+    if (!base_data.ok()) return ReportError(base_data.error());
+    baseline = engine::BuildReport(*base_data, {});
+  }
+  const std::vector<engine::GateCheck> checks =
+      engine::RunGate(*data, report, baseline ? &*baseline : nullptr, *thresholds);
+  const bool passed = std::all_of(checks.begin(), checks.end(), [](const engine::GateCheck& c) { return c.passed; });
+
+  std::string rendered;
+  if (flags.output_format == "text") {
+    rendered = RenderText(checks, passed);
+  } else if (flags.output_format == "json") {
+    rendered = RenderJson(checks, passed);
+  } else {
+    std::vector<Diagnostic> failures;
+    for (const engine::GateCheck& check : checks) {
+      if (check.passed) continue;
+      Diagnostic diagnostic;
+      diagnostic.rule_id = check.rule;
+      diagnostic.rule_name = check.rule.substr(check.rule.find('/') + 1);
+      diagnostic.severity = Severity::kError;
+      diagnostic.file = data->path.string();
+      diagnostic.message = check.message;
+      failures.push_back(std::move(diagnostic));
+    }
+    FormatOptions options;
+    options.tool_version = OPMFU_VERSION;
+    options.rules = GateRules();
+    rendered = FormatDiagnostics(
+        failures, flags.output_format == "sarif" ? OutputFormat::kSarif : OutputFormat::kGithub, options);
+  }
+  if (Status written = EmitOutput(rendered, flags.output); !written.ok()) return ReportError(written.error());
+  return passed ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+void AddGateCommand(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<GateFlags>();
+  CLI::App* command = app.add_subcommand("gate", "fail a CI job when MFU or coverage misses a threshold");
+  flags->source.Add(*command);
+  command->add_option("--min-mfu", flags->min_mfu, "time-weighted MFU over every kernel, e.g. 0.4 or 40%");
+  command->add_option("--min-mfu-op", flags->min_op_mfu, "OP=RATIO, e.g. aten::mm=0.6 (repeatable)");
+  command->add_option("--min-coverage", flags->min_coverage,
+                      "per rank: share of device compute time inside FLOPs ranges (needs -d)");
+  command->add_option("--max-drop", flags->max_drop,
+                      "largest relative MFU drop against --baseline, overall and per op, e.g. 5%");
+  command->add_option("--baseline", flags->baseline, "the run to compare with: a profiling directory or cluster DB");
+  command->add_option("--output-format", flags->output_format, "text, json, sarif or github")
+      ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
+  command->add_option("-o,--output", flags->output, "write here (atomically) instead of stdout");
+  command->footer("Exit codes: 0 every check passed; 1 a check failed (or a rank failed); 2 usage or input error.");
+  command->callback([flags, &action] { action = [flags] { return RunGateCommand(*flags); }; });
+}
+
+}  // namespace opmfu::cli

@@ -1,0 +1,75 @@
+// `opmfu report`: a readable MFU report (text, Markdown, HTML or JSON) with the biggest
+// opportunities first.
+
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_support.h"
+#include "engine/report.h"
+
+namespace opmfu::cli {
+namespace {
+
+struct ReportFlags {
+  MfuSourceFlags source;
+  std::string format;
+  std::string output;
+  std::size_t top = 10;
+  std::string attribute = "all";
+};
+
+// -o report.html without --format means HTML.
+std::string FormatFor(const ReportFlags& flags) {
+  if (!flags.format.empty()) return flags.format;
+  const auto ends_with = [&](std::string_view suffix) { return flags.output.ends_with(suffix); };
+  if (ends_with(".html") || ends_with(".htm")) return "html";
+  if (ends_with(".md")) return "markdown";
+  if (ends_with(".json")) return "json";
+  return "text";
+}
+
+int RunReport(const ReportFlags& flags) {
+  auto data = flags.source.Load();
+  if (!data.ok()) return ReportError(data.error());
+  if (!data->analysis.discovery.correction.empty()) ReportWarning(data->analysis.discovery.correction);
+  for (const std::string& note : data->analysis.discovery.notes) ReportWarning(note);
+  engine::ReportOptions options;
+  options.top = flags.top;
+  options.attribute_compute = flags.attribute == "compute";
+  const engine::MfuReport report = engine::BuildReport(*data, options);
+  const std::string format = FormatFor(flags);
+  engine::ReportFormat chosen = engine::ReportFormat::kText;
+  if (format == "markdown") chosen = engine::ReportFormat::kMarkdown;
+  if (format == "html") chosen = engine::ReportFormat::kHtml;
+  if (format == "json") chosen = engine::ReportFormat::kJson;
+  if (Status written = EmitOutput(engine::RenderReport(report, chosen, flags.top), flags.output); !written.ok()) {
+    return ReportError(written.error());
+  }
+  if (!flags.output.empty() && flags.output != "-") std::cerr << "opmfu: wrote " << flags.output << "\n";
+  // Ranks that failed are in the report; the exit code says it is incomplete.
+  return data->analysis.failed_ranks() > 0 ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+void AddReportCommand(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<ReportFlags>();
+  CLI::App* command = app.add_subcommand("report", "a readable MFU report with the biggest opportunities first");
+  flags->source.Add(*command);
+  command->add_option("--format", flags->format, "text, markdown, html or json (default: from -o's suffix, else text)")
+      ->check(CLI::IsMember({"text", "markdown", "html", "json"}));
+  command->add_option("-o,--output", flags->output, "write here (atomically) instead of stdout");
+  command->add_option("--top", flags->top, "kernels and groups listed per table (default 10)")
+      ->check(CLI::Range(1, 100000));
+  command
+      ->add_option("--attribute", flags->attribute,
+                   "all: every kernel of a FLOPs range carries its FLOPs, as upstream (default); compute: only "
+                   "matmul/attention kernels do, and auxiliary kernels (TransData, Cast) are left out")
+      ->check(CLI::IsMember({"all", "compute"}));
+  command->footer(
+      "Exit codes: 0 the report is complete; 1 written, but some ranks failed (listed under 'What is missing'); "
+      "2 input or usage error.");
+  command->callback([flags, &action] { action = [flags] { return RunReport(*flags); }; });
+}
+
+}  // namespace opmfu::cli

@@ -1,0 +1,61 @@
+#include "engine/presentation.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace opmfu::engine {
+
+std::string FormatNumber(const char* format, double value) {
+  char buffer[64];
+  (void)std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string FormatPercent(double ratio) { return FormatNumber("%.1f%%", ratio * 100); }
+
+std::string FormatDuration(double nanoseconds) {
+  if (nanoseconds >= 1e9) return FormatNumber("%.2f s", nanoseconds / 1e9);
+  if (nanoseconds >= 1e6) return FormatNumber("%.2f ms", nanoseconds / 1e6);
+  return FormatNumber("%.1f us", nanoseconds / 1e3);
+}
+
+std::string FormatTable(const std::vector<TableRow>& rows, TableStyle style) {
+  std::string out;
+  if (rows.empty()) return out;
+  if (style == TableStyle::kMarkdown) {
+    const auto line = [&](const TableRow& row) {
+      out += "|";
+      for (const std::string& cell : row) {
+        out += " ";
+        for (char c : cell) {
+          if (c == '|') out += '\\';
+          out += c == '\n' ? ' ' : c;
+        }
+        out += " |";
+      }
+      out += "\n";
+    };
+    line(rows.front());
+    out += "|";
+    for (std::size_t i = 0; i < rows.front().size(); ++i) out += "---|";
+    out += "\n";
+    for (std::size_t r = 1; r < rows.size(); ++r) line(rows[r]);
+    return out;
+  }
+  std::vector<std::size_t> widths;
+  for (const TableRow& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const TableRow& row : rows) {
+    out += " ";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      out += " " + row[i];
+      if (i + 1 < row.size()) out += std::string(widths[i] - row[i].size(), ' ');
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace opmfu::engine

@@ -1,0 +1,23 @@
+#pragma once
+// How figures are written for people: units, percentages, and aligned or Markdown tables. Shared
+// by report, diff and gate so the same number reads the same everywhere.
+
+#include <string>
+#include <vector>
+
+namespace opmfu::engine {
+
+/// printf-style formatting of one number ("%.2f").
+std::string FormatNumber(const char* format, double value);
+/// 0.4213 -> "42.1%".
+std::string FormatPercent(double ratio);
+/// Nanoseconds in the unit that reads best: "812.4 us", "12.30 ms", "1.05 s".
+std::string FormatDuration(double nanoseconds);
+
+using TableRow = std::vector<std::string>;
+enum class TableStyle { kText, kMarkdown };
+/// `rows[0]` is the header. Text: columns padded to their widest cell, two-space indent.
+/// Markdown: a pipe table, with '|' in cells escaped.
+std::string FormatTable(const std::vector<TableRow>& rows, TableStyle style);
+
+}  // namespace opmfu::engine

@@ -1,0 +1,136 @@
+#pragma once
+// `opmfu report`: the OperatorMFU rows turned into answers. Groups ranked by lost time, bands and
+// hints from what the data shows, coverage, and what is missing and why. Every number here is
+// computed from the rows (and, from a profiling directory, the coverage); nothing is invented.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/analyze.h"
+
+namespace opmfu::engine {
+
+/// The rows a report reads, and where they came from.
+struct ReportData {
+  enum class Source { kProfilingDirectory, kClusterDb };
+  Source source = Source::kProfilingDirectory;
+  std::filesystem::path path;  ///< what -d or --db named
+  /// From a profiling directory: the in-memory analysis with coverage. From a cluster DB: only
+  /// `analysis.tables` is filled.
+  AnalyzeReport analysis;
+  /// Files the report is based on besides the rank DBs (an existing cluster_analysis.db).
+  std::vector<std::filesystem::path> artifacts;
+};
+
+/// Runs the analysis in memory (nothing is written) with per-rank coverage.
+Result<ReportData> LoadReportData(const AnalyzeOptions& options);
+/// Reads the OperatorMFU and ModuleMFU tables of a cluster_analysis.db (read-only).
+Result<ReportData> LoadClusterDb(const std::filesystem::path& db_path);
+/// One run for `diff` and `--baseline`: a cluster DB file, or a profiling directory (or rank DB).
+Result<ReportData> LoadRun(const std::filesystem::path& path);
+
+/// The interpretation bands of kernel MFU.
+enum class MfuBand { kFar, kLow, kTypical, kGood, kNearLimit };
+MfuBand BandOf(double mfu);
+/// "< 20%: far from peak", for a legend.
+const char* BandLabel(MfuBand band);
+
+struct KernelEntry {
+  std::int64_t rank_id = 0;
+  std::string op_name;
+  std::string kernel_name;
+  std::string flops_op_name;
+  std::string input_shapes;
+  std::int64_t duration = 0;  ///< ns
+  double actual_tflops = 0;
+  double mfu = 0;
+  std::int64_t flops = 0;
+};
+
+/// Sums over OperatorMFU rows: what every grouping (report, diff, gate) is computed from.
+struct MfuAggregate {
+  std::size_t count = 0;
+  std::int64_t duration = 0;  ///< ns
+  double flops = 0;
+  double mfu_time = 0;   ///< sum of MFU x duration
+  double lost_time = 0;  ///< ns: sum of duration x (1 - MFU), MFU capped to [0, 1]
+
+  void Add(const OperatorMfuRow& row);
+  /// Time-weighted MFU: sum of MFU x time over sum of time (= sum of FLOPs over sum of time x peak).
+  double weighted_mfu() const { return duration > 0 ? mfu_time / static_cast<double>(duration) : 0; }
+};
+
+/// Rows sharing a key: an op type, an op at one input shape, or one input shape.
+struct GroupStats {
+  std::string op_name;               ///< empty for the by-shape grouping
+  std::string input_shapes;          ///< empty for the by-op grouping
+  std::vector<std::string> ops;      ///< distinct op names (by-shape grouping), first few
+  std::vector<std::string> kernels;  ///< distinct kernel names, first few
+  std::size_t count = 0;
+  std::int64_t total_duration = 0;  ///< ns
+  double total_flops = 0;
+  /// Sum of FLOPs over sum of (duration x peak): not a mean of ratios.
+  double weighted_mfu = 0;
+  double lost_time = 0;  ///< ns: sum of duration x (1 - MFU), MFU capped to [0, 1]
+  MfuBand band = MfuBand::kTypical;
+  std::vector<std::string> hints;  ///< what the data shows for a low or implausible group
+};
+
+struct RankSummary {
+  std::int64_t rank_id = 0;
+  std::optional<std::filesystem::path> db_path;
+  std::optional<std::string> failure;
+  std::size_t rows = 0;
+  std::int64_t total_duration = 0;
+  double weighted_mfu = 0;
+  double lost_time = 0;
+  std::optional<RankCoverage> coverage;
+};
+
+struct ReportOptions {
+  std::size_t top = 10;  ///< lowest/highest kernels and groups shown by the text formats
+  /// Give a range's FLOPs only to its compute (cube) kernels: auxiliary kernels are left out of
+  /// every MFU figure. A departure from upstream, which charges every kernel of the range.
+  bool attribute_compute = false;
+};
+
+struct MfuReport {
+  ReportData::Source source = ReportData::Source::kProfilingDirectory;
+  std::filesystem::path path;
+  std::vector<std::filesystem::path> inputs;     ///< rank DBs read
+  std::vector<std::filesystem::path> artifacts;  ///< other files the numbers come from
+  bool attribute_compute = false;
+
+  std::size_t rows = 0;               ///< OperatorMFU rows counted below
+  std::size_t excluded_aux_rows = 0;  ///< with attribute_compute
+  std::size_t module_rows = 0;
+  std::int64_t total_duration = 0;
+  double weighted_mfu = 0;
+  double lost_time = 0;
+
+  std::vector<KernelEntry> lowest;      ///< by MFU, ascending
+  std::vector<KernelEntry> highest;     ///< by MFU, descending
+  std::vector<GroupStats> by_op;        ///< ranked by lost time
+  std::vector<GroupStats> by_op_shape;  ///< ranked by lost time
+  std::vector<GroupStats> by_shape;     ///< ranked by lost time
+  std::vector<RankSummary> ranks;
+  std::vector<std::string> missing;  ///< what is missing and why, one line each
+  /// (duration ns, MFU, op) of up to 2,000 rows spread over the data, for the scatter chart.
+  struct Point {
+    std::int64_t duration;
+    double mfu;
+    std::string op_name;
+  };
+  std::vector<Point> scatter;
+};
+
+MfuReport BuildReport(const ReportData& data, const ReportOptions& options);
+
+enum class ReportFormat { kText, kMarkdown, kHtml, kJson };
+std::string RenderReport(const MfuReport& report, ReportFormat format, std::size_t top);
+
+}  // namespace opmfu::engine
