@@ -98,6 +98,8 @@ void AddCheckDbCommand(CLI::App& app, Action& action);
 void AddDemoCommand(CLI::App& app, Action& action);
 /// Adds `opmfu flops` to the app.
 void AddFlopsCommand(CLI::App& app, Action& action);
+/// Adds `opmfu audit` to the app.
+void AddAuditCommand(CLI::App& app, Action& action);
 /// Adds `opmfu diff` to the app.
 void AddDiffCommand(CLI::App& app, Action& action);
 /// Adds `opmfu gate` to the app.

@@ -18,27 +18,12 @@
 namespace opmfu::cli {
 namespace {
 
-struct CommandEntry {
-  const char* name;
-  const char* summary;
-  void (*add)(CLI::App& app, Action& action);  ///< nullptr: not implemented yet
+// Every subcommand in `opmfu --help` order; each adds itself (options, help, action).
+using AddCommand = void (*)(CLI::App& app, Action& action);
+constexpr AddCommand kCommands[] = {
+    AddLintCommand,  AddRegistryCommand, AddAnalyzeCommand, AddCheckDbCommand, AddReportCommand, AddFlopsCommand,
+    AddAuditCommand, AddDiffCommand,     AddGateCommand,    AddDemoCommand,    AddRuleCommand,
 };
-
-// clang-format off
-constexpr CommandEntry kCommands[] = {
-  {"lint",     "check training scripts for settings that break MFU collection",              AddLintCommand},
-  {"registry", "list, check and add @register_npu_flop FLOPs formulas",                       AddRegistryCommand},
-  {"analyze",  "operator- and module-level MFU from a profiling directory",                   AddAnalyzeCommand},
-  {"check-db", "diagnose why a profiling database yields no MFU",                              AddCheckDbCommand},
-  {"report",   "a readable MFU report with the biggest opportunities first",                  AddReportCommand},
-  {"flops",    "the FLOPs a built-in torch_npu formula records for given shapes",            AddFlopsCommand},
-  {"audit",    "recompute built-in FLOPs from recorded shapes; flag records that disagree",   nullptr},
-  {"diff",     "compare MFU of two runs, kernel group by kernel group",                        AddDiffCommand},
-  {"gate",     "fail a CI job when MFU or coverage misses a threshold",                        AddGateCommand},
-  {"demo",     "write a synthetic profiling directory and example files to try opmfu on",   AddDemoCommand},
-  {"rule",     "print a rule's documentation (by id or name)",                               AddRuleCommand},
-};
-// clang-format on
 
 constexpr const char* kExitCodeHelp =
     "Exit codes:\n"
@@ -86,21 +71,7 @@ int Run(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   Action action;
-  for (const CommandEntry& entry : kCommands) {
-    if (entry.add != nullptr) {
-      entry.add(app, action);
-      continue;
-    }
-    CLI::App* command = app.add_subcommand(entry.name, std::string("(not implemented yet) ") + entry.summary);
-    command->allow_extras();
-    command->prefix_command();
-    command->callback([&action, name = std::string(entry.name)] {
-      action = [name] {
-        std::cerr << "opmfu: error: `opmfu " << name << "` is not implemented yet\n";
-        return static_cast<int>(kExitUsage);
-      };
-    });
-  }
+  for (AddCommand add : kCommands) add(app, action);
 
   if (Status known = CheckSubcommandNames(app, argc, argv); !known.ok()) {
     std::cerr << "opmfu: error: " << known.error().message << "\nRun with --help for more information.\n";

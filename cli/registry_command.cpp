@@ -1,6 +1,7 @@
 // `opmfu registry list|check|add`: thin glue between the flags and the registry and rules libraries.
 
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cli/cli_support.h"
@@ -232,6 +233,92 @@ int RunAdd(const AddFlags& flags) {
   return kExitOk;
 }
 
+struct VerifyFlags {
+  MfuSourceFlags source;
+  std::string target;
+  std::string op_name;
+  std::optional<std::int64_t> expect;
+};
+
+// After a formula is registered and data collected: did its records land, with the right value?
+int RunVerify(const VerifyFlags& flags) {
+  // torch_npu's op name: an explicit op_name, else the part of the target after the first ':'.
+  std::string op = flags.op_name;
+  if (op.empty()) {
+    const std::size_t colon = flags.target.find(':');
+    op = colon == std::string::npos ? flags.target : flags.target.substr(colon + 1);
+  }
+  if (op.empty()) return ReportError(Error::Usage("name the registration: --target module:attr or --op-name NAME"));
+  auto data = flags.source.Load();
+  if (!data.ok()) return ReportError(data.error());
+
+  std::cout << "registry verify: FLOPs records of `" << op << "` (messages \"<flops>-" << op << "\") under "
+            << data->path.string() << "\n";
+  std::map<std::int64_t, std::size_t> values;
+  std::size_t records = 0;
+  std::size_t charged = 0;
+  std::map<std::string, std::size_t> other_ops;
+  for (const engine::RankOutcome& rank : data->analysis.ranks) {
+    const std::string who = "  rank " + std::to_string(rank.location.rank_id) + ": ";
+    if (rank.failure) {
+      std::cout << who << "failed, not verified: " << *rank.failure << "\n";
+      continue;
+    }
+    if (!rank.analysis.coverage) {
+      std::cout << who << "no kernel data, not verified\n";
+      continue;
+    }
+    std::size_t rank_records = 0;
+    std::size_t rank_charged = 0;
+    std::string rank_values;
+    for (const engine::RecordTally& tally : rank.analysis.coverage->records) {
+      if (tally.op_name != op) {
+        other_ops[tally.op_name] += tally.records;
+        continue;
+      }
+      rank_records += tally.records;
+      rank_charged += tally.charged;
+      values[tally.flops] += tally.records;
+      rank_values += " " + std::to_string(tally.flops) + " x" + std::to_string(tally.records);
+    }
+    std::cout << who << rank_records << " records" << (rank_values.empty() ? "" : ";" + rank_values) << "; "
+              << rank_charged << " reached a kernel\n";
+    records += rank_records;
+    charged += rank_charged;
+  }
+  if (records == 0) {
+    std::vector<std::string> names;
+    for (const auto& [name, count] : other_ops) names.push_back(name);
+    std::cout << "verdict: no records for `" << op << "`" << DidYouMean(op, names)
+              << ". The formula never ran: was the registration imported before the profiler entered RECORD, "
+                 "with_flops=True and MSTX on, and does the target name the function the model calls? "
+              << (names.empty() ? std::string("No op has FLOPs records at all.")
+                                : "Ops with records: " + Join(names, ", ") + ".")
+              << "\n";
+    return kExitFindings;
+  }
+  bool ok = true;
+  if (flags.expect) {
+    const std::size_t matching = values.contains(*flags.expect) ? values[*flags.expect] : 0;
+    std::cout << "  expected " << *flags.expect << ": " << matching << " of " << records << " records match";
+    if (matching != records) {
+      std::string others;
+      for (const auto& [value, count] : values) {
+        if (value != *flags.expect) others += " " + std::to_string(value) + " x" + std::to_string(count);
+      }
+      std::cout << "; the others record" << others;
+      ok = false;
+    }
+    std::cout << "\n";
+  }
+  if (charged < records) {
+    std::cout << "  note: " << records - charged
+              << " records reached no kernel (`opmfu report -d DIR` lists them with the reason)\n";
+  }
+  std::cout << "verdict: " << (ok ? "ok" : "the recorded FLOPs differ from the expected value") << "\n";
+  return ok ? kExitOk : kExitFindings;
+}
+
 }  // namespace
 
 void AddRegistryCommand(CLI::App& app, Action& action) {
@@ -267,6 +354,17 @@ void AddRegistryCommand(CLI::App& app, Action& action) {
   add_command->add_flag("--write", add->write, "change the formulas file (atomically, keeping FILE.bak)");
   add_command->add_option("--color", add->color, "colour for refusals: auto, always or never");
   add_command->callback([add, &action] { action = [add] { return RunAdd(*add); }; });
+
+  auto verify = std::make_shared<VerifyFlags>();
+  CLI::App* verify_command = registry->add_subcommand(
+      "verify", "after collection: confirm a registration's FLOPs records exist and carry the expected value");
+  verify->source.Add(*verify_command, false);
+  verify_command->add_option("--target", verify->target, "the registration's target, e.g. torch:baddbmm");
+  verify_command->add_option("--op-name", verify->op_name, "its explicit op_name, when it has one");
+  verify_command->add_option("--expect", verify->expect,
+                             "the hand-computed FLOPs every record must carry (see `opmfu flops` for built-ins)");
+  verify_command->footer("Exit codes: 0 records found (and all equal --expect); 1 none found, or a value differs.");
+  verify_command->callback([verify, &action] { action = [verify] { return RunVerify(*verify); }; });
 }
 
 }  // namespace opmfu::cli

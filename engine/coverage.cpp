@@ -85,6 +85,19 @@ RankCoverage ComputeCoverage(const RankData& data, const MfuCalculation& calcula
 
   coverage.calculated = !calculation.range_outcomes.empty();
   coverage.ranges = data.flops_ranges ? data.flops_ranges->size() : 0;
+  std::map<std::pair<std::string, std::int64_t>, RecordTally> tallies;
+  for (std::size_t i = 0; i < coverage.ranges; ++i) {
+    const auto message = ParseFlopsMessage(strings.OptionalView((*data.flops_ranges)[i].message));
+    if (!message) continue;
+    RecordTally& tally = tallies[{message->name, message->flops}];
+    tally.op_name = message->name;
+    tally.flops = message->flops;
+    ++tally.records;
+    if (i < calculation.range_outcomes.size() && calculation.range_outcomes[i].fate == RangeOutcome::Fate::kCharged) {
+      ++tally.charged;
+    }
+  }
+  for (auto& [key, tally] : tallies) coverage.records.push_back(std::move(tally));
   for (const RangeOutcome& outcome : calculation.range_outcomes) {
     if (outcome.fate == RangeOutcome::Fate::kCharged) {
       ++coverage.charged_ranges;

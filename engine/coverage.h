@@ -30,6 +30,14 @@ struct AuxKernelCharge {
   std::int64_t duration = 0;  ///< ns
 };
 
+/// FLOPs records of one op with one value, and how many reached a kernel.
+struct RecordTally {
+  std::string op_name;
+  std::int64_t flops = 0;
+  std::size_t records = 0;
+  std::size_t charged = 0;
+};
+
 struct RankCoverage {
   bool calculated = false;  ///< false: the calculation stopped before reading the ranges
   std::size_t compute_kernels = 0;
@@ -40,6 +48,7 @@ struct RankCoverage {
   std::size_t charged_ranges = 0;
   std::vector<UnmatchedRange> unmatched;     ///< every range that reached no kernel, in order
   std::vector<AuxKernelCharge> aux_kernels;  ///< by kernel name, most time first
+  std::vector<RecordTally> records;          ///< every well-formed record, by (op name, flops)
 
   double time_share() const { return compute_time > 0 ? static_cast<double>(charged_time) / compute_time : 0; }
   double range_share() const { return ranges > 0 ? static_cast<double>(charged_ranges) / ranges : 0; }

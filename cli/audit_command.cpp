@@ -1,0 +1,55 @@
+// `opmfu audit`: recorded FLOPs against the built-in formulas applied to the kernels' shapes.
+
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_support.h"
+#include "engine/audit.h"
+#include "engine/gate.h"
+
+namespace opmfu::cli {
+namespace {
+
+struct AuditFlags {
+  MfuSourceFlags source;
+  std::string tolerance = "1%";
+  std::string format = "text";
+  std::string output;
+};
+
+int RunAudit(const AuditFlags& flags) {
+  auto tolerance = engine::ParseRatio("--tolerance", flags.tolerance);
+  if (!tolerance.ok()) return ReportError(tolerance.error());
+  auto data = flags.source.Load();
+  if (!data.ok()) return ReportError(data.error());
+  for (const engine::RankOutcome& rank : data->analysis.ranks) {
+    if (rank.failure) {
+      ReportWarning("rank " + std::to_string(rank.location.rank_id) + " failed and is not audited: " + *rank.failure);
+    }
+  }
+  const engine::AuditResult audit = engine::AuditFlops(*data, *tolerance);
+  const std::string rendered =
+      engine::RenderAudit(audit, flags.format == "json" ? engine::AuditFormat::kJson : engine::AuditFormat::kText);
+  if (Status written = EmitOutput(rendered, flags.output); !written.ok()) return ReportError(written.error());
+  return audit.disagreements.empty() ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+void AddAuditCommand(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<AuditFlags>();
+  CLI::App* command =
+      app.add_subcommand("audit", "recompute built-in FLOPs from recorded shapes; flag records that disagree");
+  flags->source.Add(*command);
+  command->add_option("--tolerance", flags->tolerance, "relative difference still counted as agreement (default 1%)");
+  command->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  command->add_option("-o,--output", flags->output, "write here (atomically) instead of stdout");
+  command->footer(
+      "Recomputes mm, addmm, bmm, matmul and linear from the matmul kernel's two operand shapes (every transpose "
+      "that fits is tried; an ambiguous one is skipped). Attention and grouped matmul need arguments the profiler "
+      "does not record, so they are counted as skipped.\n"
+      "Exit codes: 0 no disagreement; 1 some records disagree; 2 usage or input error.");
+  command->callback([flags, &action] { action = [flags] { return RunAudit(*flags); }; });
+}
+
+}  // namespace opmfu::cli
