@@ -31,7 +31,8 @@ int RunAudit(const AuditFlags& flags) {
   const std::string rendered =
       engine::RenderAudit(audit, flags.format == "json" ? engine::AuditFormat::kJson : engine::AuditFormat::kText);
   if (Status written = EmitOutput(rendered, flags.output); !written.ok()) return ReportError(written.error());
-  return audit.disagreements.empty() ? kExitOk : kExitFindings;
+  // A failed rank leaves the audit incomplete: that is not a clean result.
+  return audit.disagreements.empty() && data->analysis.failed_ranks() == 0 ? kExitOk : kExitFindings;
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ void AddAuditCommand(CLI::App& app, Action& action) {
       "Recomputes mm, addmm, bmm, matmul and linear from the matmul kernel's two operand shapes (every transpose "
       "that fits is tried; an ambiguous one is skipped). Attention and grouped matmul need arguments the profiler "
       "does not record, so they are counted as skipped.\n"
-      "Exit codes: 0 no disagreement; 1 some records disagree; 2 usage or input error.");
+      "Exit codes: 0 no disagreement; 1 some records disagree, or a rank failed; 2 usage or input error.");
   command->callback([flags, &action] { action = [flags] { return RunAudit(*flags); }; });
 }
 

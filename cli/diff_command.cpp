@@ -37,7 +37,8 @@ int RunDiff(const DiffFlags& flags) {
   if (Status written = EmitOutput(engine::RenderDiff(diff, format, flags.top), flags.output); !written.ok()) {
     return ReportError(written.error());
   }
-  return kExitOk;
+  // A failed rank leaves one side incomplete: the comparison is shown, but not as a clean result.
+  return base->analysis.failed_ranks() + candidate->analysis.failed_ranks() == 0 ? kExitOk : kExitFindings;
 }
 
 }  // namespace
@@ -56,7 +57,8 @@ void AddDiffCommand(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 1000000));
   command->footer(
       "Groups are (op_name, kernel_name, input_shapes); the biggest MFU loss weighted by the candidate's time comes "
-      "first. Use `opmfu gate --baseline` to fail a CI job on a drop.");
+      "first. Use `opmfu gate --baseline` to fail a CI job on a drop.\n"
+      "Exit codes: 0 compared; 1 compared, but a rank of either run failed (named on stderr); 2 usage or input error.");
   command->callback([flags, &action] { action = [flags] { return RunDiff(*flags); }; });
 }
 

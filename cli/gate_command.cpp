@@ -28,14 +28,14 @@ struct GateFlags {
 const std::vector<RuleDescriptor>& GateRules() {
   static const std::vector<RuleDescriptor> rules = {
       {"gate/min-mfu", "min-mfu", Severity::kError, "time-weighted MFU over every kernel is below --min-mfu",
-       "docs/gate.md"},
+       "docs/report.md"},
       {"gate/min-mfu-op", "min-mfu-op", Severity::kError, "an op's time-weighted MFU is below its --min-mfu-op",
-       "docs/gate.md"},
+       "docs/report.md"},
       {"gate/min-coverage", "min-coverage", Severity::kError,
-       "a rank's share of compute time inside FLOPs ranges is below --min-coverage", "docs/gate.md"},
+       "a rank's share of compute time inside FLOPs ranges is below --min-coverage", "docs/report.md"},
       {"gate/max-drop", "max-drop", Severity::kError, "MFU dropped more than --max-drop against --baseline",
-       "docs/gate.md"},
-      {"gate/incomplete", "incomplete", Severity::kError, "a rank failed, so the figures miss it", "docs/gate.md"},
+       "docs/report.md"},
+      {"gate/incomplete", "incomplete", Severity::kError, "a rank failed, so the figures miss it", "docs/report.md"},
   };
   return rules;
 }

@@ -62,9 +62,11 @@ class RankWriter {
 
   // An op with a FLOPs range whose kernel runs at `efficiency` (+-) of the peak.
   // `aux_kernel`: a format-conversion kernel (TransData) the op launches first; it inherits the
-  // range's whole FLOPs, as on real hardware.
+  // range's whole FLOPs, as on real hardware. `shapes`: the kernel's input shapes when they are
+  // not the two matrices (attention records q, k and v).
   void Gemm(const char* op, const char* flops_name, const char* kernel, std::int64_t m, std::int64_t k, std::int64_t n,
-            const char* types, double efficiency, int batch = 1, const char* aux_kernel = nullptr) {
+            const char* types, double efficiency, int batch = 1, const char* aux_kernel = nullptr,
+            const char* shapes = nullptr) {
     const std::int64_t flops = std::int64_t{2} * batch * m * k * n;
     std::uniform_real_distribution<double> spread(0.6, 1.3);
     const double peak = std::string_view(types).rfind("INT8", 0) == 0 ? 2 * kPeakFp16 : kPeakFp16;
@@ -95,7 +97,7 @@ class RankWriter {
         (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(m) + "," + std::to_string(k);
     const std::string weight =
         (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(k) + "," + std::to_string(n);
-    launched.input_shapes = "\"" + shape + ";" + weight + "\"";
+    launched.input_shapes = "\"" + (shapes != nullptr ? std::string(shapes) : shape + ";" + weight) + "\"";
     launched.output_shapes =
         "\"" + (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(m) + "," + std::to_string(n) + "\"";
     launched.op_type = kernel;
@@ -134,8 +136,9 @@ class RankWriter {
     sub("Attention", [&] {
       Elementwise("aten::layer_norm", "LayerNorm", 30'000);
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 3 * kHidden, "BF16;BF16", 0.55);
-      Gemm("torch_npu::npu_fusion_attention", "npu_fusion_attention", "FlashAttentionScore", 4096, 128, 4096,
-           "FLOAT16;FLOAT16", 0.42, 8 * 32);
+      // BNSD q, k, v of [8, 32, 4096, 128]: QK^T and PV, 2*B*N*S*S*(Dq+Dv), as torch_npu's formula.
+      Gemm("torch_npu::npu_fusion_attention", "npu_fusion_attention", "FlashAttentionScore", 4096, 2 * 128, 4096,
+           "FLOAT16;FLOAT16", 0.42, 8 * 32, nullptr, "8,32,4096,128;8,32,4096,128;8,32,4096,128");
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, kHidden, "BF16;BF16", 0.5, 1, "TransData");
       Elementwise("aten::add", "Add", 25'000);
     });

@@ -164,11 +164,12 @@ std::vector<GateCheck> RunGate(const ReportData& data, const MfuReport& report, 
     at_least("gate/min-mfu", "all kernels", report.rows > 0 ? std::optional(report.weighted_mfu) : std::nullopt,
              *thresholds.min_mfu, "no OperatorMFU rows: there is no MFU to check (`opmfu check-db` says why)");
   }
-  for (const auto& [op, threshold] : thresholds.min_op_mfu) {
+  for (const auto& op_threshold : thresholds.min_op_mfu) {
+    const std::string& op = op_threshold.first;
     const auto found = std::find_if(report.by_op.begin(), report.by_op.end(),
                                     [&](const GroupStats& group) { return group.op_name == op; });
     at_least("gate/min-mfu-op", op, found != report.by_op.end() ? std::optional(found->weighted_mfu) : std::nullopt,
-             threshold, op + ": no OperatorMFU rows for this op");
+             op_threshold.second, op + ": no OperatorMFU rows for this op");
   }
   if (thresholds.min_coverage) {
     for (const RankSummary& rank : report.ranks) {

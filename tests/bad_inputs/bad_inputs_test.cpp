@@ -443,6 +443,65 @@ std::vector<BadInput> Cases() {
         return std::vector<std::string>{"registry", "list", "--formulas", file.string()};
       },
       0, Stream::kErr, {"_flops_formulas.py", "no @register_npu_flop registrations found"});
+
+  // ---- report, audit, gate, diff, flops: the commands that read MFU results ---------------------
+  add("ReportTruncatedRankDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        const std::string bytes = testing::ReadFile(d.path() / kRankDb);
+        d.Write(kRankDb, bytes.substr(0, bytes.size() / 3));
+        return std::vector<std::string>{"report", "-d", d.path().string()};
+      },
+      1, Stream::kOut, {"rank 0: failed", "ascend_pytorch_profiler_0.db", "malformed"});
+  add("ReportTruncatedClusterDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        (void)testing::RunOpmfu(Analyze(d.path()));
+        const fs::path db = d.path() / "cluster_analysis_output" / "cluster_analysis.db";
+        const std::string bytes = testing::ReadFile(db);
+        d.Write("cluster_analysis_output/cluster_analysis.db", bytes.substr(0, bytes.size() / 2));
+        return std::vector<std::string>{"report", "--db", db.string()};
+      },
+      2, Stream::kErr, {"cluster_analysis.db", "malformed"});
+  add("ReportRankDbGivenAsClusterDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        return std::vector<std::string>{"report", "--db", (d.path() / kRankDb).string()};
+      },
+      2, Stream::kErr, {"ascend_pytorch_profiler_0.db", "no OperatorMFU table"});
+  add("AuditTruncatedRankDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        const std::string bytes = testing::ReadFile(d.path() / kRankDb);
+        d.Write(kRankDb, bytes.substr(0, bytes.size() / 3));
+        return std::vector<std::string>{"audit", "-d", d.path().string()};
+      },
+      1, Stream::kErr, {"rank 0 failed", "ascend_pytorch_profiler_0.db", "malformed"});
+  add("GateOnADirectoryWithoutProfilingData",
+      [](const TempDir& d) {
+        d.Write("notes.txt", "nothing here\n");
+        return std::vector<std::string>{"gate", "-d", d.path().string(), "--min-mfu", "0.3"};
+      },
+      2, Stream::kErr, {"ascend_pytorch_profiler", "searched"});
+  add("GateBaselineIsATextFile",
+      [](const TempDir& d) {
+        WriteRank(d);
+        const fs::path base = d.Write("base.db", "not a database at all\n");
+        return std::vector<std::string>{"gate",       "-d", d.path().string(), "--baseline", base.string(),
+                                        "--max-drop", "5%"};
+      },
+      2, Stream::kErr, {"base.db", "file is not a database"});
+  add("DiffCandidateMissing",
+      [](const TempDir& d) {
+        WriteRank(d);
+        return std::vector<std::string>{"diff", d.path().string(), (d.path() / "gone").string()};
+      },
+      2, Stream::kErr, {"gone"});
+  add("FlopsUnterminatedShape",
+      [](const TempDir&) {
+        return std::vector<std::string>{"flops", "mm", "[1024,512", "[512,256]"};
+      },
+      2, Stream::kErr, {"mm", "`input` must be a shape", "[1024,512"});
   return cases;
 }
 

@@ -88,6 +88,28 @@ TEST(NothingLost, EveryReadingCommandLeavesItsInputsByteIdentical) {
     EXPECT_EQ(Changed(before, Contents(dir.path())), std::vector<std::string>{})
         << "changed by: opmfu " << command.front() << " " << command.back();
   }
+
+  // The commands that read MFU results leave the rank DBs and cluster_analysis.db alone too.
+  ASSERT_EQ(RunOpmfu({"analyze", "-d", prof}).exit_code, 0);
+  const auto with_results = Contents(dir.path(), "");
+  const std::string cluster_db = prof + "/cluster_analysis_output/cluster_analysis.db";
+  const std::vector<std::vector<std::string>> readers = {
+      {"report", "-d", prof},
+      {"report", "--db", cluster_db, "--format", "html"},
+      {"report", "-d", prof, "--attribute", "compute", "--format", "json"},
+      {"audit", "-d", prof},
+      {"audit", "--db", cluster_db},
+      {"gate", "-d", prof, "--min-mfu", "0.9", "--min-coverage", "0.9"},
+      {"gate", "--db", cluster_db, "--baseline", prof, "--max-drop", "1%"},
+      {"diff", prof, cluster_db},
+      {"registry", "verify", "-d", prof, "--target", "torch:mm"},
+  };
+  for (const auto& command : readers) {
+    const auto result = RunOpmfu(command);
+    EXPECT_LT(result.exit_code, 2) << command.front() << ": " << result.err;
+    EXPECT_EQ(Changed(with_results, Contents(dir.path(), "")), std::vector<std::string>{})
+        << "changed by: opmfu " << command.front() << " " << command.back();
+  }
 }
 
 // A run killed mid-write: cluster_analysis.db is whole (integrity_check), still has the table
