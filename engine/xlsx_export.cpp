@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <random>
 #include <span>
+
+#include "common/file_io.h"
 
 namespace opmfu::engine {
 
@@ -43,15 +44,13 @@ struct WorkbookCloser {
   void operator()(lxw_workbook* workbook) const { workbook_close(workbook); }
 };
 
-// One workbook: created under a temporary name, renamed into place by Finish().
+// One workbook: created under a temporary name (which Ctrl-C removes), renamed into place by
+// Finish().
 class Workbook {
  public:
   static Result<Workbook> Create(const fs::path& path) {
-    std::random_device entropy;
-    const fs::path temp = path.parent_path() / ("." + path.filename().string() + ".opmfu-" +
-                                                std::to_string(entropy() % 1000000000U) + ".tmp");
-    Workbook workbook(path, temp);
-    workbook.handle_.reset(workbook_new(temp.c_str()));
+    Workbook workbook(path, std::make_unique<TemporaryFile>(path));
+    workbook.handle_.reset(workbook_new(workbook.temp_->path().c_str()));
     if (!workbook.handle_) return Error::Input(path.string() + ": cannot create the workbook");
     workbook.sheet_ = workbook_add_worksheet(workbook.handle_.get(), "Sheet1");
     workbook.header_ = workbook_add_format(workbook.handle_.get());
@@ -72,7 +71,7 @@ class Workbook {
     if (handle_) {  // not finished: close and drop the partial file
       handle_.reset();
       std::error_code ec;
-      fs::remove(temp_, ec);
+      fs::remove(temp_->path(), ec);
     }
   }
 
@@ -103,21 +102,21 @@ class Workbook {
     const lxw_error error = workbook_close(handle_.release());
     std::error_code ec;
     if (error != LXW_NO_ERROR) {
-      fs::remove(temp_, ec);
+      fs::remove(temp_->path(), ec);
       return Error::Input(path_.string() + ": cannot write: " + lxw_strerror(error));
     }
-    fs::rename(temp_, path_, ec);
+    fs::rename(temp_->path(), path_, ec);
     if (ec) {
-      fs::remove(temp_, ec);
+      fs::remove(temp_->path(), ec);
       return Error::Input(path_.string() + ": cannot replace: " + ec.message());
     }
     return Ok();
   }
 
  private:
-  Workbook(fs::path path, fs::path temp) : path_(std::move(path)), temp_(std::move(temp)) {}
+  Workbook(fs::path path, std::unique_ptr<TemporaryFile> temp) : path_(std::move(path)), temp_(std::move(temp)) {}
   fs::path path_;
-  fs::path temp_;
+  std::unique_ptr<TemporaryFile> temp_;
   std::unique_ptr<lxw_workbook, WorkbookCloser> handle_;
   lxw_worksheet* sheet_ = nullptr;  // owned by the workbook
   lxw_format* header_ = nullptr;
