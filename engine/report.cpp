@@ -127,7 +127,8 @@ MfuBand BandOf(double mfu) {
   if (mfu < 0.3) return MfuBand::kLow;
   if (mfu <= 0.6) return MfuBand::kTypical;
   if (mfu <= 0.7) return MfuBand::kGood;
-  return MfuBand::kNearLimit;
+  if (mfu <= 1.0) return MfuBand::kNearLimit;
+  return MfuBand::kAbovePeak;
 }
 
 const char* BandLabel(MfuBand band) {
@@ -142,6 +143,8 @@ const char* BandLabel(MfuBand band) {
       return "60-70%: good";
     case MfuBand::kNearLimit:
       return "above 70%: near the device limit";
+    case MfuBand::kAbovePeak:
+      return "above 100%: impossible, the FLOPs are over-counted";
   }
   return "";
 }

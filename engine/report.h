@@ -34,7 +34,8 @@ Result<ReportData> LoadClusterDb(const std::filesystem::path& db_path);
 Result<ReportData> LoadRun(const std::filesystem::path& path);
 
 /// The interpretation bands of kernel MFU.
-enum class MfuBand { kFar, kLow, kTypical, kGood, kNearLimit };
+/// kAbovePeak: above 100%, which no kernel reaches: its FLOPs are over-counted.
+enum class MfuBand { kFar, kLow, kTypical, kGood, kNearLimit, kAbovePeak };
 MfuBand BandOf(double mfu);
 /// "< 20%: far from peak", for a legend.
 const char* BandLabel(MfuBand band);

@@ -28,11 +28,14 @@ const char* BandName(MfuBand band) {
       return "good";
     case MfuBand::kNearLimit:
       return "near-limit";
+    case MfuBand::kAbovePeak:
+      return "above-peak";
   }
   return "";
 }
 
-constexpr MfuBand kBands[] = {MfuBand::kFar, MfuBand::kLow, MfuBand::kTypical, MfuBand::kGood, MfuBand::kNearLimit};
+constexpr MfuBand kBands[] = {MfuBand::kFar,  MfuBand::kLow,       MfuBand::kTypical,
+                              MfuBand::kGood, MfuBand::kNearLimit, MfuBand::kAbovePeak};
 
 std::string Shorten(std::string_view text, std::size_t width) {
   if (text.size() <= width) return std::string(text);
@@ -345,6 +348,8 @@ const char* BandColor(MfuBand band) {
       return "#5aa469";
     case MfuBand::kNearLimit:
       return "#2b7bb9";
+    case MfuBand::kAbovePeak:
+      return "#8e44ad";
   }
   return "#888";
 }
@@ -466,7 +471,8 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
       << "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1180px;color:#222;padding:0 16px}\n"
       << "h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\n"
       << "table{border-collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 6px;"
-      << "text-align:left;vertical-align:top}th{background:#f4f4f4}figure{margin:12px 0}figcaption{font-weight:600}"
+      << "text-align:left;vertical-align:top}td:last-child{min-width:22em}th{background:#f4f4f4}figure{margin:12px "
+         "0}figcaption{font-weight:600}"
       << ".legend span{display:inline-block;padding:1px 8px;margin-right:6px;color:#fff;border-radius:3px}"
       << ".charts{display:flex;flex-wrap:wrap;gap:8px 32px}code{font-size:12px}\n</style></head><body>\n";
   out << "<h1>opmfu report</h1>\n<p>" << Html(kBasis) << "</p>\n";

@@ -179,6 +179,17 @@ TEST_F(ReportOnDemo, LowGroupsGetHintsFromTheirShapes) {
   const std::string hints = (*router)["hints"].dump();
   EXPECT_NE(hints.find("dimensions 8 are not multiples of 16"), std::string::npos) << hints;
   EXPECT_NE(hints.find("small M/N/K (smallest 8)"), std::string::npos) << hints;
+  // TransData inherits a whole linear's FLOPs: thousands of percent, which no kernel reaches.
+  bool transdata_seen = false;
+  for (const json& group : report["by_op_shape"]) {
+    if (group["kernels"] != json::array({"TransData"})) continue;
+    transdata_seen = true;
+    EXPECT_EQ(group["band"], "above-peak");
+    EXPECT_GT(group["weighted_mfu"].get<double>(), 1.0);
+    EXPECT_NE(group["hints"].dump().find("MFU above 100%"), std::string::npos) << group.dump();
+    EXPECT_NE(group["hints"].dump().find("inherits the whole range's FLOPs"), std::string::npos) << group.dump();
+  }
+  EXPECT_TRUE(transdata_seen);
   for (const json& group : report["by_op_shape"]) {
     if (group["band"] == "typical" && group["kernels"].dump().find("TransData") == std::string::npos) {
       EXPECT_TRUE(group["hints"].empty()) << group.dump();
