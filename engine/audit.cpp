@@ -17,25 +17,6 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-std::optional<std::vector<Shape>> ParseKernelShapes(std::string_view text) {
-  std::vector<Shape> shapes;
-  for (const std::string& tensor : SplitString(text, ';')) {
-    Shape shape;
-    for (const std::string& part : SplitString(tensor, ',')) {
-      const std::string_view dim = TrimWhitespace(part);
-      if (dim.empty()) continue;
-      std::int64_t value = 0;
-      for (char c : dim) {
-        if (c < '0' || c > '9' || value > (INT64_MAX - 9) / 10) return std::nullopt;
-        value = value * 10 + (c - '0');
-      }
-      shape.push_back(value);
-    }
-    shapes.push_back(std::move(shape));
-  }
-  return shapes;
-}
-
 nlohmann::json ShapeJson(const Shape& shape) { return nlohmann::json(shape); }
 
 // The GEMM targets whose formula reads only the two matrices a matmul kernel records.
@@ -127,7 +108,7 @@ AuditResult AuditFlops(const ReportData& data, double tolerance) {
       ++audit.skipped["an auxiliary kernel (it inherits the range's FLOPs; see `opmfu report`)"];
       continue;
     }
-    const auto shapes = ParseKernelShapes(row.input_shapes().value_or(""));
+    const auto shapes = ParseInputShapes(row.input_shapes().value_or(""));
     if (!shapes || shapes->empty() || row.input_shapes().value_or("").empty()) {
       ++audit.skipped["the kernel has no readable input shapes"];
       continue;

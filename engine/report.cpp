@@ -122,6 +122,25 @@ Result<ReportData> LoadRun(const fs::path& path) {
   return LoadReportData(options);
 }
 
+std::optional<std::vector<std::vector<std::int64_t>>> ParseInputShapes(std::string_view text) {
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const std::string& tensor : SplitString(text, ';')) {
+    std::vector<std::int64_t> shape;
+    for (const std::string& part : SplitString(tensor, ',')) {
+      const std::string_view dim = TrimWhitespace(part);
+      if (dim.empty()) continue;
+      std::int64_t value = 0;
+      for (char c : dim) {
+        if (c < '0' || c > '9' || value > (INT64_MAX - 9) / 10) return std::nullopt;
+        value = value * 10 + (c - '0');
+      }
+      shape.push_back(value);
+    }
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
 MfuBand BandOf(double mfu) {
   if (mfu < 0.2) return MfuBand::kFar;
   if (mfu < 0.3) return MfuBand::kLow;
@@ -153,26 +172,6 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-// "16,16;16,16" -> {{16,16},{16,16}}; an unreadable dimension empties the whole list.
-std::vector<Shape> ParseShapes(std::string_view text) {
-  std::vector<Shape> shapes;
-  for (const std::string& tensor : SplitString(text, ';')) {
-    Shape shape;
-    for (const std::string& part : SplitString(tensor, ',')) {
-      const std::string_view dim = TrimWhitespace(part);
-      if (dim.empty()) continue;
-      std::int64_t value = 0;
-      for (char c : dim) {
-        if (c < '0' || c > '9' || value > (INT64_MAX - 9) / 10) return {};
-        value = value * 10 + (c - '0');
-      }
-      shape.push_back(value);
-    }
-    shapes.push_back(std::move(shape));
-  }
-  return shapes;
-}
-
 // What the data shows about why a group is slow, or why its MFU cannot be trusted.
 std::vector<std::string> Hints(const GroupStats& group, bool shape_known) {
   std::vector<std::string> hints;
@@ -201,7 +200,7 @@ std::vector<std::string> Hints(const GroupStats& group, bool shape_known) {
   if (!shape_known) return hints;
   std::set<std::int64_t> unaligned;
   std::int64_t smallest = INT64_MAX;
-  for (const Shape& shape : ParseShapes(group.input_shapes)) {
+  for (const Shape& shape : ParseInputShapes(group.input_shapes).value_or(std::vector<Shape>{})) {
     // The matrix dimensions are the last two; a 1 is a broadcast or a vector, not a tile.
     for (std::size_t i = shape.size() >= 2 ? shape.size() - 2 : 0; i < shape.size(); ++i) {
       if (shape[i] <= 1) continue;
