@@ -81,13 +81,14 @@ int RunFlops(const FlopsFlags& flags) {
     out["arguments"] = *arguments;
     out["flops"] = *flops;
     out["message"] = message;
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   std::cout << *flops << " FLOPs (" << Magnitude(*flops) << ") for " << target->op_name << "(";
   bool first = true;
   for (const auto& [name, value] : arguments->items()) {
-    std::cout << (first ? "" : ", ") << name << "=" << value.dump();
+    std::cout << (first ? "" : ", ") << name << "="
+              << value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     first = false;
   }
   std::cout << ")\nmfu_flops range message: " << message << "\n";

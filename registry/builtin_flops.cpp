@@ -17,6 +17,13 @@ std::string ShapeText(const Shape& shape) {
   return text + "]";
 }
 
+// A value in an error message: one line, at most 80 characters.
+std::string Shown(const Json& value) {
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
 // Exact integer arithmetic as Python's, with an error instead of a silent wrap past 2^63.
 class Count {
  public:
@@ -89,7 +96,7 @@ class Call {
       return Fail("needs `" + std::string(name) + "` (an integer)");
     }
     if (!value->is_number_integer())
-      return Fail("`" + std::string(name) + "` must be an integer, got " + value->dump());
+      return Fail("`" + std::string(name) + "` must be an integer, got " + Shown(*value));
     return value->get<std::int64_t>();
   }
 
@@ -99,7 +106,7 @@ class Call {
       if (fallback) return *fallback;
       return Fail("needs `" + std::string(name) + "` (a string, such as BNSD)");
     }
-    if (!value->is_string()) return Fail("`" + std::string(name) + "` must be a string, got " + value->dump());
+    if (!value->is_string()) return Fail("`" + std::string(name) + "` must be a string, got " + Shown(*value));
     return value->get<std::string>();
   }
 
@@ -108,18 +115,18 @@ class Call {
     if (value == nullptr) return fallback;
     if (value->is_boolean()) return value->get<bool>();
     if (value->is_number_integer()) return value->get<std::int64_t>() != 0;
-    return Fail("`" + std::string(name) + "` must be True or False, got " + value->dump());
+    return Fail("`" + std::string(name) + "` must be True or False, got " + Shown(*value));
   }
 
   /// A list of integers (group_list, actual_seq_qlen, perm_x1); nullopt when absent or None.
   Result<std::optional<std::vector<std::int64_t>>> Integers(std::string_view name) const {
     const Json* value = Find(name);
     if (value == nullptr) return std::optional<std::vector<std::int64_t>>{};
-    if (!value->is_array()) return Fail("`" + std::string(name) + "` must be a list of integers, got " + value->dump());
+    if (!value->is_array()) return Fail("`" + std::string(name) + "` must be a list of integers, got " + Shown(*value));
     std::vector<std::int64_t> numbers;
     for (const Json& element : *value) {
       if (!element.is_number_integer()) {
-        return Fail("`" + std::string(name) + "` must be a list of integers, got " + value->dump());
+        return Fail("`" + std::string(name) + "` must be a list of integers, got " + Shown(*value));
       }
       numbers.push_back(element.get<std::int64_t>());
     }
@@ -135,10 +142,10 @@ class Call {
  private:
   Result<Shape> ShapeOf(const Json& value, std::string_view name) const {
     const std::string bad = "`" + std::string(name) + "` must be a shape (a list of non-negative integers), got ";
-    if (!value.is_array()) return Fail(bad + value.dump());
+    if (!value.is_array()) return Fail(bad + Shown(value));
     Shape shape;
     for (const Json& dim : value) {
-      if (!dim.is_number_integer() || dim.get<std::int64_t>() < 0) return Fail(bad + value.dump());
+      if (!dim.is_number_integer() || dim.get<std::int64_t>() < 0) return Fail(bad + Shown(value));
       shape.push_back(dim.get<std::int64_t>());
     }
     return shape;

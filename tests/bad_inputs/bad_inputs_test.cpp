@@ -502,6 +502,16 @@ std::vector<BadInput> Cases() {
         return std::vector<std::string>{"flops", "mm", "[1024,512", "[512,256]"};
       },
       2, Stream::kErr, {"mm", "`input` must be a shape", "[1024,512"});
+  add("FlopsNonUtf8ArgumentThatTheFormulaIgnores",
+      [](const TempDir&) {
+        return std::vector<std::string>{"flops", "linear", "[4,8]", "[2,8]", "--arg", "bias=\xff", "--format", "json"};
+      },
+      0, Stream::kOut, {"\"bias\": \"\xEF\xBF\xBD\""});
+  add("FlopsArgumentNestedSixtyThousandDeep",
+      [](const TempDir&) {
+        return std::vector<std::string>{"flops", "mm", Repeat("[", 60000) + Repeat("]", 60000), "[1,2]"};
+      },
+      2, Stream::kErr, {"mm", "`input` must be a shape", "..."});
   return cases;
 }
 

@@ -1,5 +1,5 @@
 // The profiling-DB reader: a valid small `opmfu demo` rank, mutated by the input, then analysed
-// (AnalyzeRank) and checked (CheckRank). The input is a list of 6-byte edits:
+// (AnalyzeRank, then the report and audit built on it) and checked (CheckRank). The input is a list of 6-byte edits:
 //   op 0: set a cell of a table row to an odd value (NULL, negative, huge, text, blob, real);
 //   op 1: overwrite one byte of the database file;
 //   op 2: truncate the file;
@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "common/sqlite.h"
+#include "engine/audit.h"
 #include "engine/db_check.h"
 #include "engine/demo.h"
 #include "engine/rank_analysis.h"
+#include "engine/report.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -136,7 +138,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   opmfu::engine::RankInput input;
   input.rank_directory = seed.rank_directory;
   input.db_path = db_path;
-  (void)opmfu::engine::AnalyzeRank(input);
+  input.with_coverage = true;
+  auto analysis = opmfu::engine::AnalyzeRank(input);
+  if (analysis.ok()) {
+    // Whatever the rank holds goes through the report, the audit and every renderer.
+    opmfu::engine::ReportData data;
+    opmfu::engine::RankOutcome outcome;
+    outcome.location.db_path = db_path;
+    data.analysis.tables.string_pools.push_back(analysis->strings);
+    data.analysis.tables.operator_rows.Append(std::move(analysis->operator_rows));
+    data.analysis.tables.module_rows = std::move(analysis->module_rows);
+    outcome.analysis = std::move(*analysis);
+    data.analysis.ranks.push_back(std::move(outcome));
+    const opmfu::engine::MfuReport report = opmfu::engine::BuildReport(data, {});
+    for (auto format : {opmfu::engine::ReportFormat::kText, opmfu::engine::ReportFormat::kMarkdown,
+                        opmfu::engine::ReportFormat::kJson, opmfu::engine::ReportFormat::kHtml}) {
+      (void)opmfu::engine::RenderReport(report, format, 5);
+    }
+    (void)opmfu::engine::RenderAudit(opmfu::engine::AuditFlops(data, 0.01), opmfu::engine::AuditFormat::kJson);
+  }
   opmfu::engine::RankLocation location;
   location.rank_directory = seed.rank_directory;
   location.db_path = db_path;
