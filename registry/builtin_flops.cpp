@@ -741,6 +741,10 @@ Result<FlopsArguments> BindFlopsArguments(const BuiltinTarget& target, const std
   return arguments;
 }
 
+namespace {
+constexpr int kMaxArgumentDepth = 16;
+}  // namespace
+
 nlohmann::json ParseFlopsArgumentValue(std::string_view text) {
   if (text == "True") return true;
   if (text == "False") return false;
@@ -752,6 +756,15 @@ nlohmann::json ParseFlopsArgumentValue(std::string_view text) {
     json.back() = ']';
     if (json.size() > 2 && json[json.size() - 2] == ',') json.erase(json.size() - 2, 1);
   }
+  // No argument nests deeper than a block-sparse mask (4); parsing and printing a value is
+  // recursive, so a deeper one stays the text it is and is refused as not a shape.
+  int depth = 0;
+  int deepest = 0;
+  for (char c : json) {
+    if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    if (c == ']' || c == '}') --depth;
+  }
+  if (deepest > kMaxArgumentDepth) return std::string(text);
   nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
   if (parsed.is_discarded()) return std::string(text);
   return parsed;

@@ -202,6 +202,10 @@ TEST(BuiltinFlops, ReadsArgumentValuesAsJsonOrPython) {
   EXPECT_EQ(ParseFlopsArgumentValue("True"), true);
   EXPECT_TRUE(ParseFlopsArgumentValue("None").is_null());
   EXPECT_EQ(ParseFlopsArgumentValue("BNSD"), "BNSD");
+  // Deeper than any argument can be: kept as text (parsing it would recurse 60,000 deep).
+  const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  EXPECT_TRUE(ParseFlopsArgumentValue(deep).is_string());
+  EXPECT_TRUE(ParseFlopsArgumentValue("[[[[1]]]]").is_array());
 }
 
 }  // namespace
