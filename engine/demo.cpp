@@ -137,8 +137,9 @@ class RankWriter {
       Elementwise("aten::layer_norm", "LayerNorm", 30'000);
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 3 * kHidden, "BF16;BF16", 0.55);
       // BNSD q, k, v of [8, 32, 4096, 128]: QK^T and PV, 2*B*N*S*S*(Dq+Dv), as torch_npu's formula.
-      Gemm("torch_npu::npu_fusion_attention", "npu_fusion_attention", "FlashAttentionScore", 4096, 2 * 128, 4096,
-           "FLOAT16;FLOAT16", 0.42, 8 * 32, nullptr, "8,32,4096,128;8,32,4096,128;8,32,4096,128");
+      Gemm("torch_npu::npu_fusion_attention", "npu_fusion_attention", "FlashAttentionScore", 4096,
+           std::int64_t{2} * 128, 4096, "FLOAT16;FLOAT16", 0.42, 8 * 32, nullptr,
+           "8,32,4096,128;8,32,4096,128;8,32,4096,128");
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, kHidden, "BF16;BF16", 0.5, 1, "TransData");
       Elementwise("aten::add", "Add", 25'000);
     });
