@@ -1,12 +1,14 @@
 // `opmfu flops TARGET ...`: the FLOPs torch_npu's built-in formula records for one call.
 
 #include <cctype>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "cli/cli_support.h"
+#include "common/file_io.h"
 #include "common/text.h"
 #include "registry/builtin_flops.h"
 
@@ -18,6 +20,8 @@ struct FlopsFlags {
   std::vector<std::string> values;
   std::vector<std::string> arguments;
   std::string format = "text";
+  std::string formulas_version;
+  std::string formulas;
   bool list = false;
 };
 
@@ -28,21 +32,72 @@ int ListTargets() {
     std::cout << std::left << std::setw(36) << target.op_name << " " << std::setw(46) << target.target << " reads "
               << used << "\n";
   }
+  std::cout << "\nformula versions (--formulas-version):";
+  for (const registry::FormulasVersion& version : registry::KnownFormulasVersions()) {
+    std::cout << " " << version.name << (&version == &registry::NewestFormulasVersion() ? " (default)" : "");
+  }
+  std::cout << "\n";
   return kExitOk;
 }
 
 // 268435456 -> "268.44 GFLOP": the magnitude a person checks first.
-std::string Magnitude(std::int64_t flops) {
-  constexpr const char* kUnits[] = {"", "K", "M", "G", "T", "P", "E"};
-  double value = static_cast<double>(flops);
+std::string Magnitude(const std::string& decimal) {
+  constexpr const char* kUnits[] = {"", "K", "M", "G", "T", "P", "E", "Z", "Y"};
+  double value = std::strtod(decimal.c_str(), nullptr);
   std::size_t unit = 0;
   while (value >= 1000 && unit + 1 < std::size(kUnits)) {
     value /= 1000;
     ++unit;
   }
   std::ostringstream out;
-  out << std::fixed << std::setprecision(unit == 0 ? 0 : 2) << value << " " << kUnits[unit] << "FLOP";
+  out << std::setprecision(unit == 0 ? 0 : 2) << std::fixed << value << " " << kUnits[unit] << "FLOP";
+  if (value >= 1000) {
+    out.str("");
+    out << std::scientific << std::setprecision(2) << std::strtod(decimal.c_str(), nullptr) << " FLOP";
+  }
   return out.str();
+}
+
+// Which release's formulas to compute, and how that was decided (for the output).
+struct ChosenVersion {
+  const registry::FormulasVersion* version = nullptr;
+  std::string how;
+};
+
+Result<ChosenVersion> ChooseVersion(const FlopsFlags& flags) {
+  if (!flags.formulas_version.empty() && !flags.formulas.empty()) {
+    return Error::Usage("give --formulas-version or --formulas, not both");
+  }
+  if (!flags.formulas_version.empty()) {
+    const registry::FormulasVersion* version = registry::FindFormulasVersion(flags.formulas_version);
+    if (version == nullptr) {
+      std::string known;
+      for (const registry::FormulasVersion& v : registry::KnownFormulasVersions()) {
+        known += (known.empty() ? "" : ", ") + std::string(v.name);
+      }
+      return Error::Usage("--formulas-version: opmfu knows " + known + ", not '" + flags.formulas_version + "'");
+    }
+    return ChosenVersion{version, "--formulas-version"};
+  }
+  if (!flags.formulas.empty()) {
+    OPMFU_ASSIGN_OR_RETURN(const std::string source, ReadTextFile(flags.formulas));
+    const auto recognized = registry::RecognizeFormulasVersion(source);
+    if (!recognized) {
+      ReportWarning(flags.formulas +
+                    ": cannot tell which torch_npu release its built-in formulas are (opmfu reads the file, never "
+                    "runs it, and recognizes v26.1.0-beta.2 and v26.1.0); computed with " +
+                    std::string(registry::NewestFormulasVersion().name) + ", the newest it knows");
+      return ChosenVersion{&registry::NewestFormulasVersion(), "cannot tell from " + flags.formulas};
+    }
+    const registry::FormulasVersion* version = registry::FindFormulasVersion(recognized->version.name);
+    return ChosenVersion{version, "recognized in " + flags.formulas + ": " + recognized->evidence};
+  }
+  return ChosenVersion{&registry::NewestFormulasVersion(), "the default: the newest release opmfu knows"};
+}
+
+std::string OutcomeText(const Result<registry::FlopsOutcome>& outcome, std::string_view op_name) {
+  if (!outcome.ok()) return "nothing recorded (" + outcome.error().message + ")";
+  return outcome->decimal + "-" + std::string(op_name);
 }
 
 int RunFlops(const FlopsFlags& flags) {
@@ -58,6 +113,9 @@ int RunFlops(const FlopsFlags& flags) {
                                     "; a custom formula's FLOPs are whatever it returns (`opmfu flops --list` "
                                     "lists the built-in ones)"));
   }
+  auto chosen = ChooseVersion(flags);
+  if (!chosen.ok()) return ReportError(chosen.error());
+  const registry::FormulasVersion& version = *chosen->version;
   std::vector<nlohmann::json> positional;
   for (const std::string& value : flags.values) positional.push_back(registry::ParseFlopsArgumentValue(value));
   std::vector<std::pair<std::string, nlohmann::json>> named;
@@ -68,30 +126,69 @@ int RunFlops(const FlopsFlags& flags) {
     }
     named.emplace_back(argument.substr(0, equals), registry::ParseFlopsArgumentValue(argument.substr(equals + 1)));
   }
-  auto arguments = registry::BindFlopsArguments(*target, positional, named);
-  if (!arguments.ok()) return ReportError(arguments.error());
-  auto flops = registry::ComputeBuiltinFlops(*target, *arguments);
-  if (!flops.ok()) return ReportError(flops.error());
+  auto bound = registry::BindFlopsArguments(*target, positional, named);
+  if (!bound.ok()) return ReportError(bound.error());
+  auto flops = registry::EvaluateBuiltinFlops(*target, bound->arguments, version);
+  if (!flops.ok()) {
+    return ReportError(Error::Usage(flops.error().message + " [formulas " + std::string(version.name) + "]"));
+  }
+  for (const std::string& warning : flops->warnings) ReportWarning(warning);
 
-  const std::string message = std::to_string(*flops) + "-" + std::string(target->op_name);
+  // The same call under the other releases, when they record something else.
+  std::vector<std::pair<std::string_view, std::string>> others;
+  const std::string message = flops->decimal + "-" + std::string(target->op_name);
+  for (const registry::FormulasVersion& other : registry::KnownFormulasVersions()) {
+    if (other.name == version.name) continue;
+    const std::string text =
+        OutcomeText(registry::EvaluateBuiltinFlops(*target, bound->arguments, other), target->op_name);
+    if (text != message) others.emplace_back(other.name, text);
+  }
+
   if (flags.format == "json") {
     nlohmann::ordered_json out;
     out["target"] = target->target;
     out["op_name"] = target->op_name;
-    out["arguments"] = *arguments;
-    out["flops"] = *flops;
+    out["formulas_version"] = version.name;
+    out["formulas_version_source"] = chosen->how;
+    out["arguments"] = bound->arguments;
+    nlohmann::ordered_json ignored = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : bound->absorbed) ignored[name] = value;
+    out["ignored_keywords"] = ignored;
+    out["ignored_positional"] = bound->extra_positional;
+    // A value past 2^63-1 is text, as torch_npu writes it into the range message.
+    if (flops->value) {
+      out["flops"] = *flops->value;
+    } else {
+      out["flops"] = flops->decimal;
+    }
     out["message"] = message;
+    out["warnings"] = flops->warnings;
+    nlohmann::ordered_json other_versions = nlohmann::ordered_json::object();
+    for (const auto& [name, text] : others) other_versions[std::string(name)] = text;
+    out["other_versions"] = other_versions;
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
-  std::cout << *flops << " FLOPs (" << Magnitude(*flops) << ") for " << target->op_name << "(";
+  std::cout << flops->decimal << " FLOPs (" << Magnitude(flops->decimal) << ") for " << target->op_name << "(";
   bool first = true;
-  for (const auto& [name, value] : arguments->items()) {
-    std::cout << (first ? "" : ", ") << name << "="
-              << value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  for (const registry::BuiltinParameter& parameter : target->parameters) {  // in signature order
+    const auto value = bound->arguments.find(std::string(parameter.name));
+    if (value == bound->arguments.end()) continue;
+    std::cout << (first ? "" : ", ") << parameter.name << "=" << registry::PythonRepr(*value);
     first = false;
   }
   std::cout << ")\nmfu_flops range message: " << message << "\n";
+  if (!bound->absorbed.empty()) {
+    std::cout << "ignored, as torch_npu's formula takes them in **kwargs:";
+    for (const auto& [name, value] : bound->absorbed) std::cout << " " << name << "=" << registry::PythonRepr(value);
+    std::cout << "\n";
+  }
+  if (bound->extra_positional > 0) {
+    std::cout << "ignored, as torch_npu's formula takes them in *args: " << bound->extra_positional
+              << " positional value" << (bound->extra_positional == 1 ? "" : "s") << "\n";
+  }
+  std::cout << "formulas: torch_npu " << version.name << " (" << chosen->how << ")\n";
+  for (const auto& [name, text] : others) std::cout << "with the " << name << " formulas: " << text << "\n";
   return kExitOk;
 }
 
@@ -109,12 +206,18 @@ void AddFlopsCommand(CLI::App& app, Action& action) {
                       "(BNSD), True/False/None, or a list of integers");
   command->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   command->add_flag("--list", flags->list, "list the built-in targets and the arguments each formula reads");
+  command->add_option("--formulas-version", flags->formulas_version,
+                      "the torch_npu release whose formulas to compute: v26.1.0 (default) or v26.1.0-beta.2");
+  command->add_option("--formulas", flags->formulas,
+                      "an installed _flops_formulas.py: compute the release it holds (recognized from its text, "
+                      "never run)");
   command->footer(
       "Values after TARGET are the call's arguments by position (as in Python): opmfu flops mm [1024,512] "
       "[512,256]\n"
       "Example: opmfu flops npu_fusion_attention --arg query=[2,8,1024,128] --arg key=[2,8,1024,128] "
       "--arg value=[2,8,1024,128] --arg head_num=8 --arg input_layout=BNSD --arg sparse_mode=3\n"
-      "A formula that cannot apply (torch_npu's raises and records nothing) is an error saying why (exit 2).");
+      "A formula that cannot apply (torch_npu's raises and records nothing) is an error saying why (exit 2).\n"
+      "Keywords the formula does not name are ignored (its **kwargs); an explicit None is passed as None.");
   command->callback([flags, command, &action] {
     flags->values = command->remaining();
     action = [flags] {

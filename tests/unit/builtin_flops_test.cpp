@@ -149,11 +149,9 @@ const FailureCase kFailures[] = {
   {"npu_fused_infer_attention_score", R"({"query":[1,8,1,64],"key":[1,8,64,64],"value":[1,8,64,64],"num_heads":8})", "needs `input_layout`"},
   {"npu_fused_infer_attention_score", R"({"query":[1,8,1,64],"key":[1,8,64,64],"value":[1,8,64,64],"input_layout":"BNSD"})", "needs `num_heads`"},
   {"mm", R"({"input":[4,8,16],"other":[16,4]})", "must be 2-D"},
-  {"mm", R"({"input":[4,8],"other":[16,4]})", "inner dimensions differ"},
   {"mm", R"({"input":[4,8]})", "needs `other`"},
   {"mm", R"({"input":[4,-8],"other":[-8,4]})", "non-negative"},
   {"mm", R"({"input":[4000000000,4000000000],"other":[4000000000,4000000000]})", "2^63-1"},
-  {"bmm", R"({"input":[2,4,8],"other":[3,8,4]})", "batch sizes differ"},
   {"matmul", R"({"input":[2,4,8],"other":[3,8,4]})", "cannot broadcast"},
   {"matmul", R"({"input":[],"other":[3]})", "0-D"},
   {"npu_grouped_matmul", R"({"x":[24,32],"weight":[[32,64],[32,16]],"group_list":[16,9]})", "does not add up"},
@@ -161,7 +159,7 @@ const FailureCase kFailures[] = {
   {"npu_grouped_matmul", R"({"x":[24,32],"weight":[[32,64],[32,16]],"group_list":[24]})", "expected 2 entries"},
   {"npu_grouped_matmul", R"({"x":[[24,32],[8,32]],"weight":[[32,64],[32,16],[32,8]]})", "same number of tensors"},
   {"npu_transpose_batchmatmul", R"({"input":[32,64],"weight":[64,128]})", "does not match"},
-  {"npu_grouped_matmul_swiglu_quant_v2", R"({"x":[64,128],"weight":[[128,256],[128,256]]})", "single tensor"},
+  {"npu_grouped_matmul_swiglu_quant_v2", R"({"x":[64,128],"weight":[[128,256],[128,256]]})", "must be a shape"},
   {"npu_block_sparse_attention", R"({"query":[256,2,64],"value":[256,1,64],"block_sparse_mask":[[[[1]]]],"block_shape":[128]})", "block_shape"},
   {"npu_block_sparse_attention", R"({"query":[256,2,64],"value":[256,1,64],"block_sparse_mask":[[[[1]]]],"block_shape":[128,128],"actual_seq_lengths":[128,256]})", "expected 1 lengths"},
   {"npu_block_sparse_attention", R"({"query":[256,2,64],"value":[256,1,64],"block_sparse_mask":[[1]],"block_shape":[128,128]})", "nested 4 deep"},
@@ -174,6 +172,9 @@ TEST(BuiltinFlops, UnknownTargetsAreNotGuessed) {
   EXPECT_EQ(FindBuiltinTarget("conv2d"), nullptr);
   EXPECT_EQ(FindBuiltinTarget("torch::mm"), nullptr);
   ASSERT_NE(FindBuiltinTarget("torch:addmm"), nullptr);
+  // The same object, named from another module boundary.
+  EXPECT_EQ(FindBuiltinTarget("torch:nn.functional.linear"), FindBuiltinTarget("torch.nn.functional:linear"));
+  EXPECT_EQ(FindBuiltinTarget("torch.nn.functional.linear:"), nullptr);
   EXPECT_EQ(FindBuiltinTarget("torch:addmm")->op_name, "addmm");
 }
 
@@ -181,17 +182,128 @@ TEST(BuiltinFlops, BindsPositionalAndNamedArgumentsLikeAPythonCall) {
   const BuiltinTarget& mm = *FindBuiltinTarget("mm");
   auto bound = BindFlopsArguments(mm, {nlohmann::json::parse("[8,4]")}, {{"other", nlohmann::json::parse("[4,2]")}});
   ASSERT_TRUE(bound.ok()) << bound.error().message;
-  EXPECT_EQ(*ComputeBuiltinFlops(mm, *bound), 2 * 8 * 2 * 4);
+  EXPECT_EQ(*ComputeBuiltinFlops(mm, bound->arguments), 2 * 8 * 2 * 4);
 
-  auto keyword = BindFlopsArguments(mm, {}, {{"mat2", nlohmann::json::parse("[4,2]")}});
+  // `mat2=` is not a parameter of the formula: its **kwargs takes it, so `other` is missing.
+  auto keyword = BindFlopsArguments(mm, {nlohmann::json::parse("[8,4]")}, {{"mat2", nlohmann::json::parse("[4,2]")}});
   ASSERT_FALSE(keyword.ok());
-  EXPECT_NE(keyword.error().message.find("no parameter named `mat2`"), std::string::npos);
+  EXPECT_NE(keyword.error().message.find("missing the required argument `other`"), std::string::npos)
+      << keyword.error().message;
   auto twice = BindFlopsArguments(mm, {nlohmann::json::parse("[8,4]")}, {{"input", nlohmann::json::parse("[8,4]")}});
   ASSERT_FALSE(twice.ok());
-  EXPECT_NE(twice.error().message.find("given twice"), std::string::npos);
+  EXPECT_NE(twice.error().message.find("multiple values for argument `input`"), std::string::npos);
+  auto same_name = BindFlopsArguments(
+      mm, {}, {{"input", nlohmann::json::parse("[8,4]")}, {"input", nlohmann::json::parse("[8,4]")}});
+  ASSERT_FALSE(same_name.ok());
+  EXPECT_NE(same_name.error().message.find("given twice"), std::string::npos);
+  // hcom is required but never read: the error says any value will do.
+  const BuiltinTarget& gather = *FindBuiltinTarget("npu_all_gather_base_mm");
+  auto no_hcom =
+      BindFlopsArguments(gather, {nlohmann::json::parse("[8,4]"), nlohmann::json::parse("[4,2]")}, {{"world_size", 2}});
+  ASSERT_FALSE(no_hcom.ok());
+  EXPECT_NE(no_hcom.error().message.find("--arg hcom=None"), std::string::npos) << no_hcom.error().message;
   // input_layout is keyword-only in npu_fused_infer_attention_score: three positionals at most.
   const BuiltinTarget& fias = *FindBuiltinTarget("npu_fused_infer_attention_score");
   EXPECT_FALSE(BindFlopsArguments(fias, std::vector<nlohmann::json>(4, nlohmann::json::array()), {}).ok());
+}
+
+TEST(BuiltinFlops, KeywordsTheFormulaDoesNotNameGoToItsKwargsAndAreIgnored) {
+  const BuiltinTarget& attention = *FindBuiltinTarget("npu_fusion_attention");
+  const nlohmann::json q = nlohmann::json::parse("[2,8,16,64]");
+  auto bound = BindFlopsArguments(
+      attention,
+      {q, q, q, 8, "BNSD", nullptr, nullptr, nullptr, 0.125, 1.0, 1, 1, 0, nullptr, nullptr, nullptr, 0, "extra", 7},
+      {{"num_heads", 8}, {"block_table", nlohmann::json::parse("[1,2]")}});
+  ASSERT_TRUE(bound.ok()) << bound.error().message;
+  EXPECT_EQ(bound->extra_positional, 2U);
+  ASSERT_EQ(bound->absorbed.size(), 2U);
+  EXPECT_EQ(bound->absorbed[0].first, "num_heads");
+  EXPECT_EQ(*ComputeBuiltinFlops(attention, bound->arguments), 2LL * 2 * 8 * 16 * 16 * 128);
+  // mm has no *args: a third positional value is a TypeError in Python.
+  const BuiltinTarget& mm = *FindBuiltinTarget("mm");
+  EXPECT_FALSE(BindFlopsArguments(mm, {q, q, q}, {}).ok());
+}
+
+TEST(BuiltinFlops, AnExplicitNoneIsPassedAsNoneNotReplacedByTheDefault) {
+  const BuiltinTarget& transpose = *FindBuiltinTarget("npu_transpose_batchmatmul");
+  const nlohmann::json shapes = {{"input", {8, 16, 32}}, {"weight", {8, 32, 4}}};
+  EXPECT_EQ(*ComputeBuiltinFlops(transpose, shapes), 2LL * 8 * 16 * 32 * 4);  // default perm (0, 1, 2)
+  nlohmann::json with_none = shapes;
+  with_none["perm_x1"] = nullptr;
+  const auto refused = ComputeBuiltinFlops(transpose, with_none);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("`perm_x1` is None"), std::string::npos) << refused.error().message;
+  // num_key_value_heads=None: `None or num_heads` in the formula.
+  const BuiltinTarget& infer = *FindBuiltinTarget("npu_fused_infer_attention_score");
+  const nlohmann::json call = {{"query", {2, 16, 1024}}, {"key", {2, 16, 1024}}, {"value", {2, 16, 1024}},
+                               {"input_layout", "BSH"},  {"num_heads", 8},       {"num_key_value_heads", nullptr}};
+  EXPECT_EQ(*ComputeBuiltinFlops(infer, call), 2LL * 2 * 8 * 16 * 16 * 256);
+  EXPECT_EQ(PythonRepr(nullptr), "None");
+  EXPECT_EQ(PythonRepr(nlohmann::json::parse(R"([1, "BNSD", true, null])")), "[1, 'BNSD', True, None]");
+}
+
+TEST(BuiltinFlops, ValuesTorchWouldRejectAreStillWhatTheFormulaRecordsWithAWarning) {
+  const BuiltinTarget& mm = *FindBuiltinTarget("mm");
+  const auto outcome = EvaluateBuiltinFlops(mm, {{"input", {4, 8}}, {"other", {16, 4}}}, NewestFormulasVersion());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(outcome->decimal, "256");  // 2*4*4*8: the formula reads k from input
+  ASSERT_EQ(outcome->warnings.size(), 1U);
+  EXPECT_NE(outcome->warnings[0].find("inner dimensions differ"), std::string::npos);
+  const BuiltinTarget& bmm = *FindBuiltinTarget("bmm");
+  const auto batch = EvaluateBuiltinFlops(bmm, {{"input", {2, 4, 8}}, {"other", {3, 8, 4}}}, NewestFormulasVersion());
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ(batch->decimal, "512");
+  EXPECT_NE(batch->warnings.at(0).find("batch sizes differ"), std::string::npos);
+}
+
+TEST(BuiltinFlops, ValuesPastTwoToTheSixtyThreeAreExactText) {
+  const BuiltinTarget& mm = *FindBuiltinTarget("mm");
+  const auto big = EvaluateBuiltinFlops(mm, {{"input", {4294967296LL, 4294967296LL}}, {"other", {4294967296LL, 8}}},
+                                        NewestFormulasVersion());
+  ASSERT_TRUE(big.ok()) << big.error().message;
+  EXPECT_EQ(big->decimal, "295147905179352825856");  // 2 * 2^32 * 8 * 2^32 = 2^68
+  EXPECT_FALSE(big->value.has_value());
+}
+
+TEST(BuiltinFlops, ReleasesDifferForGroupedQueryAttentionAndZeroLengthSequences) {
+  const BuiltinTarget& attention = *FindBuiltinTarget("npu_fusion_attention");
+  const FormulasVersion& beta = *FindFormulasVersion("v26.1.0-beta.2");
+  const FormulasVersion& release = *FindFormulasVersion("26.1.0");
+  EXPECT_EQ(&release, &NewestFormulasVersion());
+  // BSH, 32 query heads, 8 key/value heads (hidden 1024 = 8 * 128).
+  const nlohmann::json gqa = {{"query", {1, 512, 4096}},
+                              {"key", {1, 512, 1024}},
+                              {"value", {1, 512, 1024}},
+                              {"head_num", 32},
+                              {"input_layout", "BSH"}};
+  EXPECT_EQ(EvaluateBuiltinFlops(attention, gqa, release)->decimal, "4294967296");  // Dq = Dv = 128
+  EXPECT_EQ(EvaluateBuiltinFlops(attention, gqa, beta)->decimal, "2684354560");     // Dv = 1024/32 = 32
+  const nlohmann::json zero = {{"query", {256, 8, 128}},
+                               {"key", {256, 8, 128}},
+                               {"value", {256, 8, 128}},
+                               {"head_num", 8},
+                               {"input_layout", "TND"},
+                               {"actual_seq_qlen", {128, 128, 256}},
+                               {"actual_seq_kvlen", {128, 128, 256}}};
+  EXPECT_TRUE(EvaluateBuiltinFlops(attention, zero, release).ok());
+  const auto refused = EvaluateBuiltinFlops(attention, zero, beta);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("zero-length"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(FindFormulasVersion("v9"), nullptr);
+}
+
+TEST(BuiltinFlops, RecognizesTheReleaseFromTheFormulasText) {
+  const std::string newest =
+      "def _infer_kv_heads(q, k):\n    pass\n"
+      "    if any(length < 0 for length in q_lens + kv_lens):\n";
+  const std::string beta = "    if any(length <= 0 for length in q_lens + kv_lens):\n";
+  ASSERT_TRUE(RecognizeFormulasVersion(newest).has_value());
+  EXPECT_EQ(RecognizeFormulasVersion(newest)->version.name, "v26.1.0");
+  ASSERT_TRUE(RecognizeFormulasVersion(beta).has_value());
+  EXPECT_EQ(RecognizeFormulasVersion(beta)->version.name, "v26.1.0-beta.2");
+  EXPECT_EQ(RecognizeFormulasVersion("def _infer_kv_heads(\n" + beta)->version.name, "unreleased-2026-07-03");
+  EXPECT_FALSE(RecognizeFormulasVersion("@register_npu_flop(target='torch:mm')\n").has_value());
+  EXPECT_FALSE(RecognizeFormulasVersion(newest + beta).has_value());  // both: cannot tell
 }
 
 TEST(BuiltinFlops, ReadsArgumentValuesAsJsonOrPython) {
