@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/text.h"
+#include "registry/builtin_flops.h"
+#include "registry/locate.h"
 
 namespace opmfu::registry {
 
@@ -68,6 +72,42 @@ std::string IncompleteNote(const FormulaFile& file) {
          std::to_string(position.column) + "; registrations after it may be missing";
 }
 
+// Which torch_npu release the file's built-in formulas are, read from its text; empty when the
+// file registers no built-in (is_default=True) formula.
+struct VersionNote {
+  std::optional<std::string> version;  ///< "v26.1.0", or nullopt when it cannot tell
+  std::string evidence;
+  std::optional<std::string> torch_npu;  ///< the .dist-info Version next to the file, if any
+};
+
+std::optional<VersionNote> FormulasVersionNote(const FormulaFile& file) {
+  const bool has_builtins = std::any_of(file.registrations.begin(), file.registrations.end(),
+                                        [](const Registration& r) { return r.IsDefault().value_or(false); });
+  if (!has_builtins) return std::nullopt;
+  VersionNote note;
+  if (const auto recognized = RecognizeFormulasVersion(file.tree.source())) {
+    note.version = std::string(recognized->version.name);
+    note.evidence = recognized->evidence;
+  } else {
+    note.evidence = "they match none opmfu knows: v26.1.0-beta.2, v26.1.0";
+  }
+  // <site>/torch_npu/profiler/_flops_formulas.py
+  const std::filesystem::path path(file.path);
+  if (path.filename() == "_flops_formulas.py" && path.parent_path().filename() == "profiler" &&
+      path.parent_path().parent_path().filename() == "torch_npu") {
+    const std::filesystem::path site = path.parent_path().parent_path().parent_path();
+    note.torch_npu = TorchNpuVersion(site.empty() ? std::filesystem::path(".") : site);
+  }
+  return note;
+}
+
+std::string VersionLine(const VersionNote& note) {
+  std::string line = "built-in formulas: " + (note.version ? "torch_npu " + *note.version + " (" + note.evidence + ")"
+                                                           : "cannot tell the torch_npu release; " + note.evidence);
+  if (note.torch_npu) line += "; installed torch_npu " + *note.torch_npu;
+  return line;
+}
+
 std::string RenderTable(const FormulaFile& file, const std::vector<ListingRow>& rows) {
   constexpr std::size_t kColumns = 7;
   constexpr std::size_t kParameterWidth = 40;
@@ -104,6 +144,7 @@ std::string RenderTable(const FormulaFile& file, const std::vector<ListingRow>& 
   }
   const std::size_t count = rows.size();
   out += "\n" + std::to_string(count) + (count == 1 ? " registration" : " registrations") + " in " + file.path + "\n";
+  if (const auto note = FormulasVersionNote(file)) out += VersionLine(*note) + "\n";
   const std::string incomplete = IncompleteNote(file);
   if (!incomplete.empty()) out += incomplete + "\n";
   return IsValidUtf8(out) ? out : SanitizeUtf8(out);
@@ -134,6 +175,7 @@ std::string RenderMarkdown(const FormulaFile& file, const std::vector<ListingRow
            row.is_default + " | " + code(row.function) + " | " + MarkdownCell(row.parameters) + " | " +
            MarkdownCell(row.doc) + " |\n";
   }
+  if (const auto note = FormulasVersionNote(file)) out += "\n" + MarkdownCell(VersionLine(*note)) + "\n";
   const std::string incomplete = IncompleteNote(file);
   if (!incomplete.empty()) out += "\n> " + MarkdownCell(incomplete) + "\n";
   return out;
@@ -181,6 +223,11 @@ std::string RenderJson(const FormulaFile& file, const std::vector<ListingRow>& r
   json document = {{"file", file.path}, {"complete", file.parsed_cleanly()}, {"count", rows.size()}};
   const std::string incomplete = IncompleteNote(file);
   if (!incomplete.empty()) document["incomplete_reason"] = incomplete;
+  if (const auto note = FormulasVersionNote(file)) {
+    document["formulas_version"] = note->version ? json(*note->version) : json(nullptr);
+    document["formulas_version_evidence"] = note->evidence;
+    document["torch_npu_version"] = note->torch_npu ? json(*note->torch_npu) : json(nullptr);
+  }
   document["registrations"] = registrations;
   return document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
