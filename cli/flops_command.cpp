@@ -11,6 +11,7 @@
 #include "common/file_io.h"
 #include "common/text.h"
 #include "registry/builtin_flops.h"
+#include "registry/locate.h"
 
 namespace opmfu::cli {
 namespace {
@@ -22,6 +23,8 @@ struct FlopsFlags {
   std::string format = "text";
   std::string formulas_version;
   std::string formulas;
+  bool installed = false;
+  std::string python;
   bool list = false;
 };
 
@@ -65,8 +68,18 @@ struct ChosenVersion {
 };
 
 Result<ChosenVersion> ChooseVersion(const FlopsFlags& flags) {
-  if (!flags.formulas_version.empty() && !flags.formulas.empty()) {
-    return Error::Usage("give --formulas-version or --formulas, not both");
+  const int sources = static_cast<int>(!flags.formulas_version.empty()) + static_cast<int>(!flags.formulas.empty()) +
+                      static_cast<int>(flags.installed);
+  if (sources > 1) return Error::Usage("give one of --formulas-version, --formulas and --installed");
+  std::string formulas_path = flags.formulas;
+  if (flags.installed) {
+    // Found as `registry` commands find it: $OPMFU_FORMULAS, else the sys.path of --python.
+    registry::LocateOptions options;
+    if (!flags.python.empty()) options.python_flag = flags.python;
+    options.formulas_env = GetEnv("OPMFU_FORMULAS");
+    options.python_env = GetEnv("OPMFU_PYTHON");
+    OPMFU_ASSIGN_OR_RETURN(const registry::LocatedFormulas located, registry::LocateFormulas(options));
+    formulas_path = located.path.string();
   }
   if (!flags.formulas_version.empty()) {
     const registry::FormulasVersion* version = registry::FindFormulasVersion(flags.formulas_version);
@@ -79,18 +92,18 @@ Result<ChosenVersion> ChooseVersion(const FlopsFlags& flags) {
     }
     return ChosenVersion{version, "--formulas-version"};
   }
-  if (!flags.formulas.empty()) {
-    OPMFU_ASSIGN_OR_RETURN(const std::string source, ReadTextFile(flags.formulas));
+  if (!formulas_path.empty()) {
+    OPMFU_ASSIGN_OR_RETURN(const std::string source, ReadTextFile(formulas_path));
     const auto recognized = registry::RecognizeFormulasVersion(source);
     if (!recognized) {
-      ReportWarning(flags.formulas +
+      ReportWarning(formulas_path +
                     ": cannot tell which torch_npu release its built-in formulas are (opmfu reads the file, never "
                     "runs it, and recognizes v26.1.0-beta.2 and v26.1.0); computed with " +
                     std::string(registry::NewestFormulasVersion().name) + ", the newest it knows");
-      return ChosenVersion{&registry::NewestFormulasVersion(), "cannot tell from " + flags.formulas};
+      return ChosenVersion{&registry::NewestFormulasVersion(), "cannot tell from " + formulas_path};
     }
     const registry::FormulasVersion* version = registry::FindFormulasVersion(recognized->version.name);
-    return ChosenVersion{version, "recognized in " + flags.formulas + ": " + recognized->evidence};
+    return ChosenVersion{version, "recognized in " + formulas_path + ": " + recognized->evidence};
   }
   return ChosenVersion{&registry::NewestFormulasVersion(), "the default: the newest release opmfu knows"};
 }
@@ -211,6 +224,12 @@ void AddFlopsCommand(CLI::App& app, Action& action) {
   command->add_option("--formulas", flags->formulas,
                       "an installed _flops_formulas.py: compute the release it holds (recognized from its text, "
                       "never run)");
+  command->add_flag("--installed", flags->installed,
+                    "compute the release installed for --python (its _flops_formulas.py, found as `registry` "
+                    "commands find it)");
+  command->add_option("--python", flags->python,
+                      "with --installed: the interpreter whose sys.path holds torch_npu (else $OPMFU_PYTHON, else "
+                      "python3); only asked for sys.path");
   command->footer(
       "Values after TARGET are the call's arguments by position (as in Python): opmfu flops mm [1024,512] "
       "[512,256]\n"

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/test_support.h"
@@ -128,6 +129,19 @@ TEST(FlopsCli, ComputesTheOtherReleaseOnRequestOrFromAnInstalledFile) {
   const auto guessed = RunOpmfu(cannot_tell);
   ASSERT_EQ(guessed.exit_code, 0) << guessed.err;
   EXPECT_NE(guessed.err.find("cannot tell"), std::string::npos) << guessed.err;
+
+  // --installed finds the file as `registry` commands do: here through an interpreter's sys.path.
+  const auto python =
+      dir.Write("bin/python", "#!/bin/sh\necho '[\"" + (dir.path() / "torch_npu/..").string() + "\"]'\n");
+  std::filesystem::permissions(python, std::filesystem::perms::owner_all);
+  std::vector<std::string> located = gqa;
+  located.insert(located.end(), {"--installed", "--python", python.string()});
+  const auto from_sys_path = RunOpmfu(located);
+  ASSERT_EQ(from_sys_path.exit_code, 0) << from_sys_path.err;
+  EXPECT_NE(from_sys_path.out.find("range message: 2684354560-npu_fusion_attention"), std::string::npos)
+      << from_sys_path.out;
+  located.insert(located.end(), {"--formulas-version", "v26.1.0"});
+  EXPECT_EQ(RunOpmfu(located).exit_code, 2);  // one source of the version at a time
 
   std::vector<std::string> bad = gqa;
   bad.insert(bad.end(), {"--formulas-version", "v1"});
