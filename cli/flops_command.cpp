@@ -71,6 +71,7 @@ Result<ChosenVersion> ChooseVersion(const FlopsFlags& flags) {
   const int sources = static_cast<int>(!flags.formulas_version.empty()) + static_cast<int>(!flags.formulas.empty()) +
                       static_cast<int>(flags.installed);
   if (sources > 1) return Error::Usage("give one of --formulas-version, --formulas and --installed");
+  if (!flags.python.empty() && !flags.installed) return Error::Usage("--python goes with --installed");
   std::string formulas_path = flags.formulas;
   if (flags.installed) {
     // Found as `registry` commands find it: $OPMFU_FORMULAS, else the sys.path of --python.

@@ -142,6 +142,9 @@ TEST(FlopsCli, ComputesTheOtherReleaseOnRequestOrFromAnInstalledFile) {
       << from_sys_path.out;
   located.insert(located.end(), {"--formulas-version", "v26.1.0"});
   EXPECT_EQ(RunOpmfu(located).exit_code, 2);  // one source of the version at a time
+  std::vector<std::string> python_alone = gqa;
+  python_alone.insert(python_alone.end(), {"--python", python.string()});
+  EXPECT_EQ(RunOpmfu(python_alone).exit_code, 2);
 
   std::vector<std::string> bad = gqa;
   bad.insert(bad.end(), {"--formulas-version", "v1"});
