@@ -59,6 +59,33 @@ Value ExperimentalDefault(const python::PythonModule& module, TSNode at, std::st
   return NoneDefault(module, at, name);
 }
 
+// `analyse_flag` of each tensorboard_trace_handler(...) the call can receive: whether the raw data
+// is parsed into a DB when the trace is ready (True when not given).
+Setting ReadAnalyseFlag(const python::PythonModule& module, const Setting& on_trace_ready) {
+  Setting setting;
+  setting.name = "analyse_flag";
+  setting.anchor = on_trace_ready.anchor;
+  setting.call = on_trace_ready.call;
+  for (const Value& handler : on_trace_ready.values) {
+    if (handler.kind != ValueKind::kCall || !EndsWith(handler.text, "tensorboard_trace_handler") ||
+        ts_node_is_null(handler.node)) {
+      continue;
+    }
+    auto flag = module.FindArgument(handler.node, "analyse_flag", 2);
+    if (!flag) {
+      setting.values.push_back(BoolDefault(module, handler.node, "analyse_flag", true));
+      continue;
+    }
+    if (!setting.written) {
+      setting.written = true;
+      setting.anchor = ts_node_is_null(flag->keyword) ? flag->node : flag->keyword;
+      setting.call = handler.node;
+    }
+    for (Value& value : flag->values) setting.values.push_back(std::move(value));
+  }
+  return setting;
+}
+
 // The experimental settings: from each _ExperimentalConfig(...) the call can receive.
 void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSite& site) {
   struct Target {
@@ -158,9 +185,11 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
   module_ptr->BindInvocations(std::move(invocations));
   facts.launches = std::move(launches);
   const python::PythonModule& module = *module_ptr;
+  // Only a torch.profiler call asks whether the program imports transfer_to_npu (that reads the
+  // import closure).
+  facts.transfers_to_npu = false;
   for (const auto& [local, imported] : module.imports()) {
-    (void)local;
-    if (imported.starts_with("torch_npu.contrib.transfer_to_npu")) facts.transfers_to_npu = true;
+    facts.imports_torch_npu = facts.imports_torch_npu || imported == "torch_npu" || imported.starts_with("torch_npu.");
   }
   for (TSNode call : module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse", "init"})) {
     const std::optional<std::string> callee = module.CalleeName(call);
@@ -180,7 +209,10 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
     } else if (EndsWith(*callee, "_KinetoProfile") && callee->starts_with("torch_npu")) {
       site.api = ProfilerApi::kKinetoProfile;
     } else if (*callee == "torch.profiler.profile" || *callee == "torch.autograd.profiler.profile") {
-      site.api = ProfilerApi::kTorchProfile;
+      facts.transfers_to_npu = facts.transfers_to_npu || module.TransfersToNpu();
+      // transfer_to_npu makes torch.profiler.profile torch_npu's, process-wide.
+      site.api = *callee == "torch.profiler.profile" && facts.transfers_to_npu ? ProfilerApi::kTorchNpuProfile
+                                                                               : ProfilerApi::kTorchProfile;
     } else {
       if (callee->starts_with("torch_npu.profiler") && EndsWith(*callee, ".analyse")) facts.analyses_offline = true;
       continue;
@@ -192,6 +224,7 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
     site.record_shapes = ReadSetting(module, call, "record_shapes", BoolDefault(module, call, "record_shapes", false));
     site.with_modules = ReadSetting(module, call, "with_modules", BoolDefault(module, call, "with_modules", false));
     site.on_trace_ready = ReadSetting(module, call, "on_trace_ready", NoneDefault(module, call, "on_trace_ready"));
+    site.analyse = ReadAnalyseFlag(module, site.on_trace_ready);
     site.schedule = ReadSetting(module, call, "schedule", NoneDefault(module, call, "schedule"));
     site.experimental_config =
         ReadSetting(module, call, "experimental_config", NoneDefault(module, call, "experimental_config"));

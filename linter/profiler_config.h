@@ -42,8 +42,9 @@ struct ProfilerCallSite {
   Setting with_flops, activities, record_shapes, with_modules, on_trace_ready, schedule, experimental_config;
   /// The `_ExperimentalConfig` settings this call receives (its defaults when it gets none).
   Setting profiler_level, mstx, msprof_tx, export_type, mstx_domain_include, mstx_domain_exclude;
-  /// For a known launcher: whether its trace handler parses the data into a DB (a Python call's
-  /// handler is read from `on_trace_ready` instead).
+  /// Whether the trace handler parses the data into a DB: a known launcher's, or the
+  /// `analyse_flag` of each `tensorboard_trace_handler(...)` that a Python call's `on_trace_ready`
+  /// can be (no values when it is none of those).
   Setting analyse;
 };
 
@@ -60,8 +61,11 @@ struct ProfilerFacts {
   std::shared_ptr<const DynamicConfig> dynamic_config;
   std::vector<ProfilerCallSite> sites;
   std::vector<DynamicProfilerInit> dynamic_inits;
-  /// `torch_npu.contrib.transfer_to_npu` is imported: torch.profiler.profile is torch_npu's.
+  /// `torch_npu.contrib.transfer_to_npu` is imported by the program: torch.profiler.profile is
+  /// torch_npu's. Read only when the file calls torch.profiler.profile.
   bool transfers_to_npu = false;
+  /// The file imports torch_npu (or a module of it).
+  bool imports_torch_npu = false;
   /// The file calls torch_npu's offline `analyse(...)`, so unparsed data may be parsed later.
   bool analyses_offline = false;
   /// The launcher commands that run this file (their arguments are bound in `module`).

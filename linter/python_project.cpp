@@ -34,6 +34,12 @@ bool Below(const fs::path& path, const fs::path& root) {
 
 }  // namespace
 
+bool ImportsModule(const std::vector<std::string>& imports, std::string_view name) {
+  return std::any_of(imports.begin(), imports.end(), [&](const std::string& imported) {
+    return imported == name || (imported.starts_with(name) && imported[name.size()] == '.');
+  });
+}
+
 std::vector<std::string> ScanImports(std::string_view source) {
   std::vector<std::string> out;
   std::size_t at = 0;
@@ -172,6 +178,17 @@ const PythonModule* ModuleSet::Find(std::string_view name, const fs::path& impor
   if (found == by_path_.end()) return nullptr;  // beyond the closure's bounds
   if (!mentions.empty() && Text(*found->second).find(mentions) == std::string::npos) return nullptr;
   return Load(*found->second);
+}
+
+bool ModuleSet::AnyImports(std::string_view name) const {
+  List();
+  const std::string_view last = LastComponent(name);
+  for (const auto& entry : entries_) {
+    const std::string& text = Text(*entry);
+    if (text.find(last) == std::string::npos) continue;
+    if (ImportsModule(ScanImports(text), name)) return true;
+  }
+  return false;
 }
 
 std::vector<const PythonModule*> ModuleSet::Containing(std::string_view needle, const PythonModule* except) const {

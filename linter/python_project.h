@@ -21,6 +21,8 @@ namespace opmfu::python {
 /// The dotted names a file imports, read from its text (`import a.b`, `from a import b` gives
 /// "a" and "a.b"; `from .m import f` gives ".m" and ".m.f"). Cheap; no parse.
 std::vector<std::string> ScanImports(std::string_view source);
+/// Whether `imports` (from ScanImports) holds `name` or a module below it.
+bool ImportsModule(const std::vector<std::string>& imports, std::string_view name);
 
 /// Finds the file of a dotted module name below the search directories.
 class ModuleLocator {
@@ -64,6 +66,10 @@ class ModuleSet {
   /// The same, for a text that contains `needle` and one of `any_of`.
   std::vector<const PythonModule*> Containing(std::string_view needle, std::initializer_list<std::string_view> any_of,
                                               const PythonModule* except) const;
+  /// Whether one of the set's files imports a module named `name` or one below it
+  /// (`import torch_npu.contrib.transfer_to_npu`, `from torch_npu.contrib import transfer_to_npu`);
+  /// read from the text, nothing parsed.
+  bool AnyImports(std::string_view name) const;
   const ModuleLocator& locator() const { return locator_; }
 
  private:

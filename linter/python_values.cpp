@@ -15,6 +15,8 @@ namespace opmfu::python {
 
 namespace {
 
+constexpr std::string_view kTransferToNpu = "torch_npu.contrib.transfer_to_npu";
+
 // Deep enough for real alias chains; a cycle (`x = x + 1`) or absurd nesting ends as unknown.
 constexpr int kMaxDepth = 24;
 // A list whose items each have several values has many combinations; beyond this, only the
@@ -33,6 +35,17 @@ bool Contains(TSNode outer, TSNode inner) {
   return ts_node_start_byte(outer) <= ts_node_start_byte(inner) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
 }
 
+// `name.append(x)`, `.extend(xs)`, `.insert(i, x)`, `.add(x)` written as a statement of its own.
+bool IsListUpdate(const SyntaxTree& tree, TSNode call) {
+  TSNode function = ChildByField(call, "function");
+  if (!IsType(function, "attribute")) return false;
+  TSNode parent = ts_node_parent(call);
+  if (ts_node_is_null(parent) || !IsType(parent, "expression_statement")) return false;
+  if (!IsType(ChildByField(function, "object"), "identifier")) return false;
+  const std::string_view method = tree.Text(ChildByField(function, "attribute"));
+  return method == "append" || method == "extend" || method == "insert" || method == "add";
+}
+
 std::string PythonRepr(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
@@ -44,6 +57,15 @@ std::string PythonRepr(std::string_view text) {
     out += c;
   }
   return out + "'";
+}
+
+// `a + b` of two lists (or two tuples) of traced items; nullopt for anything else.
+std::optional<Value> Concatenate(const Value& left, const Value& right) {
+  if (left.kind != ValueKind::kSequence || right.kind != ValueKind::kSequence) return std::nullopt;
+  if (left.container != right.container || left.container == "set") return std::nullopt;
+  Value joined = left;
+  joined.items.insert(joined.items.end(), right.items.begin(), right.items.end());
+  return joined;
 }
 
 Value WithStep(Value value, Note step) {
@@ -198,7 +220,80 @@ Result<PythonModule> PythonModule::Parse(std::string path, std::string source) {
   OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kPython, std::move(source)));
   PythonModule module(std::move(path), std::move(tree));
   module.Index();
+  const std::string_view text = module.tree_.source();
+  module.imports_transfer_to_npu_ =
+      text.find("transfer_to_npu") != std::string_view::npos && ImportsModule(ScanImports(text), kTransferToNpu);
   return module;
+}
+
+bool PythonModule::TransfersToNpu() const {
+  if (!transfers_to_npu_) {
+    transfers_to_npu_ = imports_transfer_to_npu_ || (modules_ != nullptr && modules_->AnyImports(kTransferToNpu));
+  }
+  return *transfers_to_npu_;
+}
+
+namespace {
+
+bool InMainGuard(const SyntaxTree& tree, TSNode node) {
+  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (!IsType(up, "if_statement")) continue;
+    const std::string_view condition = tree.Text(ChildByField(up, "condition"));
+    if (condition.find("__name__") != std::string_view::npos && condition.find("__main__") != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Inside a helper whose own name says it changes choices (`add_parser_argument_choices_value`):
+// its calls name the options it changes, so its body does not open every option.
+bool InChoicesHelper(const SyntaxTree& tree, TSNode node) {
+  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (IsType(up, "function_definition")) {
+      return tree.Text(ChildByField(up, "name")).find("choices") != std::string_view::npos;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool PythonModule::InMainGuard(TSNode node) const { return python::InMainGuard(tree_, node); }
+
+void PythonModule::NoteArgparseFacts(TSNode call) {
+  TSNode function = ChildByField(call, "function");
+  TSNode arguments = ChildByField(call, "arguments");
+  if (ts_node_is_null(function) || ts_node_is_null(arguments)) return;
+  TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
+  const std::string_view name = tree_.Text(last);
+  // `parser.add_argument(...).choices`, `action.choices.append(v)`: choices changed at run time.
+  if (IsType(function, "attribute")) {
+    TSNode object = ChildByField(function, "object");
+    if (IsType(object, "attribute") && tree_.Text(ChildByField(object, "attribute")) == "choices" &&
+        !InChoicesHelper(tree_, call)) {
+      mutates_choices_ = true;
+    }
+  }
+  const bool adds_choices = name != "add_argument" && name.find("choices") != std::string_view::npos;
+  const std::uint32_t count = ts_node_named_child_count(arguments);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(arguments, i);
+    if (IsType(child, "keyword_argument")) {
+      const std::string_view key = tree_.Text(ChildByField(child, "name"));
+      // Megatron-style: the framework builds the parser and calls back for more options.
+      if (key == "extra_args_provider") options_from_framework_ = true;
+      if (key == "allow_abbrev" && name == "ArgumentParser" && IsType(ChildByField(child, "value"), "false")) {
+        disallows_abbreviation_ = true;
+      }
+      continue;
+    }
+    if (!adds_choices) continue;
+    // add_parser_argument_choices_value(parser, "--x", "v"): more choices for --x at run time.
+    if (auto option = StringLiteralValue(tree_, child); option && option->starts_with('-')) {
+      choices_extended_.insert(*option);
+    }
+  }
 }
 
 void PythonModule::Index() {
@@ -220,6 +315,8 @@ void PythonModule::Index() {
     // name of `args, rest = parser.parse_known_args()`.
     bool first = true;
     WalkTree(pattern, [&](TSNode node) {
+      // `self.x = ...`, `d[k] = ...`: an attribute or item is set, no name is bound.
+      if (IsType(node, "attribute") || IsType(node, "subscript")) return false;
       if (IsType(node, "identifier")) {
         const bool namespace_first = first && !ts_node_is_null(value) && IsType(value, "call");
         bindings_[{scopes.back().id, std::string(tree_.Text(node))}].push_back(
@@ -228,6 +325,23 @@ void PythonModule::Index() {
       }
       return true;
     });
+  };
+
+  // `a, b = value`: each plain name takes its item of the value (a tuple a function returns, say);
+  // a starred or nested target, and every name after a starred one, is not followed.
+  const auto bind_unpacking = [&](TSNode pattern, TSNode value) {
+    const std::uint32_t count = ts_node_named_child_count(pattern);
+    bool starred = false;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode target = ts_node_named_child(pattern, i);
+      starred = starred || !IsType(target, "identifier");
+      if (starred) {
+        bind_pattern(target, TSNode{}, "unpacking");
+        continue;
+      }
+      bindings_[{scopes.back().id, std::string(tree_.Text(target))}].push_back(
+          {target, value, "", scopes.back().id, static_cast<int>(i)});
+    }
   };
 
   for (TSNode root : tree_.roots()) {
@@ -252,18 +366,37 @@ void PythonModule::Index() {
         TSNode left = ChildByField(node, "left");
         TSNode right = ChildByField(node, "right");
         while (!ts_node_is_null(right) && IsType(right, "assignment")) right = ChildByField(right, "right");
+        if (IsType(left, "attribute") && tree_.Text(ChildByField(left, "attribute")) == "choices" &&
+            !InChoicesHelper(tree_, node)) {
+          mutates_choices_ = true;
+        }
+        if (IsType(left, "attribute") && !ts_node_is_null(right) && scopes.size() > 1 &&
+            tree_.Text(ChildByField(left, "object")) == "self") {
+          const Scope& method = scopes_.at(scopes.back().id);
+          if (IsType(method.definition, "function_definition") &&
+              IsType(scopes_.at(method.parent).definition, "class_definition")) {
+            self_attributes_[{method.parent, std::string(tree_.Text(ChildByField(left, "attribute")))}].push_back(
+                right);
+          }
+        }
         if (!ts_node_is_null(left) && !ts_node_is_null(right)) {
           if (IsType(left, "pattern_list") || IsType(left, "tuple_pattern")) {
             const bool known_args =
                 IsType(right, "call") && tree_.Text(right).find("parse_known_args") != std::string_view::npos;
-            bind_pattern(left, known_args ? right : TSNode{}, "unpacking");
+            if (known_args) {
+              bind_pattern(left, right, "unpacking");
+            } else {
+              bind_unpacking(left, right);
+            }
           } else {
             bind_pattern(left, right, "");
           }
         }
       } else if (type == symbol.augmented_assignment) {
+        // `x += [...]`: a new value of `x` computed from its previous one (see ResolveUpdate).
         TSNode left = ChildByField(node, "left");
-        if (!ts_node_is_null(left)) bind_pattern(left, TSNode{}, "an augmented assignment");
+        if (!ts_node_is_null(left))
+          bind_pattern(left, IsType(left, "identifier") ? node : TSNode{}, "an augmented assignment");
       } else if (type == symbol.for_statement || type == symbol.for_in_clause) {
         TSNode left = ChildByField(node, "left");
         if (!ts_node_is_null(left)) bind_pattern(left, TSNode{}, "a for loop");
@@ -276,6 +409,13 @@ void PythonModule::Index() {
       } else if (type == symbol.call) {
         calls_.push_back(node);
         TSNode function = ChildByField(node, "function");
+        if (IsListUpdate(tree_, node)) {
+          // `acts.append(x)` as a statement: a new value of `acts` from its previous one, bound
+          // where it is written, so a conditional append is one more possible value.
+          TSNode object = ChildByField(function, "object");
+          bindings_[{scopes.back().id, std::string(tree_.Text(object))}].push_back(
+              {object, node, "", scopes.back().id});
+        }
         TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
         if (IsType(last, "identifier")) calls_by_name_[std::string(tree_.Text(last))].push_back(node);
         if (IsType(function, "attribute")) {
@@ -293,7 +433,11 @@ void PythonModule::Index() {
                 TSNode value = ChildByField(child, "value");
                 if (key == "default") argument.default_value = value;
                 if (key == "dest") dest = StringLiteralValue(tree_, value).value_or("");
-                if (key == "action") argument.action = StringLiteralValue(tree_, value).value_or("");
+                if (key == "action") {
+                  argument.action = StringLiteralValue(tree_, value).value_or("");
+                  // argparse.BooleanOptionalAction: `--x` and `--no-x`, neither takes a value.
+                  if (tree_.Text(value).ends_with("BooleanOptionalAction")) argument.action = "boolean_optional";
+                }
                 if (key == "choices") argument.choices = value;
                 if (key == "type") argument.type = std::string(tree_.Text(value));
                 continue;
@@ -306,6 +450,13 @@ void PythonModule::Index() {
                 argument.option = *option;
               }
             }
+            if (argument.action == "boolean_optional") {
+              const std::size_t written = argument.options.size();
+              for (std::size_t o = 0; o < written; ++o) {
+                if (argument.options[o].starts_with("--"))
+                  argument.options.push_back("--no-" + argument.options[o].substr(2));
+              }
+            }
             if (dest.empty()) {
               std::string_view name = argument.option;
               while (name.starts_with('-')) name.remove_prefix(1);
@@ -313,10 +464,12 @@ void PythonModule::Index() {
               std::replace(dest.begin(), dest.end(), '-', '_');
             }
             if (!dest.empty()) argparse_[dest].push_back(std::move(argument));
-          } else if (method == "parse_args") {
-            parses_args_ = true;
-          } else if (method == "parse_known_args") {
-            parses_known_args_ = true;
+          } else if (method == "parse_args" || method == "parse_known_args") {
+            // A parse under `if __name__ == "__main__":` runs only when this file is the script.
+            const bool guarded = InMainGuard(node);
+            bool& parses = method == "parse_args" ? (guarded ? parses_args_as_main_ : parses_args_)
+                                                  : (guarded ? parses_known_args_as_main_ : parses_known_args_);
+            parses = true;
           } else if (method == "set_defaults" && !ts_node_is_null(arguments)) {
             const std::uint32_t count = ts_node_named_child_count(arguments);
             for (std::uint32_t i = 0; i < count; ++i) {
@@ -327,6 +480,7 @@ void PythonModule::Index() {
             }
           }
         }
+        NoteArgparseFacts(node);
       } else if (type == symbol.comment) {
         comments_.push_back(node);
       }
@@ -480,6 +634,9 @@ std::vector<const PythonModule::Binding*> PythonModule::Reaching(std::uint32_t s
   // and including one that runs on every path to the use.
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     if (ts_node_start_byte(it->target) >= before) continue;
+    // `x = x + [...]`: the `x` on the right reads the value from before this assignment.
+    if (!ts_node_is_null(it->value) && ts_node_start_byte(it->value) <= before && before < ts_node_end_byte(it->value))
+      continue;
     // Conditional blocks around the binding that do not also hold the use make it conditional,
     // unless an if/else assigns the name in every branch. An if branch whose condition the traced
     // values decide is either skipped or as good as unconditional.
@@ -579,9 +736,10 @@ Values PythonModule::ResolveIn(TSNode node, int depth) const {
     return {value};
   }
   if (type == "parenthesized_expression") return ResolveIn(ts_node_named_child(node, 0), depth + 1);
-  if (type == "list" || type == "tuple" || type == "set") {
+  if (type == "list" || type == "tuple" || type == "set" || type == "expression_list") {
+    // `return a, b` and `x = a, b` are tuples written without parentheses.
     value.kind = ValueKind::kSequence;
-    value.container = std::string(type);
+    value.container = type == "expression_list" ? "tuple" : std::string(type);
     std::vector<Value> combinations = {value};
     const std::uint32_t count = ts_node_named_child_count(node);
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -674,6 +832,21 @@ Values PythonModule::ResolveIn(TSNode node, int depth) const {
       value.integer = left[0].integer + right[0].integer;
       return {value};
     }
+    if (op == "+" && !left.empty() && !right.empty() &&
+        std::all_of(left.begin(), left.end(), [](const Value& v) { return v.kind == ValueKind::kSequence; })) {
+      Values joined;
+      for (const Value& l : left) {
+        for (const Value& r : right) {
+          if (joined.size() >= kMaxCombinations) break;
+          if (auto sum = Concatenate(l, r)) {
+            joined.push_back(std::move(*sum));
+          } else {
+            joined.push_back(r.kind == ValueKind::kUnknown ? r : Unknown(node, "computed by `" + Spelling(node) + "`"));
+          }
+        }
+      }
+      return joined;
+    }
     const auto is_text = [](const Values& values) {
       return std::all_of(values.begin(), values.end(), [](const Value& v) {
         return v.kind == ValueKind::kString || v.kind == ValueKind::kDynamicString;
@@ -707,6 +880,14 @@ Values PythonModule::ResolveBindings(const std::vector<const Binding*>& reaching
           WithStep(Unknown(binding->target, label + " is bound by " + binding->how), StepAt(binding->target, label)));
       continue;
     }
+    if (IsType(binding->value, "augmented_assignment") || IsType(binding->value, "call")) {
+      if (IsType(binding->value, "augmented_assignment") || IsListUpdate(tree_, binding->value)) {
+        for (Value value : ResolveUpdate(*binding, name, depth)) {
+          out.push_back(WithStep(std::move(value), StepAt(binding->value, "`" + Spelling(binding->value) + "`")));
+        }
+        continue;
+      }
+    }
     if (IsType(binding->value, "function_definition")) {
       Value function;
       function.kind = ValueKind::kFunction;
@@ -716,7 +897,98 @@ Values PythonModule::ResolveBindings(const std::vector<const Binding*>& reaching
       continue;
     }
     for (Value value : ResolveIn(binding->value, depth + 1)) {
+      if (binding->element >= 0) {
+        const auto element = static_cast<std::size_t>(binding->element);
+        if (value.kind == ValueKind::kSequence && value.container != "set" && element < value.items.size()) {
+          Value item = value.items[element];
+          item.chain.insert(item.chain.begin(), value.chain.begin(), value.chain.end());
+          value = std::move(item);
+        } else if (value.kind != ValueKind::kUnknown) {
+          value = Unknown(binding->target, label + " is bound by unpacking " + value.Describe());
+        }
+      }
       out.push_back(WithStep(std::move(value), StepAt(binding->target, label)));
+    }
+  }
+  return out;
+}
+
+Values PythonModule::ResolveUpdate(const Binding& binding, std::string_view name, int depth) const {
+  TSNode update = binding.value;
+  const std::string label = "`" + Spelling(update) + "`";
+  const Values before = ResolveName(name, binding.target, depth + 1);
+  Values out;
+  const auto keep = [&](Value value) {
+    if (out.size() < kMaxCombinations) out.push_back(std::move(value));
+  };
+  const auto cannot = [&](const Value& base) {
+    keep(base.kind == ValueKind::kUnknown ? base
+                                          : Unknown(update, "`" + std::string(name) + "` is changed by " + label));
+  };
+  if (IsType(update, "augmented_assignment")) {
+    const bool plus = tree_.Text(ChildByField(update, "operator")) == "+=";
+    const Values right = ResolveIn(ChildByField(update, "right"), depth + 1);
+    for (const Value& base : before) {
+      for (const Value& added : right) {
+        std::optional<Value> sum = plus ? Concatenate(base, added) : std::nullopt;
+        if (plus && !sum && base.kind == ValueKind::kInt && added.kind == ValueKind::kInt) {
+          sum = base;
+          sum->integer += added.integer;
+        }
+        if (plus && !sum && base.kind == ValueKind::kString && added.kind == ValueKind::kString) {
+          sum = base;
+          sum->text += added.text;
+        }
+        if (sum) {
+          keep(std::move(*sum));
+        } else {
+          cannot(base);
+        }
+      }
+    }
+    return out;
+  }
+  const std::string_view method = tree_.Text(ChildByField(ChildByField(update, "function"), "attribute"));
+  std::vector<TSNode> arguments;
+  TSNode list = ChildByField(update, "arguments");
+  const std::uint32_t count = ts_node_is_null(list) ? 0 : ts_node_named_child_count(list);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(list, i);
+    if (!IsType(child, "comment")) arguments.push_back(child);
+  }
+  const std::size_t wanted = method == "insert" ? 2 : 1;
+  for (const Value& base : before) {
+    const bool set_add = method == "add" && base.container == "set";
+    const bool list_change = method != "add" && base.container == "list";
+    if (base.kind != ValueKind::kSequence || (!set_add && !list_change) || arguments.size() != wanted ||
+        IsType(arguments.back(), "keyword_argument") || IsType(arguments.back(), "list_splat")) {
+      cannot(base);
+      continue;
+    }
+    std::size_t at = base.items.size();  // append, add, extend: at the end
+    bool position_known = true;
+    if (method == "insert") {
+      // list.insert clamps the index to the list, as Python does; negative counts from the end.
+      const Values index = ResolveIn(arguments[0], depth + 1);
+      position_known = index.size() == 1 && index[0].kind == ValueKind::kInt;
+      if (position_known) {
+        const auto size = static_cast<std::int64_t>(base.items.size());
+        const std::int64_t i = index[0].integer < 0 ? index[0].integer + size : index[0].integer;
+        at = static_cast<std::size_t>(std::clamp<std::int64_t>(i, 0, size));
+      }
+    }
+    for (const Value& item : ResolveIn(arguments.back(), depth + 1)) {
+      if (!position_known || (method == "extend" && item.kind != ValueKind::kSequence)) {
+        cannot(item.kind == ValueKind::kUnknown ? item : base);
+        continue;
+      }
+      Value changed = base;
+      if (method == "extend") {
+        changed.items.insert(changed.items.end(), item.items.begin(), item.items.end());
+      } else {
+        changed.items.insert(changed.items.begin() + static_cast<std::ptrdiff_t>(at), item);
+      }
+      keep(std::move(changed));
     }
   }
   return out;
@@ -777,6 +1049,13 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
     // In an enclosing scope, a name is looked up when the inner code runs: any binding counts.
     const std::uint32_t before = scope == use_scope ? ts_node_start_byte(use) : UINT32_MAX;
     std::vector<const Binding*> reaching = Reaching(scope, name, before, depth);
+    if (scope == 0 && imports_.contains(name)) {
+      // `try: import torch_npu` / `except ImportError: torch_npu = None`: on the path where a
+      // profiler is configured at all, the name is the module.
+      std::erase_if(reaching, [&](const Binding* binding) {
+        return !ts_node_is_null(binding->value) && IsType(binding->value, "none");
+      });
+    }
     if (!reaching.empty()) return ResolveBindings(reaching, name, depth);
     if (scope == 0) break;
     // A parameter of the enclosing function?
@@ -807,7 +1086,10 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
     module.node = use;
     return {module};
   }
-  if (name == "os" || name == "argparse" || name == "dict" || name == "getattr" || name == "vars") {
+  // `os`, the builtins we follow, and torch/torch_npu in a snippet that uses them without its
+  // import line: the name can only be the module.
+  if (name == "os" || name == "argparse" || name == "dict" || name == "getattr" || name == "vars" ||
+      name == "torch_npu" || name == "torch") {
     Value builtin;
     builtin.kind = ValueKind::kModule;
     builtin.text = std::string(name);
@@ -845,14 +1127,17 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
   const std::string label = "parameter `" + std::string(name) + "` of `" + function_name + "`";
   Values out;
   bool any_call = false;
-  auto named = calls_by_name_.find(function_name);
+  // A constructor's arguments are passed by calls of its class.
+  const std::string called = method && function_name == "__init__"
+                                 ? std::string(tree_.Text(ChildByField(scopes_.at(function.scope).definition, "name")))
+                                 : function_name;
+  auto named = calls_by_name_.find(called);
   for (TSNode call : named == calls_by_name_.end() ? std::vector<TSNode>() : named->second) {
     any_call = true;
     auto argument = FindArgumentIn(call, name, position, depth + 1);
     if (argument) {
       for (Value value : argument->values) {
-        out.push_back(
-            WithStep(std::move(value), StepAt(argument->node, label + ", passed by `" + function_name + "(...)`")));
+        out.push_back(WithStep(std::move(value), StepAt(argument->node, label + ", passed by `" + called + "(...)`")));
       }
     } else if (!ts_node_is_null(default_value)) {
       for (Value value : ResolveIn(default_value, depth + 1)) {
@@ -898,7 +1183,39 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
   return {Unknown(parameter, label + " has no default and no call in this file")};
 }
 
+std::optional<std::uint32_t> PythonModule::EnclosingClass(TSNode node) const {
+  for (std::uint32_t scope = ScopeOf(node); scope != 0;) {
+    const Scope& current = scopes_.at(scope);
+    if (IsType(current.definition, "function_definition") &&
+        IsType(scopes_.at(current.parent).definition, "class_definition")) {
+      return current.parent;
+    }
+    scope = current.parent;
+  }
+  return std::nullopt;
+}
+
+std::optional<Values> PythonModule::ResolveSelfAttribute(TSNode attribute, int depth) const {
+  TSNode object = ChildByField(attribute, "object");
+  if (!IsType(object, "identifier") || tree_.Text(object) != "self") return std::nullopt;
+  const std::optional<std::uint32_t> owner = EnclosingClass(attribute);
+  if (!owner) return std::nullopt;
+  const std::string member(tree_.Text(ChildByField(attribute, "attribute")));
+  auto found = self_attributes_.find(std::pair<std::uint32_t, std::string>(*owner, member));
+  if (found == self_attributes_.end()) return std::nullopt;
+  Values out;
+  for (TSNode value : found->second) {
+    if (Contains(value, attribute)) continue;  // `self.x = f(self.x)`: the earlier values
+    for (Value v : ResolveIn(value, depth + 1)) {
+      out.push_back(WithStep(std::move(v), StepAt(ts_node_parent(value), "`self." + member + "`")));
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
 Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
+  if (auto assigned = ResolveSelfAttribute(attribute, depth)) return *assigned;
   TSNode object = ChildByField(attribute, "object");
   const std::string member(tree_.Text(ChildByField(attribute, "attribute")));
   Values out;
@@ -912,6 +1229,11 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
         value.kind = ValueKind::kEnum;
         value.container = std::string(constant->type);
         value.text = std::string(constant->value);
+        if (constant->type == "ProfilerActivity" && constant->value == "CUDA" && qualified.starts_with("torch.") &&
+            TransfersToNpu()) {
+          value.text = "NPU";  // transfer_to_npu patches torch's CUDA activity to torch_npu's NPU
+          value.chain.push_back(StepAt(attribute, "`" + Spelling(attribute) + "` is NPU after transfer_to_npu"));
+        }
       } else if (auto imported = ResolveImported(qualified, depth)) {
         for (Value& found : *imported) {
           out.push_back(WithStep(std::move(found), StepAt(attribute, "`" + Spelling(attribute) + "`")));
@@ -924,6 +1246,12 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
       out.push_back(std::move(value));
     } else if (owner.kind == ValueKind::kNamespace) {
       for (Value value : ResolveArgparse(member, attribute, depth)) {
+        if (!owner.text.empty() && value.kind == ValueKind::kUnknown &&
+            value.unknown_reason.starts_with("no add_argument")) {
+          // A framework's get_args(): its parser is outside the project root.
+          value.unknown_reason = "`" + Spelling(attribute) + "` is read from what " + owner.text +
+                                 "() returns, defined outside the project root, and no launch passes it";
+        }
         out.push_back(WithStep(std::move(value), StepAt(attribute, "`" + Spelling(attribute) + "`")));
       }
     } else if (owner.kind == ValueKind::kUnknown) {
@@ -953,9 +1281,22 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
   Values out;
   bool defaults_needed = invocations_.empty();
   auto found = argparse_.find(dest);
+  // An option no module of the program defines (a framework's parser, reached through its
+  // `get_args()`): read from the launch by argparse's naming convention, `--dest-name`.
+  std::optional<ArgparseArgument> conventional;
+  if (found == argparse_.end() && !argparse_set_defaults_.contains(dest)) {
+    conventional.emplace();
+    std::string option = "--" + std::string(dest);
+    conventional->options.push_back(option);
+    std::replace(option.begin(), option.end(), '_', '-');
+    conventional->options.push_back(option);
+    conventional->option = option;
+    conventional->action = "unknown";  // a flag or a value: told by the word after it
+  }
   for (const ScriptInvocation& invocation : invocations_) {
-    std::optional<Value> passed =
-        found == argparse_.end() ? std::nullopt : PassedValue(found->second.front(), invocation);
+    std::optional<Value> passed = found != argparse_.end() ? PassedValue(found->second.front(), invocation)
+                                  : conventional           ? PassedValue(*conventional, invocation)
+                                                           : std::nullopt;
     if (passed) {
       out.push_back(std::move(*passed));
     } else {
@@ -968,6 +1309,12 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
       out.push_back(
           WithStep(std::move(value), StepAt(defaults->second, "set_defaults(" + std::string(dest) + "=...)")));
     }
+    return out;
+  }
+  if (found == argparse_.end() && conventional && !invocations_.empty()) {
+    out.push_back(Unknown(use, "`" + conventional->option +
+                                   "` is not passed by the launcher, and no add_argument in this file or the "
+                                   "modules it imports defines it (its default is set elsewhere)"));
     return out;
   }
   if (found == argparse_.end()) {
@@ -1001,12 +1348,13 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
 std::optional<std::string> PythonModule::ExpandAbbreviation(std::string_view typed) const {
   std::optional<std::string> expanded;
   int matches = 0;
+  const bool abbreviations = AcceptsAbbreviations();
   for (const PythonModule* module : ArgparseModules()) {
     for (const auto& [dest, arguments] : module->argparse_) {
       for (const ArgparseArgument& argument : arguments) {
         for (const std::string& text : argument.options) {
           if (text == typed) return text;
-          if (text.starts_with(typed)) {
+          if (abbreviations && text.starts_with(typed)) {
             expanded = text;
             ++matches;
           }
@@ -1036,7 +1384,17 @@ std::optional<Value> PythonModule::PassedValue(const ArgparseArgument& argument,
       if (!exact && !joined) continue;
       Value value;
       Note step = words[i].origin;
-      if (argument.action == "store_true" || argument.action == "store_false") {
+      const bool bare_flag =
+          argument.action == "unknown" && exact && (i + 1 >= words.size() || words[i + 1].text.starts_with("--"));
+      if (bare_flag) {
+        value.kind = ValueKind::kBool;  // `--profile-with-cpu` alone: a store_true flag
+        value.boolean = true;
+        step.message = "`" + word + "`";
+      } else if (argument.action == "boolean_optional") {
+        value.kind = ValueKind::kBool;
+        value.boolean = !option.starts_with("--no-");
+        step.message = "`" + word + "`";
+      } else if (argument.action == "store_true" || argument.action == "store_false") {
         value.kind = ValueKind::kBool;
         value.boolean = argument.action == "store_true";
         step.message = "`" + word + "`";
@@ -1082,20 +1440,59 @@ std::vector<const PythonModule*> PythonModule::ArgparseModules() const {
   return out;
 }
 
+bool PythonModule::OptionsFromFramework() const {
+  if (options_from_framework_) return true;
+  // `from megatron.training import pretrain` and the like: a parser the framework builds, with
+  // options this program never sees, when that framework is not below the project root.
+  for (const auto& [local, qualified] : imports_) {
+    const std::string_view last = LastComponent(qualified);
+    if (last != "pretrain" && last != "initialize_megatron" && last != "parse_args" && last != "get_args") continue;
+    if (calls_by_name_.find(local) == calls_by_name_.end()) continue;
+    const std::size_t dot = qualified.rfind('.');
+    if (dot == std::string::npos) continue;
+    if (modules_ == nullptr || !modules_->locator().Locate(qualified.substr(0, dot), path_)) return true;
+  }
+  return false;
+}
+
 bool PythonModule::RejectsUnknownOptions() const {
-  bool parses = false;
-  bool known_only = false;
+  if (OptionsFromFramework()) return false;  // the option set is open
+  bool parses = parses_args_ || parses_args_as_main_;
+  bool known_only = parses_known_args_ || parses_known_args_as_main_;
   for (const PythonModule* module : ArgparseModules()) {
+    if (module == this) continue;
+    // Another module's `if __name__ == "__main__":` block does not run when it is imported.
     parses = parses || module->parses_args_;
     known_only = known_only || module->parses_known_args_;
   }
   return parses && !known_only;
 }
 
+bool PythonModule::AcceptsAbbreviations() const {
+  const std::vector<const PythonModule*> modules = ArgparseModules();
+  return std::none_of(modules.begin(), modules.end(),
+                      [](const PythonModule* module) { return module->disallows_abbreviation_; });
+}
+
 std::vector<ArgparseOption> PythonModule::ArgparseOptions() const {
   std::vector<ArgparseOption> out;
   for (const PythonModule* module : ArgparseModules()) {
     for (ArgparseOption& option : module->LocalArgparseOptions()) out.push_back(std::move(option));
+  }
+  // Choices another part of the program extends or replaces at run time are not a closed list.
+  std::vector<const PythonModule*> changers = {this};
+  if (modules_ != nullptr) {
+    for (const PythonModule* other : modules_->Containing("choices", this)) changers.push_back(other);
+  }
+  const bool all_open = std::any_of(changers.begin(), changers.end(),
+                                    [](const PythonModule* module) { return module->mutates_choices_; });
+  for (ArgparseOption& option : out) {
+    if (!option.choices) continue;
+    const bool extended = std::any_of(changers.begin(), changers.end(), [&](const PythonModule* module) {
+      return std::any_of(option.options.begin(), option.options.end(),
+                         [&](const std::string& name) { return module->choices_extended_.contains(name); });
+    });
+    if (all_open || extended) option.choices.reset();
   }
   return out;
 }
@@ -1184,6 +1581,16 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
   };
   Value result;
   result.node = call;
+  if (IsType(function, "identifier")) {
+    const std::string_view builtin = tree_.Text(function);
+    if ((builtin == "bool" || builtin == "int" || builtin == "str") && !ts_node_is_null(positional(0)) &&
+        ts_node_is_null(positional(1)) && !imports_.contains(builtin) &&
+        !bindings_.contains(std::pair<std::uint32_t, std::string>(0, std::string(builtin)))) {
+      Values out;
+      for (const Value& inner : ResolveIn(positional(0), depth + 1)) out.push_back(Converted(inner, builtin, call));
+      return out;
+    }
+  }
   if (IsType(function, "attribute")) {
     const std::string method(tree_.Text(ChildByField(function, "attribute")));
     if (method == "parse_args" || method == "parse_known_args") {
@@ -1284,6 +1691,18 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
       } else {
         Append(out, ResolveReturns(callee.node, call, depth));
       }
+    } else if (callee.kind == ValueKind::kModule && !invocations_.empty() && LastComponent(callee.text) == "get_args" &&
+               callee.text.find('.') != std::string::npos &&
+               (modules_ == nullptr ||
+                !modules_->locator().Locate(callee.text.substr(0, callee.text.rfind('.')), path_))) {
+      // Megatron's and MindSpeed's `get_args()` in a launched program: the namespace their parser
+      // made from the command line, so a launch's flags are its values (see ResolveArgparse).
+      // Without a launch, a library's framework arguments stay unknown: their defaults are not
+      // what any real run uses.
+      result.kind = ValueKind::kNamespace;
+      result.text = callee.text;
+      result.chain = callee.chain;
+      out.push_back(result);
     } else if (callee.kind == ValueKind::kModule || callee.kind == ValueKind::kFunction) {
       result.kind = ValueKind::kCall;
       result.text = callee.text;
@@ -1304,6 +1723,74 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
     }
   }
   return out;
+}
+
+Value PythonModule::Converted(const Value& inner, std::string_view builtin, TSNode call) const {
+  if (inner.kind == ValueKind::kUnknown) return inner;
+  Value out = inner;
+  out.node = call;
+  out.items.clear();
+  out.keys.clear();
+  out.container.clear();
+  const auto unknown = [&] { return Unknown(call, "computed by `" + Spelling(call) + "`"); };
+  if (builtin == "bool") {
+    out.kind = ValueKind::kBool;
+    switch (inner.kind) {
+      case ValueKind::kBool:
+        return inner;
+      case ValueKind::kInt:
+        out.boolean = inner.integer != 0;
+        return out;
+      case ValueKind::kNone:
+        out.boolean = false;
+        return out;
+      case ValueKind::kString:  // bool("False") is True: any non-empty string
+        out.boolean = !inner.text.empty();
+        return out;
+      case ValueKind::kSequence:
+      case ValueKind::kDict:
+        out.boolean = !inner.items.empty();
+        return out;
+      default:
+        return unknown();
+    }
+  }
+  if (builtin == "int") {
+    out.kind = ValueKind::kInt;
+    if (inner.kind == ValueKind::kInt) return inner;
+    if (inner.kind == ValueKind::kBool) {
+      out.integer = inner.boolean ? 1 : 0;
+      return out;
+    }
+    if (inner.kind == ValueKind::kString) {
+      const std::string_view digits = TrimWhitespace(inner.text);
+      auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out.integer);
+      if (error == std::errc() && end == digits.data() + digits.size() && !digits.empty()) return out;
+    }
+    return unknown();
+  }
+  // str()
+  out.kind = ValueKind::kString;
+  switch (inner.kind) {
+    case ValueKind::kString:
+      return inner;
+    case ValueKind::kEnum:  // torch_npu's constants are plain strings ("Level1", "db")
+      out.text = inner.text;
+      return out;
+    case ValueKind::kInt:
+      out.text = std::to_string(inner.integer);
+      return out;
+    case ValueKind::kBool:
+      out.text = inner.boolean ? "True" : "False";
+      return out;
+    case ValueKind::kNone:
+      out.text = "None";
+      return out;
+    case ValueKind::kDynamicString:
+      return inner;
+    default:
+      return unknown();
+  }
 }
 
 Values PythonModule::ResolveReturns(TSNode function, TSNode call, int depth) const {

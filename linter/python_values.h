@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,7 +90,7 @@ struct ArgparseOption {
   std::optional<std::vector<std::string>> choices;  ///< when given as a literal list of strings
   bool takes_value() const {
     return action != "store_true" && action != "store_false" && action != "count" && action != "store_const" &&
-           action != "help" && action != "version";
+           action != "help" && action != "version" && action != "boolean_optional";
   }
 };
 
@@ -142,11 +143,22 @@ class PythonModule {
 
   /// The program's add_argument(...) calls (this file's and its modules'), and whether it calls
   /// parse_args (not only parse_known_args), i.e. whether argparse rejects options it does not define.
+  /// Choices that part of the program extends or changes at run time
+  /// (`add_parser_argument_choices_value(parser, "--x", "v")`, `action.choices.append(...)`) are
+  /// left out (nullopt): they are not a closed list.
   std::vector<ArgparseOption> ArgparseOptions() const;
+  /// False also when the options come from a framework the program hands its parser to
+  /// (`extra_args_provider=`, Megatron's `pretrain`/`initialize_megatron` outside the root): the
+  /// option set is open. Another module's parse under `if __name__ == "__main__":` does not count.
   bool RejectsUnknownOptions() const;
-  /// The long option a typed one names, as argparse reads it (allow_abbrev): itself, or the only
-  /// option it is a prefix of; nullopt when none or ambiguous.
+  /// The long option a typed one names, as argparse reads it: itself, or the only option it is a
+  /// prefix of (unless a parser sets `allow_abbrev=False`); nullopt when none or ambiguous.
   std::optional<std::string> ExpandAbbreviation(std::string_view typed) const;
+
+  /// `torch_npu.contrib.transfer_to_npu` is imported by this file or by a module of the program:
+  /// its patch is process-wide, so `torch.profiler.profile` is torch_npu's and
+  /// `ProfilerActivity.CUDA` is NPU.
+  bool TransfersToNpu() const;
 
   /// A step of a provenance chain at `node`: "`label` (file:line)".
   Note StepAt(TSNode node, std::string label) const;
@@ -157,6 +169,7 @@ class PythonModule {
     TSNode value{};   ///< null: bound by something we do not trace (a loop, unpacking, `with`)
     std::string how;  ///< for a null value: "a for loop", ...
     std::uint32_t scope = 0;
+    int element = -1;  ///< `a, b = value`: the name takes item `element` of each value
   };
   struct ArgparseArgument {
     TSNode call{};
@@ -178,9 +191,16 @@ class PythonModule {
   Values ResolveIn(TSNode expression, int depth) const;
   Values ResolveName(std::string_view name, TSNode use, int depth) const;
   Values ResolveAttribute(TSNode attribute, int depth) const;
+  /// `self.member` in a method: every value assigned to it in the class's methods; nullopt when
+  /// none is (or `attribute` is not on `self` in a method).
+  std::optional<Values> ResolveSelfAttribute(TSNode attribute, int depth) const;
+  /// The class whose method holds `node` (its scope id), when `node` is in a method.
+  std::optional<std::uint32_t> EnclosingClass(TSNode node) const;
   Values ResolveCall(TSNode call, int depth) const;
   Values ResolveSubscript(TSNode subscript, int depth) const;
   Values ResolveReturns(TSNode function, TSNode call, int depth) const;
+  /// `bool(x)`, `int(x)` or `str(x)` of one traced value of x, as Python computes it.
+  Value Converted(const Value& inner, std::string_view builtin, TSNode call) const;
   Values ResolveParameter(const FunctionInfo& function, TSNode parameter, std::string_view name, int depth) const;
   Values ResolveArgparse(std::string_view dest, TSNode use, int depth) const;
   Values ResolveEnvironment(TSNode call, int depth) const;
@@ -189,8 +209,16 @@ class PythonModule {
   std::optional<Values> ResolveImported(const std::string& qualified, int depth) const;
   Values ResolveTopLevel(std::string_view name, int depth) const;
   Values ResolveBindings(const std::vector<const Binding*>& reaching, std::string_view name, int depth) const;
+  /// The value of `name` after an update bound at `binding`: `name += ...`, `name.append(x)`,
+  /// `.extend(xs)`, `.insert(i, x)` or `.add(x)`, applied to each value it had before.
+  Values ResolveUpdate(const Binding& binding, std::string_view name, int depth) const;
   /// This module and the program's other modules that define argparse options.
   std::vector<const PythonModule*> ArgparseModules() const;
+  bool OptionsFromFramework() const;
+  bool AcceptsAbbreviations() const;
+  bool InMainGuard(TSNode node) const;
+  /// Index's part for argparse: allow_abbrev, choices changed at run time, extra_args_provider.
+  void NoteArgparseFacts(TSNode call);
   std::vector<ArgparseOption> LocalArgparseOptions() const;
   /// The value `argument` gets from one invocation, or nullopt when the invocation does not pass it.
   std::optional<Value> PassedValue(const ArgparseArgument& argument, const ScriptInvocation& invocation) const;
@@ -221,10 +249,21 @@ class PythonModule {
   std::map<std::uint32_t, Scope> scopes_;
   std::map<std::pair<std::uint32_t, std::string>, std::vector<Binding>, std::less<>> bindings_;
   std::map<std::string, std::vector<TSNode>, std::less<>> calls_by_name_;  ///< by the callee's last name
+  /// `self.name = value` in a method, by (the class's scope, name): the values of `self.name` in
+  /// any method of that class.
+  std::map<std::pair<std::uint32_t, std::string>, std::vector<TSNode>, std::less<>> self_attributes_;
   std::map<std::string, std::vector<ArgparseArgument>, std::less<>> argparse_;
   std::map<std::string, TSNode, std::less<>> argparse_set_defaults_;
+  bool imports_transfer_to_npu_ = false;
+  mutable std::optional<bool> transfers_to_npu_;  ///< with the program's modules, on first use
   bool parses_args_ = false;
   bool parses_known_args_ = false;
+  bool parses_args_as_main_ = false;                     ///< under `if __name__ == "__main__":`
+  bool parses_known_args_as_main_ = false;               ///< likewise
+  bool disallows_abbreviation_ = false;                  ///< an ArgumentParser(allow_abbrev=False)
+  bool mutates_choices_ = false;                         ///< `x.choices = ...`, `x.choices.append(...)`
+  bool options_from_framework_ = false;                  ///< a call passes `extra_args_provider=`
+  std::set<std::string, std::less<>> choices_extended_;  ///< options given more choices at run time
   std::vector<ScriptInvocation> invocations_;
   const ModuleSet* modules_ = nullptr;
 };

@@ -135,6 +135,17 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
     message =
         "on " + std::to_string(bad.size()) + " of " + std::to_string(bad.size() + others) + " traced paths, " + message;
   }
+  // The message explains the first bad value; name the others too, so one fix covers them all.
+  std::vector<std::string> described;
+  for (const Value* value : bad) {
+    std::string text = value->Describe();
+    if (std::find(described.begin(), described.end(), text) == described.end()) described.push_back(std::move(text));
+  }
+  if (described.size() > 1) {
+    message += " (bad values: ";
+    for (std::size_t i = 0; i < described.size(); ++i) message += (i ? ", " : "") + described[i];
+    message += ")";
+  }
   if (!first.chain.empty()) message += ": " + RenderChain(first.chain);
   Diagnostic& diagnostic = context.Report(setting, std::move(message), std::move(help));
   if (partial && diagnostic.severity > Severity::kWarning) diagnostic.severity = Severity::kWarning;

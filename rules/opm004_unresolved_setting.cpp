@@ -7,12 +7,13 @@ namespace opmfu::rules {
 // Settings whose value decides whether OperatorMFU can have rows at all.
 void CheckUnresolvedSetting(LintCheckContext& context) {
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.api == linter::ProfilerApi::kTorchProfile) continue;  // PyTorch's own profiler: OPM110's
     // An experimental_config we cannot see into leaves all six of its settings unknown for one
     // reason: say it once.
     std::set<std::pair<std::uint32_t, std::string>> reported;
     const linter::Setting* required[] = {
-        &site.with_flops, &site.activities,  &site.profiler_level,      &site.mstx,
-        &site.msprof_tx,  &site.export_type, &site.mstx_domain_include, &site.mstx_domain_exclude};
+        &site.with_flops,  &site.activities,          &site.profiler_level,      &site.mstx,    &site.msprof_tx,
+        &site.export_type, &site.mstx_domain_include, &site.mstx_domain_exclude, &site.analyse, &site.record_shapes};
     for (const linter::Setting* setting : required) {
       for (const python::Value& value : setting->values) {
         if (!IsOpaque(value)) continue;

@@ -6,8 +6,10 @@ namespace {
 
 struct Switch {
   bool any_true = false;
+  bool any_false = false;
   bool all_true = true;
   bool judged = false;
+  bool unknown = false;  ///< some path's value cannot be told (OPM004 says so)
 };
 
 Switch Read(const linter::Setting& setting) {
@@ -15,11 +17,13 @@ Switch Read(const linter::Setting& setting) {
   for (const python::Value& value : setting.values) {
     if (IsOpaque(value)) {
       out.all_true = false;
+      out.unknown = true;
       continue;
     }
     out.judged = true;
     const bool on = value.is_true();
     out.any_true = out.any_true || on;
+    out.any_false = out.any_false || !on;
     out.all_true = out.all_true && on;
   }
   return out;
@@ -37,6 +41,12 @@ void CheckMstx(LintCheckContext& context) {
     const std::string help =
         "set both `mstx=True` and `msprof_tx=True` in torch_npu.profiler._ExperimentalConfig (torch_npu "
         "v26.1.0-beta.2 needs msprof_tx; later releases accept either)";
+    // Either switch turns the ranges on: while one of them cannot be told, neither "both off"
+    // nor "off on some path" is known, only that we cannot tell (OPM004).
+    if (mstx.unknown || msprof_tx.unknown) {
+      if (!mstx.any_true && !msprof_tx.any_true) continue;
+      if (!mstx.any_false && !msprof_tx.any_false) continue;
+    }
     if (!mstx.any_true && !msprof_tx.any_true) {
       std::string message =
           "neither `mstx` nor `msprof_tx` is True, so `with_flops` is a silent no-op: no mfu_flops ranges are "
@@ -61,7 +71,7 @@ void CheckMstx(LintCheckContext& context) {
       }
       continue;
     }
-    if (!mstx.all_true && !msprof_tx.all_true) {
+    if (!mstx.all_true && !msprof_tx.all_true && mstx.any_false && msprof_tx.any_false) {
       Diagnostic& d = context.Report(anchor_setting,
                                      "on some traced paths neither `mstx` nor `msprof_tx` is True, and "
                                      "`with_flops` then records nothing",
@@ -69,7 +79,7 @@ void CheckMstx(LintCheckContext& context) {
       d.severity = std::min(d.severity, Severity::kWarning);
       continue;
     }
-    if (mstx.all_true && msprof_tx.judged && !msprof_tx.any_true) {
+    if (mstx.all_true && msprof_tx.judged && !msprof_tx.any_true && !msprof_tx.unknown) {
       Diagnostic& d = context.Report(site.mstx,
                                      "only `mstx` is True: torch_npu v26.1.0-beta.2 installs FLOPs hooks only "
                                      "with `msprof_tx=True` (v26.1.0 and later accept either)",

@@ -22,7 +22,6 @@ void CheckTraceParsed(LintCheckContext& context) {
   if (context.facts.analyses_offline) return;  // the file parses the data itself, later
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
-    const python::PythonModule& module = context.module();
     const std::string help =
         "pass `on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(DIR)` (analyse_flag left True), or run "
         "torch_npu.profiler.profiler.analyse(DIR, export_type='db') before msprof-analyze";
@@ -39,18 +38,14 @@ void CheckTraceParsed(LintCheckContext& context) {
         },
         help);
     if (found != nullptr) continue;
-    for (const python::Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {
-      auto flag = module.FindArgument(handler->node, "analyse_flag", 2);
-      if (!flag) continue;
-      for (const python::Value& value : flag->values) {
-        if (value.kind != python::ValueKind::kBool || value.boolean) continue;
-        std::string message =
-            "`analyse_flag` is False: the raw data is never parsed, so there is no ascend_pytorch_profiler DB for "
-            "msprof-analyze";
-        if (!value.chain.empty()) message += ": " + RenderChain(value.chain);
-        context.Report(ts_node_is_null(flag->keyword) ? flag->node : flag->keyword, std::move(message), help);
-        break;
-      }
+    for (const python::Value& value : site.analyse.values) {
+      if (value.kind != python::ValueKind::kBool || value.boolean) continue;
+      std::string message =
+          "`analyse_flag` is False: the raw data is never parsed, so there is no ascend_pytorch_profiler DB for "
+          "msprof-analyze";
+      if (!value.chain.empty()) message += ": " + RenderChain(value.chain);
+      context.Report(site.analyse.anchor, std::move(message), help);
+      break;
     }
   }
 }

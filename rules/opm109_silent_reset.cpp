@@ -122,20 +122,37 @@ void CheckSilentReset(LintCheckContext& context) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
     const auto check = [&](const linter::Setting& setting, const auto& classify) {
       if (!setting.written) return;
+      // The first value torch_npu resets, and on how many of the traced paths one is reset: only
+      // some paths (`acts = []` then conditional appends) make it a warning, or a note when the
+      // reset is harmless anyway.
+      const Value* first = nullptr;
+      std::optional<Reset> first_reset;
+      std::size_t reset_paths = 0;
       for (const Value& value : setting.values) {
         std::optional<Reset> reset = classify(value);
         if (!reset) continue;
-        std::string message = reset->message;
-        if (!value.chain.empty()) message += ": " + RenderChain(value.chain);
-        Diagnostic& d = context.Report(
-            setting.anchor, std::move(message),
-            reset->replacement.empty() ? "write a value torch_npu accepts" : "write `" + reset->replacement + "`");
-        d.notes = value.chain;
-        if (reset->harmless) d.severity = std::min(d.severity, Severity::kWarning);
-        if (!reset->replacement.empty() && setting.values.size() == 1)
-          d.fix = SetSettingFix(context, setting, reset->replacement);
-        break;
+        ++reset_paths;
+        if (first == nullptr) {
+          first = &value;
+          first_reset = std::move(reset);
+        }
       }
+      if (first == nullptr) return;
+      const bool partial = reset_paths < setting.values.size();
+      std::string message = first_reset->message;
+      if (partial) {
+        message = "on " + std::to_string(reset_paths) + " of " + std::to_string(setting.values.size()) +
+                  " traced paths, " + message;
+      }
+      if (!first->chain.empty()) message += ": " + RenderChain(first->chain);
+      Diagnostic& d = context.Report(setting.anchor, std::move(message),
+                                     first_reset->replacement.empty() ? "write a value torch_npu accepts"
+                                                                      : "write `" + first_reset->replacement + "`");
+      d.notes = first->chain;
+      if (partial) d.severity = std::min(d.severity, first_reset->harmless ? Severity::kInfo : Severity::kWarning);
+      if (first_reset->harmless) d.severity = std::min(d.severity, Severity::kWarning);
+      if (!first_reset->replacement.empty() && setting.values.size() == 1)
+        d.fix = SetSettingFix(context, setting, first_reset->replacement);
     };
     for (const linter::Setting* setting :
          {&site.with_flops, &site.record_shapes, &site.with_modules, &site.mstx, &site.msprof_tx}) {

@@ -1,8 +1,30 @@
+#include <algorithm>
+
 #include "rules/lint_checks.h"
 
 namespace opmfu::rules {
 
+namespace {
+
+// `activities` may name CUDA: the call is meant for a GPU (torch_npu has no CUDA activity).
+bool MayCollectCuda(const linter::Setting& activities) {
+  return std::any_of(activities.values.begin(), activities.values.end(), [](const python::Value& value) {
+    return std::any_of(value.items.begin(), value.items.end(), [](const python::Value& item) {
+      return item.kind == python::ValueKind::kEnum && item.container == "ProfilerActivity" && item.text == "CUDA";
+    });
+  });
+}
+
+}  // namespace
+
 void CheckWrongProfiler(LintCheckContext& context) {
+  // A file that also configures torch_npu's profiler chooses between the two by device: its
+  // torch.profiler call is the GPU path. So is a call that collects CUDA, and one in a file that
+  // neither imports torch_npu nor is run by a launch (a GPU-only tool of a mixed repository).
+  const bool npu_profiler_here =
+      std::any_of(context.facts.sites.begin(), context.facts.sites.end(),
+                  [](const linter::ProfilerCallSite& site) { return site.api != linter::ProfilerApi::kTorchProfile; });
+  const bool npu_program = context.facts.imports_torch_npu || !context.facts.launches.empty();
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api == linter::ProfilerApi::kKinetoProfile) {
       context.Report(site.call,
@@ -10,7 +32,8 @@ void CheckWrongProfiler(LintCheckContext& context) {
                          "` always collects in export-only mode and exports Text: it cannot produce the "
                          "ascend_pytorch_profiler DB that OperatorMFU is computed from",
                      "use torch_npu.profiler.profile(...) with a schedule and on_trace_ready");
-    } else if (site.api == linter::ProfilerApi::kTorchProfile && !context.facts.transfers_to_npu) {
+    } else if (site.api == linter::ProfilerApi::kTorchProfile && !context.facts.transfers_to_npu &&
+               !npu_profiler_here && npu_program && !MayCollectCuda(site.activities)) {
       context.Report(
           site.call,
           "`" + site.callee +
