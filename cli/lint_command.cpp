@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/cli_support.h"
 #include "common/diagnostic_format.h"
 #include "rules/lint_files.h"
@@ -24,12 +26,20 @@ struct LintFlags {
   std::string root;
 };
 
-std::string Statistics(const std::vector<Diagnostic>& diagnostics) {
+// The count per rule: a tab-separated table, or with --output-format json an array a program can
+// read (`[{"code": "OPM101", "name": ..., "count": 3}]`, as ruff does).
+std::string Statistics(const std::vector<Diagnostic>& diagnostics, OutputFormat format) {
   std::map<std::string, std::pair<std::string, int>> counts;
   for (const Diagnostic& d : diagnostics) {
     auto& entry = counts[d.rule_id];
     entry.first = d.rule_name;
     ++entry.second;
+  }
+  if (format == OutputFormat::kJson) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& [id, entry] : counts)
+      out.push_back({{"code", id}, {"name", entry.first}, {"count", entry.second}});
+    return out.dump(2) + "\n";
   }
   std::string out;
   for (const auto& [id, entry] : counts) {
@@ -45,6 +55,14 @@ int RunLint(const LintFlags& flags) {
   const OutputFormat format = parsed->format;
   const std::optional<Severity> fail_on_flag = parsed->fail_on;
   if (flags.paths.empty()) return ReportError(Error::Usage("name the files or directories to lint (or - for stdin)"));
+  if (flags.statistics && format != OutputFormat::kFull && format != OutputFormat::kConcise &&
+      format != OutputFormat::kJson) {
+    // A count table is not a SARIF log or a list of annotations: refuse rather than write one.
+    return ReportError(
+        Error::Usage("--statistics prints a count table (full or concise format) or a JSON array "
+                     "(--output-format json), not " +
+                     std::string(OutputFormatNames()[static_cast<std::size_t>(format)])));
+  }
 
   rules::LintOptions options;
   options.overrides = parsed->overrides;
@@ -84,7 +102,7 @@ int RunLint(const LintFlags& flags) {
   }
   std::string rendered;
   if (flags.statistics) {
-    rendered = Statistics(diagnostics);
+    rendered = Statistics(diagnostics, format);
   } else {
     FormatOptions format_options;
     format_options.tool_version = OPMFU_VERSION;

@@ -175,6 +175,14 @@ std::string UriFromPath(std::string_view path) {
   return out;
 }
 
+// A relative path is relative to the checkout, which code scanning calls %SRCROOT%; an absolute
+// one (a file outside the working directory) is a file URI.
+json ArtifactLocation(std::string_view path) {
+  if (path.starts_with('/')) return {{"uri", "file://" + UriFromPath(path)}};
+  while (path.starts_with("./")) path.remove_prefix(2);
+  return {{"uri", UriFromPath(path)}, {"uriBaseId", "%SRCROOT%"}};
+}
+
 std::string FormatSarif(const std::vector<Diagnostic>& diagnostics, const FormatOptions& options) {
   std::vector<RuleDescriptor> rules = options.rules;
   // Rules that reported but were not described still need an entry for ruleIndex.
@@ -216,14 +224,14 @@ std::string FormatSarif(const std::vector<Diagnostic>& diagnostics, const Format
         {"ruleIndex", rule_index[d.rule_id]},
         {"level", SarifLevel(d.severity)},
         {"message", {{"text", text}}},
-        {"locations", json::array({{{"physicalLocation",
-                                     {{"artifactLocation", {{"uri", UriFromPath(d.file)}}}, {"region", region}}}}})}};
+        {"locations",
+         json::array({{{"physicalLocation", {{"artifactLocation", ArtifactLocation(d.file)}, {"region", region}}}}})}};
     if (!d.notes.empty()) {
       json related = json::array();
       for (const Note& note : d.notes) {
         json location = {{"message", {{"text", note.message}}}};
         if (!note.file.empty()) {
-          json physical = {{"artifactLocation", {{"uri", UriFromPath(note.file)}}}};
+          json physical = {{"artifactLocation", ArtifactLocation(note.file)}};
           if (note.position) {
             physical["region"] = {{"startLine", note.position->line}, {"startColumn", note.position->column}};
           }

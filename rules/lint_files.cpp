@@ -8,6 +8,7 @@
 #include <set>
 #include <span>
 #include <thread>
+#include <tuple>
 
 #include "common/file_io.h"
 #include "common/text.h"
@@ -38,6 +39,20 @@ struct Input {
   bool cannot_matter = false;         ///< found in a directory, read ahead, and mentions no profiler
 };
 
+// A path found by opmfu (a followed import, a launched script) as the user would write it: relative
+// to the working directory when it is below it (findings, suppressions and SARIF's %SRCROOT% then
+// agree with the paths the user named), else as found.
+std::string DisplayPath(const std::string& found) {
+  std::error_code ec;
+  const fs::path path(found);
+  if (!path.is_absolute()) return found;
+  const fs::path cwd = fs::current_path(ec);
+  if (ec) return found;
+  const fs::path relative = path.lexically_normal().lexically_relative(fs::weakly_canonical(cwd, ec));
+  if (ec || relative.empty() || *relative.begin() == "..") return found;
+  return relative.string();
+}
+
 Input MakeInput(std::string path, bool from_directory, bool from_stdin = false) {
   Input input;
   input.path = std::move(path);
@@ -46,7 +61,9 @@ Input MakeInput(std::string path, bool from_directory, bool from_stdin = false) 
   return input;
 }
 
-// The project root: `--root`, else the nearest directory above `start` with a .git, else `start`.
+// The project root: `--root`, else the nearest directory above `start` with a .git, else the
+// working directory when `start` is below it (a source tarball or an exported tree has no .git,
+// and is linted from its top, as ruff takes the directory it runs in), else `start`.
 fs::path ProjectRoot(const LintOptions& options, const fs::path& start) {
   std::error_code ec;
   if (options.root) return fs::weakly_canonical(*options.root, ec).lexically_normal();
@@ -55,6 +72,9 @@ fs::path ProjectRoot(const LintOptions& options, const fs::path& start) {
     if (fs::exists(dir / ".git", ec)) return dir;
     if (dir == dir.parent_path()) break;
   }
+  const fs::path cwd = fs::weakly_canonical(fs::current_path(ec), ec);
+  const fs::path relative = from.lexically_relative(cwd);
+  if (!ec && !cwd.empty() && !relative.empty() && *relative.begin() != "..") return cwd;
   return from;
 }
 
@@ -305,7 +325,10 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
   linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches, input.inherited);
   outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
   FindInitConfigs(facts, input.path, effective, outcome, linted.diagnostics);
+  // Two calls that share one config or mapping see the same setting at the same place: one finding.
+  std::set<std::tuple<std::string, int, int, std::string>> reported;
   for (Diagnostic& d : CheckProfilerFacts(facts, effective)) {
+    if (!reported.emplace(d.file, d.range.start.line, d.range.start.column, d.rule_id).second) continue;
     (d.file == input.path ? linted.diagnostics : outcome.elsewhere).push_back(std::move(d));
   }
   linter::Suppressions suppressions = ReadFileSuppressions(facts.module->tree(), facts.module->comments());
@@ -518,14 +541,15 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
   std::vector<std::vector<fs::path>> closures(count);
   ForEachInParallel(count, options.jobs, [&](std::size_t i) {
     Input& input = inputs[i];
-    if (input.from_directory && input.launches.empty()) {
+    if (input.launches.empty() && !input.from_stdin) {
       auto text = ReadTextFile(input.path);
       if (!text.ok()) return;
-      if (!CanMatter(*text)) {
+      if (input.from_directory && !CanMatter(*text)) {
         input.cannot_matter = true;  // skipped without reading it again, and not kept in memory
         return;
       }
-      // A file found in a directory leads only if it is a program that uses torch_npu.
+      // A file no launch runs leads only if it is a program that uses torch_npu: a library module
+      // (named or found in a directory) is linted alone, its imports used only to trace values.
       const bool entry = text->find("__main__") != std::string::npos && text->find("torch_npu") != std::string::npos;
       input.source = std::move(*text);
       if (!entry) return;
@@ -537,7 +561,7 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
   for (std::size_t i = 0; i < count; ++i) {
     for (const fs::path& module : closures[i]) {
       auto [known, added] = by_identity.emplace(Identity(module.string()), inputs.size());
-      if (added) inputs.push_back(MakeInput(module.string(), true));
+      if (added) inputs.push_back(MakeInput(DisplayPath(module.string()), true));
       Input& reached = inputs[known->second];
       if (reached.entry || !reached.launches.empty()) continue;  // its own program, or already reached
       reached.entry = inputs[i].path;
@@ -610,6 +634,22 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     (launcher ? launcher_paths.push_back(path) : python_inputs.push_back(MakeInput(path, false)));
   }
   std::sort(launcher_paths.begin(), launcher_paths.end());
+  // A file named twice (`lint src/ src/train.sh`) is linted once; named, it always matters.
+  {
+    std::set<std::string> seen;
+    std::erase_if(launcher_paths, [&](const std::string& path) { return !seen.insert(Identity(path)).second; });
+    std::map<std::string, std::size_t> first;
+    std::vector<Input> unique;
+    for (Input& input : python_inputs) {
+      auto [at, added] = first.emplace(Identity(input.path), unique.size());
+      if (added) {
+        unique.push_back(std::move(input));
+      } else {
+        unique[at->second].from_directory = unique[at->second].from_directory && input.from_directory;
+      }
+    }
+    python_inputs = std::move(unique);
+  }
 
   const auto config_for = [&](const std::string& path, bool from_stdin) -> Result<Config> {
     if (!options.use_config) return Config{};
@@ -654,14 +694,17 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
       const std::optional<std::string>& script = state.lint.scripts[l];
       if (!script) continue;
       auto [known, added] = python_by_identity.emplace(Identity(*script), python_inputs.size());
-      if (added) python_inputs.push_back(MakeInput(*script, false));
+      if (added) python_inputs.push_back(MakeInput(DisplayPath(*script), false));
       Input& input = python_inputs[known->second];
       input.from_directory = false;  // a launched script always matters
       input.launches.push_back(state.lint.facts.launches[l]);
     }
     launchers.push_back(std::move(state));
   }
+  const std::size_t named_inputs = python_inputs.size();
   FollowImports(python_inputs, python_by_identity, options);
+  std::set<std::string> followed;  // modules reached only by following imports
+  for (std::size_t i = named_inputs; i < python_inputs.size(); ++i) followed.insert(python_inputs[i].path);
   if (stdin_input) python_inputs.insert(python_inputs.begin(), std::move(*stdin_input));
 
   // Configs (a bad one is a usage error for the whole run), then the Python files in parallel.
@@ -727,7 +770,11 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   if (!any_profiler_call && !report.files.empty()) {
     const SharedEffective& first = effective.empty() ? launchers.front().effective : effective.front();
     if (auto severity = Enabled(*first, "OPM010")) {
-      LintedFile& file = report.files.front();
+      // On a file the user named (or found in a named directory), where a suppression can reach
+      // it: not on a module the lint followed into.
+      auto named = std::find_if(report.files.begin(), report.files.end(),
+                                [&](const LintedFile& file) { return !followed.contains(file.path); });
+      LintedFile& file = named == report.files.end() ? report.files.front() : *named;
       Diagnostic d = MetaDiagnostic(*FindRule("OPM010"), *severity, file.path, {{1, 1}, {1, 1}},
                                     "no torch_npu.profiler.profile(...) call in the linted files: nothing was checked "
                                     "for MFU collection",

@@ -143,3 +143,29 @@ TEST(LintCli, RootBoundsTheModulesImportsLeadTo) {
 
 }  // namespace
 }  // namespace opmfu
+
+namespace opmfu {
+namespace {
+
+// --statistics is a count table, or JSON with --output-format json; never written into a SARIF file.
+TEST(LintCli, StatisticsAreJsonWithJsonAndRefusedWithSarif) {
+  testing::TempDir dir;
+  const std::string script = dir.Write("train.py", "import torch_npu\np = torch_npu.profiler.profile()\n").string();
+  auto table = testing::RunOpmfu({"lint", "--no-config", "--statistics", script});
+  EXPECT_EQ(table.exit_code, 1);
+  EXPECT_NE(table.out.find("\tOPM101\twith-flops-not-true"), std::string::npos) << table.out;
+  auto json = testing::RunOpmfu({"lint", "--no-config", "--statistics", "--output-format", "json", script});
+  EXPECT_EQ(json.exit_code, 1);
+  EXPECT_EQ(json.out.rfind("[", 0), 0U) << json.out;
+  EXPECT_NE(json.out.find("\"code\": \"OPM101\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"count\": 1"), std::string::npos) << json.out;
+  const std::string sarif_file = (dir.path() / "out.sarif").string();
+  auto sarif =
+      testing::RunOpmfu({"lint", "--no-config", "--statistics", "--output-format", "sarif", "-o", sarif_file, script});
+  EXPECT_EQ(sarif.exit_code, 2);
+  EXPECT_NE(sarif.err.find("--statistics"), std::string::npos) << sarif.err;
+  EXPECT_FALSE(std::filesystem::exists(sarif_file));
+}
+
+}  // namespace
+}  // namespace opmfu

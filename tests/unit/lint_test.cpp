@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -29,6 +30,17 @@ std::vector<fs::path> Fixtures() {
 
 using Expectations = std::set<std::pair<int, std::string>>;
 
+// An annotated id may name the severity the finding must have: `OPM106/warning` (a false error on
+// valid code is the worst defect a linter has, so fixtures about it say which one they mean).
+const char* const kAnnotatedIds = R"((OPM\d{3}(?:/\w+)?(?:\s*,\s*OPM\d{3}(?:/\w+)?)*))";
+
+std::pair<std::string, std::string> IdAndSeverity(std::string_view annotated) {
+  annotated = TrimWhitespace(annotated);
+  const std::size_t slash = annotated.find('/');
+  if (slash == std::string_view::npos) return {std::string(annotated), ""};
+  return {std::string(annotated.substr(0, slash)), std::string(annotated.substr(slash + 1))};
+}
+
 class LintFixture : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(LintFixture, FindingsMatchTheAnnotations) {
@@ -36,13 +48,17 @@ TEST_P(LintFixture, FindingsMatchTheAnnotations) {
   ASSERT_TRUE(source.ok()) << source.error().message;
   Expectations expected;
   Expectations forbidden;
-  static const std::regex annotation(R"(#\s*(expect|ok):\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
+  std::map<std::pair<int, std::string>, std::string> severities;
+  static const std::regex annotation(std::string(R"(#\s*(expect|ok):\s*)") + kAnnotatedIds);
   const std::vector<std::string> lines = SplitString(*source, '\n');
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::smatch match;
     if (!std::regex_search(lines[i], match, annotation)) continue;
-    for (const std::string& id : SplitString(match[2].str(), ',')) {
-      (match[1] == "expect" ? expected : forbidden).insert({static_cast<int>(i) + 1, std::string(TrimWhitespace(id))});
+    for (const std::string& annotated : SplitString(match[2].str(), ',')) {
+      auto [id, severity] = IdAndSeverity(annotated);
+      const std::pair<int, std::string> key = {static_cast<int>(i) + 1, id};
+      (match[1] == "expect" ? expected : forbidden).insert(key);
+      if (!severity.empty()) severities[key] = severity;
     }
   }
   LintOptions options;
@@ -52,7 +68,16 @@ TEST_P(LintFixture, FindingsMatchTheAnnotations) {
   ASSERT_TRUE(report->errors.empty()) << report->errors.front().message;
   ASSERT_EQ(report->files.size(), 1U);
   Expectations actual;
-  for (const Diagnostic& d : report->files.front().diagnostics) actual.insert({d.range.start.line, d.rule_id});
+  std::set<std::tuple<int, int, std::string>> distinct;
+  for (const Diagnostic& d : report->files.front().diagnostics) {
+    EXPECT_TRUE(distinct.emplace(d.range.start.line, d.range.start.column, d.rule_id).second)
+        << GetParam().filename() << ":" << d.range.start.line << ": " << d.rule_id << " reported twice";
+    actual.insert({d.range.start.line, d.rule_id});
+    if (auto wanted = severities.find({d.range.start.line, d.rule_id}); wanted != severities.end()) {
+      EXPECT_EQ(SeverityName(d.severity), wanted->second)
+          << GetParam().filename() << ":" << d.range.start.line << ": " << d.rule_id << ": " << d.message;
+    }
+  }
   for (const auto& [line, id] : expected) {
     EXPECT_TRUE(actual.count({line, id})) << GetParam().filename() << ":" << line << ": expected " << id;
   }
@@ -74,9 +99,9 @@ TEST(Lint, EveryRuleHasAFixture) {
   for (const fs::path& fixture : files) {
     auto source = ReadTextFile(fixture);
     ASSERT_TRUE(source.ok());
-    static const std::regex expect(R"(expect:\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
+    static const std::regex expect(std::string(R"(expect:\s*)") + kAnnotatedIds);
     for (auto it = std::sregex_iterator(source->begin(), source->end(), expect); it != std::sregex_iterator(); ++it) {
-      for (const std::string& id : SplitString((*it)[1].str(), ',')) covered.insert(std::string(TrimWhitespace(id)));
+      for (const std::string& id : SplitString((*it)[1].str(), ',')) covered.insert(IdAndSeverity(id).first);
     }
   }
   for (const RuleDescriptor& rule : LintRuleDescriptors()) {
@@ -155,9 +180,12 @@ using FileExpectations = std::set<std::tuple<std::string, int, std::string>>;
 
 // Annotations are comments on the line they are about; JSON has no comments, so `X.json.expect`
 // holds `LINE expect: OPMnnn` lines about X.json.
-void ReadProjectAnnotations(const fs::path& project, FileExpectations& expected, FileExpectations& forbidden) {
-  static const std::regex annotation(R"(#\s*(expect|ok):\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
-  static const std::regex sidecar(R"(^(\d+)\s+(expect|ok):\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
+using FileSeverities = std::map<std::tuple<std::string, int, std::string>, std::string>;
+
+void ReadProjectAnnotations(const fs::path& project, FileExpectations& expected, FileExpectations& forbidden,
+                            FileSeverities& severities) {
+  static const std::regex annotation(std::string(R"(#\s*(expect|ok):\s*)") + kAnnotatedIds);
+  static const std::regex sidecar(std::string(R"(^(\d+)\s+(expect|ok):\s*)") + kAnnotatedIds);
   for (const auto& entry : fs::recursive_directory_iterator(project)) {
     if (!entry.is_regular_file()) continue;
     const bool is_sidecar = entry.path().extension() == ".expect";
@@ -168,9 +196,11 @@ void ReadProjectAnnotations(const fs::path& project, FileExpectations& expected,
       if (!std::regex_search(lines[i], match, is_sidecar ? sidecar : annotation)) continue;
       const int line = is_sidecar ? std::stoi(match[1].str()) : static_cast<int>(i) + 1;
       const std::string kind = match[is_sidecar ? 2 : 1].str();
-      for (const std::string& id : SplitString(match[is_sidecar ? 3 : 2].str(), ',')) {
-        (kind == "expect" ? expected : forbidden)
-            .insert({fs::weakly_canonical(about).string(), line, std::string(TrimWhitespace(id))});
+      for (const std::string& annotated : SplitString(match[is_sidecar ? 3 : 2].str(), ',')) {
+        auto [id, severity] = IdAndSeverity(annotated);
+        const std::tuple<std::string, int, std::string> key = {fs::weakly_canonical(about).string(), line, id};
+        (kind == "expect" ? expected : forbidden).insert(key);
+        if (!severity.empty()) severities[key] = severity;
       }
     }
   }
@@ -181,7 +211,8 @@ class LaunchProject : public ::testing::TestWithParam<fs::path> {};
 TEST_P(LaunchProject, FindingsMatchTheAnnotations) {
   FileExpectations expected;
   FileExpectations forbidden;
-  ReadProjectAnnotations(GetParam(), expected, forbidden);
+  FileSeverities severities;
+  ReadProjectAnnotations(GetParam(), expected, forbidden, severities);
   LintOptions options;
   options.use_config = false;
   auto report = LintPaths({GetParam().string()}, options);
@@ -190,7 +221,12 @@ TEST_P(LaunchProject, FindingsMatchTheAnnotations) {
   FileExpectations actual;
   for (const LintedFile& file : report->files) {
     for (const Diagnostic& d : file.diagnostics) {
-      actual.insert({fs::weakly_canonical(d.file).string(), d.range.start.line, d.rule_id});
+      const std::tuple<std::string, int, std::string> key = {fs::weakly_canonical(d.file).string(), d.range.start.line,
+                                                             d.rule_id};
+      actual.insert(key);
+      if (auto wanted = severities.find(key); wanted != severities.end()) {
+        EXPECT_EQ(SeverityName(d.severity), wanted->second) << d.file << ":" << d.range.start.line << ": " << d.message;
+      }
     }
   }
   const std::string name = GetParam().filename().string();
@@ -263,6 +299,112 @@ TEST(LintLaunchers, BadLauncherInputsGiveOneLineErrorsAndTheRestIsLinted) {
     for (const Diagnostic& d : file.diagnostics) syntax_error = syntax_error || d.rule_id == "OPM001";
   }
   EXPECT_TRUE(syntax_error);
+}
+
+}  // namespace
+}  // namespace opmfu::rules
+
+namespace opmfu::rules {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Real-code defects (issues 14 and 20) that need more than one file or a look at paths.
+class LintRealCode : public ::testing::Test {
+ protected:
+  static LintReport Lint(const std::vector<std::string>& paths) {
+    LintOptions options;
+    options.use_config = false;
+    auto report = LintPaths(paths, options);
+    EXPECT_TRUE(report.ok());
+    return report.ok() ? std::move(*report) : LintReport{};
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(LintRealCode, ALibraryModuleIsLintedAloneNotTheModulesItImports) {
+  dir_.Write(".git/HEAD", "ref: refs/heads/main\n");
+  dir_.Write("lib/__init__.py", "");
+  dir_.Write("lib/a.py", "import torch_npu\n\ndef load():\n    from lib import b\n    return b.make()\n");
+  dir_.Write("lib/b.py", "import torch_npu\n\ndef make():\n    return torch_npu.profiler.profile()\n");
+  const LintReport report = Lint({(dir_.path() / "lib" / "a.py").string()});
+  ASSERT_EQ(report.files.size(), 1U);
+  EXPECT_EQ(fs::path(report.files.front().path).filename(), "a.py");
+  for (const Diagnostic& d : report.files.front().diagnostics) {
+    EXPECT_EQ(fs::path(d.file).filename(), "a.py") << d.rule_id << " " << d.message;
+  }
+}
+
+TEST_F(LintRealCode, OPM010LandsOnTheNamedScriptNotOnAModuleItImports) {
+  dir_.Write(".git/HEAD", "ref: refs/heads/main\n");
+  dir_.Write("aaa_helpers/__init__.py", "import os\nimport torch_npu\n");
+  dir_.Write("train.py",
+             "import torch_npu\nimport aaa_helpers\n\nif __name__ == \"__main__\":\n    print(aaa_helpers.os.sep)\n");
+  const LintReport report = Lint({(dir_.path() / "train.py").string()});
+  int opm010 = 0;
+  for (const LintedFile& file : report.files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      if (d.rule_id != "OPM010") continue;
+      ++opm010;
+      EXPECT_EQ(fs::path(d.file).filename(), "train.py");
+    }
+  }
+  EXPECT_EQ(opm010, 1);
+}
+
+TEST_F(LintRealCode, FollowedModulesAreReportedRelativeToTheWorkingDirectory) {
+  dir_.Write("pkg/__init__.py", "");
+  dir_.Write("pkg/prof.py",
+             "import torch_npu\n\ndef make(d):\n    return torch_npu.profiler.profile(on_trace_ready="
+             "torch_npu.profiler.tensorboard_trace_handler(d))\n");
+  dir_.Write("train.py",
+             "import sys\nimport torch_npu\nfrom pkg import prof\n\nif __name__ == \"__main__\":\n"
+             "    prof.make(sys.argv[1])\n");
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_.path());
+  const LintReport report = Lint({"train.py"});
+  fs::current_path(before);
+  bool followed = false;
+  for (const LintedFile& file : report.files) {
+    EXPECT_FALSE(fs::path(file.path).is_absolute()) << file.path;
+    for (const Diagnostic& d : file.diagnostics) {
+      EXPECT_FALSE(fs::path(d.file).is_absolute()) << d.file;
+      followed = followed || d.file == "pkg/prof.py";
+    }
+  }
+  EXPECT_TRUE(followed);
+}
+
+TEST_F(LintRealCode, AFileNamedTwiceIsLintedOnce) {
+  dir_.Write("src/train.py", "import torch_npu\np = torch_npu.profiler.profile()\n");
+  dir_.Write("src/run.sh", "#!/bin/bash\npython train.py\n");
+  const LintReport report = Lint({(dir_.path() / "src").string(), (dir_.path() / "src" / "train.py").string(),
+                                  (dir_.path() / "src" / "run.sh").string()});
+  std::map<std::string, int> seen;
+  for (const LintedFile& file : report.files) ++seen[fs::weakly_canonical(file.path).string()];
+  EXPECT_EQ(seen.size(), 2U);
+  for (const auto& [path, count] : seen) EXPECT_EQ(count, 1) << path;
+}
+
+TEST_F(LintRealCode, AnExportedTreeWithoutGitTakesTheWorkingDirectoryAsItsRoot) {
+  // `examples.demo.base` is importable from the top of the tree only; no .git anywhere.
+  dir_.Write("examples/demo/base.py",
+             "import argparse\n\ndef get_parser():\n    parser = argparse.ArgumentParser()\n"
+             "    parser.add_argument('--seed', type=int, default=1)\n    return parser\n");
+  dir_.Write("examples/demo/train.py",
+             "from examples.demo.base import get_parser\n\nif __name__ == \"__main__\":\n"
+             "    args = get_parser().parse_args()\n");
+  dir_.Write("examples/demo/run.sh", "#!/bin/bash\npython train.py --seed 3\n");
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_.path());
+  const LintReport report = Lint({"examples/demo/run.sh"});
+  fs::current_path(before);
+  bool script_linted = false;
+  for (const LintedFile& file : report.files) {
+    script_linted = script_linted || fs::path(file.path).filename() == "train.py";
+    for (const Diagnostic& d : file.diagnostics) EXPECT_NE(d.rule_id, "OPM201") << d.message;
+  }
+  EXPECT_TRUE(script_linted);
 }
 
 }  // namespace
