@@ -1,6 +1,7 @@
 #include "common/diagnostic_format.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,49 @@ struct Style {
   }
 };
 
+// How much of a line a snippet shows: a longer line is cut to a window around the finding, as
+// ruff does, so a minified or generated one-line file does not flood the terminal.
+constexpr int kSnippetMaxColumns = 160;
+constexpr int kSnippetContextBefore = 60;
+
+// The byte offset of code point `index` (0-based) in `text`, walking no further than needed.
+std::size_t ByteOfCodePoint(std::string_view text, int index) {
+  std::size_t byte = 0;
+  for (int seen = 0; byte < text.size(); ++byte) {
+    if ((static_cast<unsigned char>(text[byte]) & 0xC0) == 0x80) continue;  // a continuation byte
+    if (seen++ == index) return byte;
+  }
+  return text.size();
+}
+
+}  // namespace
+
+SnippetWindow WindowSnippet(std::string_view line, int start_column, int width) {
+  start_column = std::max(1, start_column);
+  width = std::max(1, width);
+  // Cheap bound first: a line no longer in bytes than the budget fits whatever its encoding.
+  if (line.size() <= static_cast<std::size_t>(kSnippetMaxColumns) ||
+      ByteOfCodePoint(line, kSnippetMaxColumns) == line.size()) {
+    return {std::string(line), start_column, width};
+  }
+  const int first = std::max(0, start_column - 1 - kSnippetContextBefore);
+  const std::size_t begin = ByteOfCodePoint(line, first);
+  const std::string_view rest = line.substr(begin);
+  const std::size_t end = begin + ByteOfCodePoint(rest, kSnippetMaxColumns);
+  SnippetWindow window;
+  window.start = start_column - first;
+  window.width = std::min(width, kSnippetMaxColumns - window.start + 1);
+  if (begin > 0) {
+    window.text = "\u2026";  // an ellipsis where the line was cut; one column wide
+    ++window.start;
+  }
+  window.text += line.substr(begin, end - begin);
+  if (end < line.size()) window.text += "\u2026";
+  return window;
+}
+
+namespace {
+
 std::string_view SeverityColor(Severity severity) {
   switch (severity) {
     case Severity::kError:
@@ -62,17 +106,18 @@ std::string FormatFull(const std::vector<Diagnostic>& diagnostics, const FormatO
     const std::string gutter(line_number.size() + 1, ' ');
     out += gutter + style.Wrap("1;34", "-->") + " " + Location(d) + "\n";
     if (!d.snippet.empty()) {
-      const std::string snippet = SanitizeUtf8(d.snippet);
-      // Tabs would shift the caret; show them as single spaces.
-      std::string shown = snippet;
-      std::replace(shown.begin(), shown.end(), '\t', ' ');
-      const int start = d.range.start.column;
       int width = 1;
-      if (d.range.end.line == d.range.start.line && d.range.end.column > start) {
-        width = d.range.end.column - start;
+      if (d.range.end.line == d.range.start.line && d.range.end.column > d.range.start.column) {
+        width = d.range.end.column - d.range.start.column;
       } else if (d.range.end.line > d.range.start.line) {
-        width = std::max(1, CodePointCount(shown, shown.size()) - start + 1);
+        width = std::numeric_limits<int>::max() / 2;  // to the end of the line; the window cuts it
       }
+      const SnippetWindow window = WindowSnippet(d.snippet, d.range.start.column, width);
+      // Tabs would shift the caret; show them as single spaces.
+      std::string shown = SanitizeUtf8(window.text);
+      std::replace(shown.begin(), shown.end(), '\t', ' ');
+      const int start = window.start;
+      width = std::max(1, std::min(window.width, CodePointCount(shown, shown.size()) - start + 1));
       out += gutter + style.Wrap("1;34", "|") + "\n";
       out += style.Wrap("1;34", line_number + " |") + " " + shown + "\n";
       out += gutter + style.Wrap("1;34", "|") + " " + std::string(static_cast<std::size_t>(start - 1), ' ') +
@@ -216,7 +261,9 @@ std::string FormatSarif(const std::vector<Diagnostic>& diagnostics, const Format
                    {"startColumn", d.range.start.column},
                    {"endLine", d.range.end.line},
                    {"endColumn", d.range.end.column}};
-    if (!d.snippet.empty()) region["snippet"] = {{"text", d.snippet}};
+    if (!d.snippet.empty()) {
+      region["snippet"] = {{"text", WindowSnippet(d.snippet, d.range.start.column, 1).text}};
+    }
     std::string text = d.message;
     if (!d.help.empty()) text += "\nhelp: " + d.help;
     json result = {

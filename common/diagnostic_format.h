@@ -32,6 +32,16 @@ struct FormatOptions {
   bool color = false;
 };
 
+/// What a snippet shows of a source line: the line itself, or for a long line (over 160 code
+/// points) a window of that many around the finding, with an ellipsis where it was cut. `start`
+/// and `width` are the caret's column (1-based, in code points) and length inside `text`.
+struct SnippetWindow {
+  std::string text;
+  int start = 1;
+  int width = 1;
+};
+SnippetWindow WindowSnippet(std::string_view line, int start_column, int width);
+
 /// The whole rendering; machine formats are complete documents even for zero diagnostics.
 std::string FormatDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat format,
                               const FormatOptions& options);

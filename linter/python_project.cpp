@@ -16,8 +16,17 @@ namespace {
 
 bool IsDottedName(std::string_view text) {
   if (text.empty()) return false;
+  // No part of a module name starts with a digit ("a.1" or "3" is a number, not a module).
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((i == 0 || text[i - 1] == '.') && std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  }
   return std::all_of(text.begin(), text.end(),
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+}
+
+// An import statement ends at `;` or a comment: `import a; data = [1, 2, ...]` imports only `a`.
+std::string_view ImportStatement(std::string_view line) {
+  return TrimWhitespace(line.substr(0, std::min(line.find_first_of(";#"), line.size())));
 }
 
 // "a.b as c" -> "a.b"
@@ -51,7 +60,7 @@ std::vector<std::string> ScanImports(std::string_view source) {
     return line;
   };
   while (at < source.size()) {
-    std::string_view line = TrimWhitespace(next_line());
+    std::string_view line = ImportStatement(next_line());
     if (line.starts_with("import ")) {
       for (const std::string& item : SplitString(line.substr(7), ',')) {
         const std::string_view name = WithoutAlias(item);

@@ -123,6 +123,33 @@ TEST(FormatDiagnostics, InvalidUtf8NeverBreaksMachineFormats) {
   EXPECT_NE(FormatDiagnostics({d}, OutputFormat::kFull, Options()).find("bad \xEF\xBF\xBD byte"), std::string::npos);
 }
 
+// A finding in a huge one-line file (minified or generated) shows a window around its column,
+// as ruff does, never the whole line and a caret line as long.
+TEST(FormatDiagnostics, LongLinesAreCutToAWindowAroundTheColumn) {
+  Diagnostic d = Sample();
+  const std::string before(1'000'000, 'a');
+  d.snippet = before + "return a / b" + std::string(1'000'000, 'z');
+  const int column = static_cast<int>(before.size()) + 1;
+  d.range = {{1, column}, {1, column + 6}};
+  const std::string full = FormatDiagnostics({d}, OutputFormat::kFull, Options());
+  EXPECT_LT(full.size(), 1000U) << full.substr(0, 1000);
+  const std::string window = std::string(60, 'a') + "return a / b" + std::string(88, 'z');
+  EXPECT_NE(full.find("1 | \u2026" + window + "\u2026\n"), std::string::npos) << full;
+  // The caret stays under the finding: ellipsis + 60 columns of context, then 6 carets.
+  EXPECT_NE(full.find("  | " + std::string(61, ' ') + "^^^^^^\n"), std::string::npos) << full;
+  EXPECT_LT(FormatDiagnostics({d}, OutputFormat::kSarif, Options()).size(), 5000U);
+
+  // Near the start: no leading ellipsis; multi-byte characters count as one column each.
+  d.snippet = "\u00e9" + std::string(300, 'x');
+  d.range = {{1, 2}, {1, 4}};
+  const SnippetWindow start = WindowSnippet(d.snippet, 2, 2);
+  EXPECT_EQ(start.text, "\u00e9" + std::string(159, 'x') + "\u2026");
+  EXPECT_EQ(start.start, 2);
+  EXPECT_EQ(start.width, 2);
+  // A short line is shown whole.
+  EXPECT_EQ(WindowSnippet("    return a / b", 12, 5).text, "    return a / b");
+}
+
 TEST(ParseOutputFormat, SuggestsTheClosestName) {
   EXPECT_EQ(*ParseOutputFormat("sarif"), OutputFormat::kSarif);
   auto bad = ParseOutputFormat("sarf");
