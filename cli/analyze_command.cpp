@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/cli_support.h"
+#include "common/file_io.h"
 #include "common/text.h"
 #include "engine/analyze.h"
 #include "engine/numeric.h"
@@ -55,21 +56,14 @@ void PrintSummary(const engine::AnalyzeReport& report) {
   for (const engine::RankOutcome& rank : report.ranks) {
     out << "  rank " << rank.location.rank_id << ": ";
     if (rank.failure) {
-      out << "FAILED: " << *rank.failure << " (" << rank.location.db_path.string() << ")\n";
+      out << "FAILED: " << engine::DescribeFailure(rank);
+      if (rank.module_rows > 0) out << " (" << rank.module_rows << " ModuleMFU rows kept)";
+      out << "\n";
       continue;
     }
     const auto& analysis = rank.analysis;
     out << rank.operator_rows << " OperatorMFU rows, " << rank.module_rows << " ModuleMFU rows";
-    if (rank.operator_rows == 0) {
-      // The last warning or error says why the result is empty.
-      for (auto it = analysis.notes.rbegin(); it != analysis.notes.rend(); ++it) {
-        if (it->level != engine::RankNote::Level::kInfo && it->text.rfind("No valid MFU data", 0) != 0 &&
-            it->text != "No MFU calculated for kernels.") {
-          out << "; no MFU: " << it->text;
-          break;
-        }
-      }
-    }
+    if (rank.operator_rows == 0 && analysis.no_rows_reason) out << "; no MFU: " << *analysis.no_rows_reason;
     out << "\n";
   }
   out << "OperatorMFU: " << tables.operator_rows.size() << " rows; ModuleMFU: " << tables.module_rows.size()
@@ -90,6 +84,25 @@ void PrintSummary(const engine::AnalyzeReport& report) {
     PrintKernels(out, "Highest MFU kernels:", {sorted.rbegin(), sorted.rbegin() + static_cast<std::ptrdiff_t>(n)});
   }
   for (const auto& path : report.written) out << "Wrote " << path.string() << "\n";
+  if (report.nothing_to_write) {
+    out << "Nothing written: no rank produced a row";
+    std::error_code ec;
+    const auto earlier = report.output_directory / "cluster_analysis.db";
+    if (std::filesystem::exists(earlier, ec)) out << " (the earlier " << earlier.string() << " is left as it was)";
+    out << "\n";
+  }
+}
+
+// Where --agent writes its log: $MSPROF_ANALYZE_LOG_FILE as upstream reads it, else a new file in
+// the temporary directory named as upstream names its own.
+std::filesystem::path AgentLogPath() {
+  if (auto named = GetEnv("MSPROF_ANALYZE_LOG_FILE"); named && !named->empty()) return *named;
+  std::error_code ec;
+  std::filesystem::path directory = std::filesystem::temp_directory_path(ec);
+  if (ec) directory = "/tmp";
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return directory / ("opmfu_analyze_" + std::to_string(seconds) + "_" + std::to_string(::getpid()) + ".log");
 }
 
 int RunAnalyzeCommand(const AnalyzeFlags& flags) {
@@ -146,29 +159,50 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
     }
     return ReportError(report.error());
   }
-  if (!report->discovery.correction.empty()) ReportWarning(report->discovery.correction);
-  for (const std::string& note : report->discovery.notes) ReportWarning(note);
+  // Every line goes to stderr; with --agent also to a log file whose path the JSON gives
+  // (msprof-analyze's `log_path`), since an agent reads only stdout.
+  std::string log;
+  const auto emit = [&](const std::string& line) {
+    std::cerr << "opmfu: " << line << "\n";
+    log += line + "\n";
+  };
+  if (!report->discovery.correction.empty()) emit("warning: " + report->discovery.correction);
+  for (const std::string& note : report->discovery.notes) emit("warning: " + note);
   if (!report->unknown_ranks.empty()) {
     std::string ids;
     for (std::int64_t id : report->unknown_ranks) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    ReportWarning("Invalid Rank id: [" + ids + "].");
+    emit("warning: Invalid Rank id: [" + ids + "].");
   }
   for (const engine::RankOutcome& rank : report->ranks) {
-    if (rank.failure) std::cerr << "opmfu: rank " << rank.location.rank_id << ": error: " << *rank.failure << "\n";
+    const std::string who = "rank " + std::to_string(rank.location.rank_id) + ": ";
+    // A failed rank gets one line, its file and root cause; upstream's log lines that led there
+    // only with -v. Other ranks keep their warnings.
+    if (rank.failure) {
+      emit(who + "error: " + engine::DescribeFailure(rank));
+    } else if (rank.operator_rows == 0 && rank.analysis.no_rows_reason) {
+      emit(who + "warning: " + rank.location.db_path.string() + ": " + *rank.analysis.no_rows_reason);
+    }
     for (const engine::RankNote& note : rank.analysis.notes) {
       if (note.level == engine::RankNote::Level::kInfo && !flags.verbose) continue;
+      if (rank.failure && !flags.verbose) continue;
       // Each line names the rank's database, so a log line alone says which file it is about.
       const std::string db = rank.location.db_path.string();
-      std::cerr << "opmfu: rank " << rank.location.rank_id << ": "
-                << (note.level == engine::RankNote::Level::kError     ? "error: "
-                    : note.level == engine::RankNote::Level::kWarning ? "warning: "
-                                                                      : "")
-                << note.text << (note.text.find(db) == std::string::npos ? " (" + db + ")" : "") << "\n";
+      emit(who +
+           (note.level == engine::RankNote::Level::kError     ? "error: "
+            : note.level == engine::RankNote::Level::kWarning ? "warning: "
+                                                              : "") +
+           note.text + (note.text.find(db) == std::string::npos ? " (" + db + ")" : ""));
     }
   }
   const bool failed = report->failed_ranks() > 0;
   if (flags.agent) {
     nlohmann::ordered_json message = nlohmann::ordered_json::object();
+    nlohmann::ordered_json failures = nlohmann::ordered_json::array();
+    for (const engine::RankOutcome& rank : report->ranks) {
+      if (rank.failure) {
+        failures.push_back({{"rank_id", rank.location.rank_id}, {"error", engine::DescribeFailure(rank)}});
+      }
+    }
     if (!report->written.empty()) {
       if (flags.export_type == "db") {
         message = {{"db_path", report->written.front().string()}, {"tables", {"OperatorMFU", "ModuleMFU"}}};
@@ -178,14 +212,21 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
         message = {{"csv_dir", report->output_directory.string()}};
       }
     }
-    std::cout << nlohmann::ordered_json{{"status", failed ? "partial" : "success"},
-                                        {"code", failed ? 1 : 0},
-                                        {"message", message},
-                                        {"suggestion", failed ? "some ranks failed; run without --agent for the reasons"
-                                                              : "kernel- and module-level MFU; ModuleMFU only when the "
-                                                                "data has Module-domain msTX ranges"}}
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
+    if (!failures.empty()) message["failed_ranks"] = failures;
+    nlohmann::ordered_json answer{
+        {"status", failed ? "partial" : "success"},
+        {"code", failed ? 1 : 0},
+        {"message", message},
+        // Upstream's suggestion, word for word, when all went well; ours says where the reasons are.
+        {"suggestion", failed ? "some ranks failed: message.failed_ranks and the log at log_path say why"
+                              : "kernel级或者module级MFU统计，后者仅当采集数据包含Module domain的msTX Range时生成。"}};
+    const auto log_path = AgentLogPath();
+    if (Status logged = WriteFileAtomically(log_path, log); logged.ok()) {
+      answer["log_path"] = log_path.string();
+    } else {
+      ReportWarning(logged.error().message);
+    }
+    std::cout << answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     PrintSummary(*report);
   }

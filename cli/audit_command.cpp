@@ -22,15 +22,23 @@ int RunAudit(const AuditFlags& flags) {
   if (!tolerance.ok()) return ReportError(tolerance.error());
   auto data = flags.source.Load();
   if (!data.ok()) return ReportError(data.error());
-  for (const engine::RankOutcome& rank : data->analysis.ranks) {
-    if (rank.failure) {
-      ReportWarning("rank " + std::to_string(rank.location.rank_id) + " failed and is not audited: " + *rank.failure);
-    }
-  }
+  ReportFailedRanks(data->analysis, "is not audited");
   const engine::AuditResult audit = engine::AuditFlops(*data, *tolerance);
   const std::string rendered =
       engine::RenderAudit(audit, flags.format == "json" ? engine::AuditFormat::kJson : engine::AuditFormat::kText);
   if (Status written = EmitOutput(rendered, flags.output); !written.ok()) return ReportError(written.error());
+  // Nothing checked is no pass: say why, so "0 checked" never reads like agreement.
+  if (audit.checked == 0) {
+    std::string why = audit.rows == 0 ? "no OperatorMFU row to audit"
+                                      : "none of the " + std::to_string(audit.rows) +
+                                            " OperatorMFU rows can be recomputed (see skipped)";
+    if (data->analysis.failed_ranks() > 0) {
+      why += "; " + std::to_string(data->analysis.failed_ranks()) + " of " +
+             std::to_string(data->analysis.ranks.size()) + " ranks failed (above)";
+    }
+    ReportWarning("nothing was audited: " + why);
+    return kExitFindings;
+  }
   // A failed rank leaves the audit incomplete: that is not a clean result.
   return audit.disagreements.empty() && data->analysis.failed_ranks() == 0 ? kExitOk : kExitFindings;
 }

@@ -1,6 +1,8 @@
 // `opmfu check-db`: per rank, did FLOPs land and can MFU come out; if not, why and what next.
 
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cli/cli_support.h"
@@ -14,6 +16,18 @@ struct CheckDbFlags {
   std::string profiling_path;
 };
 
+// What MFU needs of each recorded setting (shared/spec/collection-config.md).
+const std::map<std::string, std::string> kMfuNeeds = {
+    {"with_flops", "true"},
+    {"_msprof_tx", "true (or _mstx=true from torch_npu v26.1.0 on)"},
+    {"mstx_domain_include", "empty or containing mfu_flops"},
+    {"mstx_domain_exclude", "not containing mfu_flops"},
+    {"_export_type", "db among them"},
+    {"_profiler_level", "Level1 or Level2"},
+    {"activities", "CPU and NPU"},
+    {"record_shapes", "true"},
+};
+
 void PrintCheck(const engine::RankCheck& check, const std::string& root) {
   std::ostream& out = std::cout;
   const auto mark = [](bool ok) { return ok ? "  ok   " : "  MISSING "; };
@@ -21,7 +35,24 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
   for (const auto& ignored : check.location.ignored_directories) {
     out << "  (ignored an older directory for this rank: " << ignored.string() << ")\n";
   }
-  if (check.unreadable) {
+  // What the run recorded next to what MFU needs: the evidence for the verdict below.
+  if (check.recorded) {
+    out << "  recorded configuration (" << check.recorded->file.string() << "):\n";
+    const auto settings = engine::RecordedSettings(*check.recorded);
+    for (const auto& [name, value] : settings) {
+      const auto needed = kMfuNeeds.find(name);
+      out << "    " << name << ": " << value;
+      if (needed != kMfuNeeds.end()) out << "   [MFU needs: " << needed->second << "]";
+      out << "\n";
+    }
+  } else if (check.recorded_unreadable) {
+    out << "  recorded configuration: " << *check.recorded_unreadable << "\n";
+  } else {
+    out << "  recorded configuration: no profiler_info_*.json in " << check.location.rank_directory.string() << "\n";
+  }
+  if (check.location.never_parsed) {
+    // No database to look into yet.
+  } else if (check.unreadable) {
     out << "  cannot read: " << *check.unreadable << "\n";
   } else {
     std::string missing;
@@ -64,12 +95,16 @@ int RunCheckDb(const CheckDbFlags& flags) {
   if (!discovery->correction.empty()) ReportWarning(discovery->correction);
   for (const std::string& note : discovery->notes) ReportWarning(note);
   bool all_ok = true;
-  for (const engine::RankLocation& location : discovery->ranks) {
+  std::vector<engine::RankLocation> locations = discovery->ranks;
+  locations.insert(locations.end(), discovery->unparsed.begin(), discovery->unparsed.end());
+  std::stable_sort(locations.begin(), locations.end(),
+                   [](const auto& a, const auto& b) { return a.rank_id < b.rank_id; });
+  for (const engine::RankLocation& location : locations) {
     const engine::RankCheck check = engine::CheckRank(location);
     PrintCheck(check, discovery->root.string());
     all_ok = all_ok && check.can_produce_mfu;
   }
-  const std::size_t ranks = discovery->ranks.size();
+  const std::size_t ranks = locations.size();
   std::cout << (all_ok ? "Every rank can produce MFU (" : "Some ranks cannot produce MFU (") << ranks
             << (ranks == 1 ? " rank checked).\n" : " ranks checked).\n");
   return all_ok ? kExitOk : kExitFindings;

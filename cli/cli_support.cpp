@@ -116,15 +116,24 @@ Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const st
 
 Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string& text) {
   if (text.empty() || text == "all") return std::optional<std::vector<std::int64_t>>{};
+  // msprof-analyze keeps a token only if every character is a digit and drops the rest silently
+  // (docs/cli.md): an empty entry ("1,,2") is ignored as there; a padded one (" 3") is kept here,
+  // with a warning that upstream drops it; anything else is an error rather than a silent drop.
   std::vector<std::int64_t> ranks;
   for (const std::string& token : SplitString(text, ',')) {
     const std::string_view trimmed = TrimWhitespace(token);
-    if (trimmed.empty() || trimmed.size() > 9 ||
+    if (trimmed.empty()) continue;
+    if (trimmed.size() > 9 ||
         !std::all_of(trimmed.begin(), trimmed.end(), [](unsigned char c) { return std::isdigit(c); })) {
       return Error::Usage("--rank-list: '" + token + "' is not a rank id (expected e.g. 0,1,3 or all)");
     }
+    if (trimmed.size() != token.size()) {
+      ReportWarning("--rank-list: '" + token + "' is read as rank " + std::string(trimmed) +
+                    "; msprof-analyze drops an entry with spaces and would not analyse it");
+    }
     ranks.push_back(std::stoll(std::string(trimmed)));
   }
+  if (ranks.empty()) return Error::Usage("--rank-list '" + text + "' names no rank (expected e.g. 0,1,3 or all)");
   return std::optional<std::vector<std::int64_t>>(ranks);
 }
 
@@ -139,6 +148,19 @@ void MfuSourceFlags::Add(CLI::App& command, bool db_allowed) {
   command.add_option("--rank-list,--rank_list", rank_list, "ranks to read, e.g. 0,1,3 (default: all)");
   command.add_option("--step-id,--step_id", step_id, "only what starts inside this STEP_TIME step");
   command.add_option("--jobs", jobs, "ranks analysed at once (default: one per core)");
+}
+
+void ReportFailedRanks(const engine::AnalyzeReport& analysis, std::string_view consequence) {
+  for (const engine::RankOutcome& rank : analysis.ranks) {
+    // The same line as `opmfu analyze` prints, plus what the failure means for this command.
+    const std::string who = "opmfu: rank " + std::to_string(rank.location.rank_id) + ": ";
+    if (rank.failure) {
+      std::cerr << who << "error: " << engine::DescribeFailure(rank) << " (" << consequence << ")\n";
+    } else if (rank.operator_rows == 0 && rank.analysis.no_rows_reason) {
+      std::cerr << who << "warning: " << rank.location.db_path.string() << ": " << *rank.analysis.no_rows_reason
+                << "\n";
+    }
+  }
 }
 
 Result<engine::ReportData> MfuSourceFlags::Load() const {

@@ -74,6 +74,11 @@ void AddProfilingPathOption(CLI::App& command, std::string& path, const std::str
 /// --rank-list: "0,1,3" or "all" (nullopt).
 Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string& text);
 
+/// One line on stderr per failed rank, "opmfu: rank N: error: <file>: <root cause> (<consequence>)",
+/// and one warning per rank whose valid FLOPs records matched no kernel: the rank policy every
+/// command on profiling data shares.
+void ReportFailedRanks(const engine::AnalyzeReport& analysis, std::string_view consequence);
+
 /// Where `report`, `gate` and `audit` read MFU rows: a profiling directory (analysed in memory)
 /// or a cluster_analysis.db.
 struct MfuSourceFlags {

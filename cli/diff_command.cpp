@@ -22,14 +22,8 @@ int RunDiff(const DiffFlags& flags) {
   if (!base.ok()) return ReportError(base.error());
   auto candidate = engine::LoadRun(flags.candidate);
   if (!candidate.ok()) return ReportError(candidate.error());
-  for (const auto* run : {&*base, &*candidate}) {
-    for (const engine::RankOutcome& rank : run->analysis.ranks) {
-      if (rank.failure) {
-        ReportWarning(run->path.string() + ": rank " + std::to_string(rank.location.rank_id) +
-                      " failed and is left out: " + *rank.failure);
-      }
-    }
-  }
+  ReportFailedRanks(base->analysis, "left out of the base");
+  ReportFailedRanks(candidate->analysis, "left out of the candidate");
   const engine::MfuDiff diff = engine::DiffRuns(*base, *candidate);
   engine::DiffFormat format = engine::DiffFormat::kText;
   if (flags.format == "markdown") format = engine::DiffFormat::kMarkdown;

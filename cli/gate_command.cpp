@@ -111,6 +111,7 @@ int RunGateCommand(const GateFlags& flags) {
   if (!thresholds.ok()) return ReportError(thresholds.error());
   auto data = flags.source.Load();
   if (!data.ok()) return ReportError(data.error());
+  ReportFailedRanks(data->analysis, "the gate cannot pass");
   const engine::MfuReport report = engine::BuildReport(*data, {});
   std::optional<engine::MfuReport> baseline;
   if (!flags.baseline.empty()) {

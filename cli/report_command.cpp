@@ -33,6 +33,7 @@ int RunReport(const ReportFlags& flags) {
   if (!data.ok()) return ReportError(data.error());
   if (!data->analysis.discovery.correction.empty()) ReportWarning(data->analysis.discovery.correction);
   for (const std::string& note : data->analysis.discovery.notes) ReportWarning(note);
+  ReportFailedRanks(data->analysis, "in no figure of the report");
   engine::ReportOptions options;
   options.top = flags.top;
   options.attribute_compute = flags.attribute == "compute";

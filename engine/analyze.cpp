@@ -17,6 +17,15 @@ std::size_t AnalyzeReport::failed_ranks() const {
       std::count_if(ranks.begin(), ranks.end(), [](const RankOutcome& r) { return r.failure.has_value(); }));
 }
 
+std::string DescribeFailure(const RankOutcome& outcome) {
+  if (!outcome.failure) return {};
+  const std::string& cause = *outcome.failure;
+  const std::string db = outcome.location.db_path.string();
+  const std::string directory = outcome.location.rank_directory.string();
+  if (cause.find(db) != std::string::npos || (!directory.empty() && cause.rfind(directory, 0) == 0)) return cause;
+  return db + ": " + cause;
+}
+
 namespace {
 
 // Keeps only the strings a rank's OperatorMFU rows point at. A rank's STRING_IDS (every MSTX
@@ -49,13 +58,18 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   AnalyzeReport report;
   OPMFU_ASSIGN_OR_RETURN(report.discovery, DiscoverRanks(options.profiling_path));
 
-  std::vector<RankLocation> selected = report.discovery.ranks;
+  // Never-parsed directories are ranks too: each becomes a failed rank that says how to parse it.
+  std::vector<RankLocation> candidates = report.discovery.ranks;
+  candidates.insert(candidates.end(), report.discovery.unparsed.begin(), report.discovery.unparsed.end());
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const RankLocation& a, const RankLocation& b) { return a.rank_id < b.rank_id; });
+  std::vector<RankLocation> selected = candidates;
   if (options.rank_list) {
     selected.clear();
     for (std::int64_t id : *options.rank_list) {
-      auto found = std::find_if(report.discovery.ranks.begin(), report.discovery.ranks.end(),
-                                [&](const RankLocation& l) { return l.rank_id == id; });
-      if (found == report.discovery.ranks.end()) {
+      auto found =
+          std::find_if(candidates.begin(), candidates.end(), [&](const RankLocation& l) { return l.rank_id == id; });
+      if (found == candidates.end()) {
         report.unknown_ranks.push_back(id);
       } else if (std::none_of(selected.begin(), selected.end(),
                               [&](const RankLocation& l) { return l.rank_id == id; })) {
@@ -76,10 +90,17 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     for (std::size_t i = next++; i < selected.size(); i = next++) {
       RankOutcome& outcome = report.ranks[i];
       outcome.location = selected[i];
+      if (selected[i].never_parsed) {
+        outcome.analysis.rank_id = selected[i].rank_id;
+        outcome.failure = NeverParsedCause(selected[i]);
+        if (options.on_rank_done) options.on_rank_done(++done, selected.size());
+        continue;
+      }
       auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path,
                                    options.step_id, options.with_coverage});
       if (analysis.ok()) {
         outcome.analysis = std::move(*analysis);
+        outcome.failure = outcome.analysis.failure;
         KeepOnlyRowStrings(outcome.analysis);
       } else {
         outcome.analysis.rank_id = selected[i].rank_id;
@@ -96,7 +117,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   }
 
   for (RankOutcome& outcome : report.ranks) {
-    if (outcome.failure) continue;
+    // A failed rank has no OperatorMFU rows; the ModuleMFU rows it produced are kept, as upstream keeps them.
     RankAnalysis& analysis = outcome.analysis;
     outcome.operator_rows = analysis.operator_rows.size();
     outcome.module_rows = analysis.module_rows.size();
@@ -116,6 +137,10 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
 
   const fs::path out = options.output_path ? *options.output_path : report.discovery.root;
   report.output_directory = out / "cluster_analysis_output";
+  // No rows from any rank: nothing is written (no empty or table-less file that looks like a
+  // result), and an earlier output is left as it was.
+  report.nothing_to_write = report.tables.operator_rows.empty() && report.tables.module_rows.empty();
+  if (report.nothing_to_write) return report;
   switch (options.export_type) {
     case ExportType::kDb: {
       const fs::path db = report.output_directory / "cluster_analysis.db";

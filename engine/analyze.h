@@ -31,12 +31,17 @@ struct AnalyzeOptions {
 
 struct RankOutcome {
   RankLocation location;
-  std::optional<std::string> failure;  ///< why this rank produced nothing at all
+  /// Why this rank produced no OperatorMFU rows, when an error is the cause (the root cause, in
+  /// one line); then the rank counts as failed.
+  std::optional<std::string> failure;
   /// Notes and flags; its rows are moved into AnalyzeReport::tables (counts kept below).
   RankAnalysis analysis;
   std::size_t operator_rows = 0;
   std::size_t module_rows = 0;
 };
+
+/// A failed rank in one line, naming its file first: "<db or directory>: <root cause>".
+std::string DescribeFailure(const RankOutcome& outcome);
 
 struct AnalyzeReport {
   Discovery discovery;
@@ -45,6 +50,7 @@ struct AnalyzeReport {
   AnalysisTables tables;
   std::filesystem::path output_directory;  ///< <OUT>/cluster_analysis_output
   std::vector<std::filesystem::path> written;
+  bool nothing_to_write = false;  ///< no rank produced a row, so no file was written
 
   std::size_t failed_ranks() const;
 };

@@ -28,6 +28,16 @@ void Decide(RankCheck& check) {
     check.verdict = std::move(what);
     check.next_step = std::move(next);
   };
+  // The recorded configuration, where it explains a cause: "; this run had with_flops=false (...)".
+  const auto evidence = [&](const std::vector<RecordedBlocker>& blockers) {
+    return check.recorded && !blockers.empty() ? "; " + DescribeBlockers(blockers, *check.recorded) : std::string();
+  };
+  const std::string flops_evidence = check.recorded ? evidence(FlopsBlockers(*check.recorded)) : "";
+  const std::string kernel_evidence = check.recorded ? evidence(KernelBlockers(*check.recorded)) : "";
+  if (check.location.never_parsed) {
+    return verdict(false, NeverParsedCause(check.location),
+                   "parse it (the python3 line above), then run opmfu check-db again");
+  }
   const bool missing_mstx =
       std::find(check.tables_missing.begin(), check.tables_missing.end(), "MSTX_EVENTS") != check.tables_missing.end();
   if (check.unreadable) {
@@ -35,7 +45,10 @@ void Decide(RankCheck& check) {
                    "re-export it (torch_npu.profiler.profiler.analyse(path, export_type='db')) or check the file");
   }
   if (missing_mstx || check.flops_records == 0) {
-    return verdict(false, "no FLOPs records (no mfu_flops MSTX events): a collection-config problem",
+    return verdict(false,
+                   std::string(missing_mstx ? "no MSTX_EVENTS table, so no FLOPs records"
+                                            : "no FLOPs records (no mfu_flops MSTX events)") +
+                       ": a collection-config problem" + flops_evidence,
                    "profile again with with_flops=True, mstx=True (or msprof_tx=True), and an mstx_domain_include "
                    "that keeps mfu_flops; run `opmfu lint` on your launcher once it lands");
   }
@@ -44,15 +57,16 @@ void Decide(RankCheck& check) {
                    "a formula returns a float, zero or None: run `opmfu registry check` on _flops_formulas.py");
   }
   if (check.framework_ops == 0) {
-    return verdict(false, "no framework ops (PYTORCH_API is missing or empty): the CPU activity was off",
+    return verdict(false,
+                   "no framework ops (PYTORCH_API is missing or empty): the CPU activity was off" + kernel_evidence,
                    "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.NPU]");
   }
   if (check.op_kernel_links == 0) {
-    return verdict(false, "no framework op is linked to a compute kernel",
+    return verdict(false, "no framework op is linked to a compute kernel" + kernel_evidence,
                    "profile with profiler_level=ProfilerLevel.Level1 or Level2 (Level0 does not link ops to kernels)");
   }
   if (check.compute_kernels > 0 && check.kernels_without_shapes == check.compute_kernels) {
-    return verdict(false, "every compute kernel has N/A shapes, so none can receive MFU",
+    return verdict(false, "every compute kernel has N/A shapes, so none can receive MFU" + kernel_evidence,
                    "profile with record_shapes=True and profiler_level Level1 or Level2");
   }
   if (!check.info_file) {
@@ -63,8 +77,13 @@ void Decide(RankCheck& check) {
     return verdict(false, "the analysis fails: " + *check.analysis_failure,
                    "see docs/cli.md (opmfu analyze) for what msprof-analyze does with this rank");
   }
+  if (check.root_cause) {
+    return verdict(false, *check.root_cause, "see docs/cli.md (opmfu analyze, failed ranks) for this cause");
+  }
   if (check.operator_rows == 0) {
-    return verdict(false, "no kernel falls in a FLOPs range: no framework op starts inside an mfu_flops range",
+    return verdict(false,
+                   check.no_rows_reason.value_or(
+                       "no kernel falls in a FLOPs range: no framework op starts inside an mfu_flops range"),
                    "check that the ops with FLOPs formulas ran on the profiled steps (schedule active steps)");
   }
   std::string ok = "can produce MFU: " + std::to_string(check.operator_rows) + " OperatorMFU rows";
@@ -80,6 +99,15 @@ void Decide(RankCheck& check) {
 RankCheck CheckRank(const RankLocation& location) {
   RankCheck check;
   check.location = location;
+  if (auto recorded = ReadRecordedConfig(location.rank_directory, location.rank_id); recorded.ok()) {
+    check.recorded = std::move(*recorded);
+  } else {
+    check.recorded_unreadable = recorded.error().message;
+  }
+  if (location.never_parsed) {
+    Decide(check);
+    return check;
+  }
   auto opened = Database::OpenReadOnly(location.db_path);
   if (!opened.ok()) {
     check.unreadable = opened.error().message;
@@ -139,6 +167,8 @@ RankCheck CheckRank(const RankLocation& location) {
   if (analysis.ok()) {
     check.operator_rows = analysis->operator_rows.size();
     check.module_rows = analysis->module_rows.size();
+    check.root_cause = analysis->failure;
+    check.no_rows_reason = analysis->no_rows_reason;
   } else {
     check.analysis_failure = analysis.error().message;
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/discovery.h"
+#include "engine/profiler_info.h"
 
 namespace opmfu::engine {
 
@@ -27,6 +28,10 @@ struct RankCheck {
   std::size_t operator_rows = 0;  ///< what `analyze` would write for this rank
   std::size_t module_rows = 0;
   std::optional<std::string> analysis_failure;
+  std::optional<std::string> root_cause;           ///< the analysis's failure for this rank (RankAnalysis::failure)
+  std::optional<std::string> no_rows_reason;       ///< valid records, no kernel matched: why
+  std::optional<RecordedConfig> recorded;          ///< profiler_info_<rank>.json, when present
+  std::optional<std::string> recorded_unreadable;  ///< it is there but cannot be read
 
   bool can_produce_mfu = false;
   std::string verdict;    ///< one line

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "common/file_io.h"
 #include "engine/profiling_db_builder.h"
 
 namespace opmfu::engine {
@@ -45,12 +46,59 @@ class RankWriter {
     clock_ += 5000;
   }
 
+  // profiler_info_<rank>.json in the layout torch_npu writes, with the settings of the example
+  // launcher (examples/train.py at --profile-level level1), so check-db has evidence to show.
+  static Status WriteRecordedConfig(const fs::path& rank_directory, int rank) {
+    const std::string text = R"({
+    "config": {
+        "common_config": {
+            "activities": [
+                "ProfilerActivity.CPU",
+                "ProfilerActivity.NPU"
+            ],
+            "schedule": {
+                "wait": 1,
+                "active": 2,
+                "warmup": 1,
+                "repeat": 1,
+                "skip_first": 0
+            },
+            "record_shapes": true,
+            "profile_memory": false,
+            "with_stack": false,
+            "with_flops": true,
+            "with_modules": false
+        },
+        "experimental_config": {
+            "_profiler_level": "Level1",
+            "_aic_metrics": "ACL_AICORE_PIPE_UTILIZATION",
+            "_l2_cache": false,
+            "_msprof_tx": true,
+            "_mstx": true,
+            "_data_simplification": true,
+            "record_op_args": false,
+            "_export_type": [
+                "db"
+            ],
+            "_mstx_domain_include": [],
+            "_mstx_domain_exclude": [],
+            "_op_attr": false,
+            "_gc_detect_threshold": null
+        }
+    },
+    "torch_npu_version": "2.7.1.post2",
+    "rank_id": )" + std::to_string(rank) +
+                             "\n}\n";
+    return WriteFileAtomically(rank_directory / ("profiler_info_" + std::to_string(rank) + ".json"), text);
+  }
+
   Result<DemoSummary> Finish(const fs::path& rank_directory, int rank) {
     for (const ModuleSpan& module : modules_) db_.AddMstx("Module", module.name, module.start, module.end);
     const fs::path db =
         rank_directory / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(rank) + ".db");
     OPMFU_RETURN_IF_ERROR(db_.Write(db));
     OPMFU_RETURN_IF_ERROR(WriteDeviceInfo(rank_directory, rank % 16, "24", "\"1800\""));
+    OPMFU_RETURN_IF_ERROR(WriteRecordedConfig(rank_directory, rank));
     return DemoSummary{{rank_directory}, db_.kernel_count()};
   }
 

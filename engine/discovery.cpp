@@ -9,6 +9,7 @@
 
 #include "common/file_io.h"
 #include "common/text.h"
+#include "engine/profiler_info.h"
 
 namespace opmfu::engine {
 
@@ -44,6 +45,7 @@ struct Walker {
   Discovery& discovery;
   std::set<std::pair<dev_t, ino_t>> visited;
   std::map<std::int64_t, std::vector<RankLocation>> found;
+  std::vector<RankLocation> unparsed;
 
   void Visit(const fs::path& directory, int depth) {
     struct stat info {};
@@ -69,12 +71,23 @@ struct Walker {
     }
     std::sort(subdirectories.begin(), subdirectories.end());
     const fs::path output = directory / kOutputDirectory;
-    if (std::find(subdirectories.begin(), subdirectories.end(), output) != subdirectories.end()) Register(directory);
+    bool registered = false;
+    if (std::find(subdirectories.begin(), subdirectories.end(), output) != subdirectories.end()) {
+      registered = Register(directory);
+    }
+    const bool raw_data = std::any_of(subdirectories.begin(), subdirectories.end(),
+                                      [](const fs::path& p) { return p.filename().string().rfind("PROF_", 0) == 0; });
+    if (!registered && raw_data) {
+      const std::int64_t rank = RankFromProfilerInfoName(directory).value_or(-1);
+      const std::string db_name =
+          rank >= 0 ? "ascend_pytorch_profiler_" + std::to_string(rank) + ".db" : "ascend_pytorch_profiler.db";
+      unparsed.push_back({rank, directory, output / db_name, {}, true});
+    }
     if (depth == kMaxDepth) return;
     for (const fs::path& subdirectory : subdirectories) Visit(subdirectory, depth + 1);
   }
 
-  void Register(const fs::path& directory) {
+  bool Register(const fs::path& directory) {
     std::error_code ec;
     std::vector<std::string> names;
     for (fs::directory_iterator it(directory / kOutputDirectory, ec), end; !ec && it != end; it.increment(ec)) {
@@ -87,10 +100,11 @@ struct Walker {
           discovery.notes.push_back("No rank_id for " + (directory / kOutputDirectory / name).string() +
                                     ". Using default value -1.");
         }
-        found[*rank].push_back({*rank, directory, directory / kOutputDirectory / name, {}});
-        return;
+        found[*rank].push_back({*rank, directory, directory / kOutputDirectory / name, {}, false});
+        return true;
       }
     }
+    return false;
   }
 };
 
@@ -115,7 +129,7 @@ Result<Discovery> DiscoverRanks(const fs::path& path) {
         "-d names ASCEND_PROFILER_OUTPUT itself; -d should be the directory above it: " + root.string();
   }
   discovery.root = root;
-  Walker walker{discovery, {}, {}};
+  Walker walker{discovery, {}, {}, {}};
   walker.Visit(root, 0);
   for (auto& [rank, locations] : walker.found) {
     std::sort(locations.begin(), locations.end(),
@@ -141,16 +155,51 @@ Result<Discovery> DiscoverRanks(const fs::path& path) {
       }
       discovery.notes.push_back("rank " + std::to_string(rank) + ": " + std::to_string(locations.size()) +
                                 " profiling directories; used " + locations[chosen].rank_directory.string() +
-                                (stamped ? " (latest timestamp)" : " (newest database)") + ", ignored " + ignored);
+                                (stamped ? " (latest timestamp)" : " (newest database)") + ", ignored " + ignored +
+                                (stamped
+                                     ? ""
+                                     : "; msprof-analyze would drop this rank, since a directory name has no numeric "
+                                       "{worker}_{timestamp}_ascend_pt timestamp"));
     }
     discovery.ranks.push_back(locations[chosen]);
   }
-  if (discovery.ranks.empty()) {
+  std::sort(walker.unparsed.begin(), walker.unparsed.end(), [](const RankLocation& a, const RankLocation& b) {
+    return std::tie(a.rank_id, a.rank_directory) < std::tie(b.rank_id, b.rank_directory);
+  });
+  for (RankLocation& location : walker.unparsed) {
+    if (walker.found.contains(location.rank_id)) {
+      discovery.notes.push_back("rank " + std::to_string(location.rank_id) + ": ignored " +
+                                location.rank_directory.string() +
+                                ", raw data that was never parsed (the rank's parsed directory is used)");
+      continue;
+    }
+    discovery.unparsed.push_back(std::move(location));
+  }
+  if (discovery.ranks.empty() && discovery.unparsed.empty()) {
     return Error::Input("no profiling data under " + path.string() + ": looked for */ASCEND_PROFILER_OUTPUT/" +
                         "ascend_pytorch_profiler[_<rank>].db up to 5 levels deep (" +
                         std::to_string(discovery.directories_searched) + " directories searched)");
   }
   return discovery;
+}
+
+std::string NeverParsedCause(const RankLocation& location) {
+  std::string cause = location.rank_directory.string() + ": raw profiling data (PROF_*) but no " +
+                      (location.db_path.parent_path().filename() / location.db_path.filename()).string() +
+                      ": the run was never parsed";
+  auto recorded = ReadRecordedConfig(location.rank_directory, location.rank_id);
+  if (recorded.ok() && *recorded && (*recorded)->export_type) {
+    const auto& types = *(*recorded)->export_type;
+    if (std::none_of(types.begin(), types.end(), [](const std::string& t) { return t == "db"; })) {
+      std::string list;
+      for (const std::string& type : types) list += (list.empty() ? "" : ", ") + type;
+      cause +=
+          " to a database (this run had _export_type=[" + list + "], " + (*recorded)->file.filename().string() + ")";
+    }
+  }
+  // torch_npu's documented offline parse; profiler_path is the directory holding the *_ascend_pt.
+  return cause + "; parse it offline: python3 -c \"from torch_npu.profiler.profiler import analyse; analyse(" +
+         "profiler_path='" + location.rank_directory.parent_path().string() + "', export_type=['db'])\"";
 }
 
 }  // namespace opmfu::engine

@@ -16,19 +16,29 @@ struct RankLocation {
   std::filesystem::path rank_directory;  ///< the directory holding ASCEND_PROFILER_OUTPUT
   std::filesystem::path db_path;
   std::vector<std::filesystem::path> ignored_directories;  ///< other directories of the same rank
+  /// A directory with raw `PROF_*` data but no profiler database: collected, never parsed.
+  /// rank_id then comes from its profiler_info_<n>.json (-1 without one) and db_path is where
+  /// the parse would put the database.
+  bool never_parsed = false;
 };
 
 struct Discovery {
   std::filesystem::path root;       ///< where the search started (after correcting `-d`)
   std::string correction;           ///< non-empty when `-d` was corrected: what it should have been
   std::vector<RankLocation> ranks;  ///< sorted by rank id
-  std::vector<std::string> notes;   ///< one line each: unreadable directories, duplicates, rank -1
+  /// Directories of ranks that have no parsed directory anywhere, never_parsed set; sorted by rank.
+  std::vector<RankLocation> unparsed;
+  std::vector<std::string> notes;  ///< one line each: unreadable directories, duplicates, rank -1
   std::size_t directories_searched = 0;
 };
 
 /// Finds `*/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler[_<rank>].db` up to 5 levels below
 /// `path`. Accepts a `*_ascend_pt` directory, an ASCEND_PROFILER_OUTPUT directory or the .db file
-/// itself. Fails with what was searched for when nothing is found.
+/// itself. Also lists directories that hold raw data but were never parsed (`unparsed`). Fails
+/// with what was searched for when neither is found.
 Result<Discovery> DiscoverRanks(const std::filesystem::path& path);
+
+/// Why a never-parsed directory yields nothing, with the offline parse torch_npu documents.
+std::string NeverParsedCause(const RankLocation& location);
 
 }  // namespace opmfu::engine

@@ -149,7 +149,7 @@ std::vector<GateCheck> RunGate(const ReportData& data, const MfuReport& report, 
   for (const RankOutcome& outcome : data.analysis.ranks) {
     if (!outcome.failure) continue;
     checks.push_back({"gate/incomplete", "rank " + std::to_string(outcome.location.rank_id), std::nullopt, 0, false,
-                      false, "the rank failed, so every figure misses it: " + *outcome.failure});
+                      false, "the rank failed, so every figure misses it: " + DescribeFailure(outcome)});
   }
   const auto at_least = [&](std::string rule, std::string subject, std::optional<double> actual, double threshold,
                             const std::string& nothing) {

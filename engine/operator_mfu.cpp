@@ -45,6 +45,16 @@ std::optional<FlopsMessage> ParseFlopsMessage(std::optional<std::string_view> me
   return FlopsMessage{flops, std::string(name)};
 }
 
+bool IsOversizedFlopsMessage(std::string_view message) {
+  std::size_t digits = 0;
+  while (digits < message.size() && message[digits] >= '0' && message[digits] <= '9') ++digits;
+  if (digits == 0 || digits + 1 >= message.size() || message[digits] != '-') return false;
+  std::size_t first = 0;
+  while (first + 1 < digits && message[first] == '0') ++first;  // leading zeros do not count
+  const std::string_view value = message.substr(first, digits - first);
+  return value.size() > 19 || (value.size() == 19 && value > "9223372036854775807");
+}
+
 Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes) {
   using Level = RankNote::Level;
   MfuCalculation calculation;
@@ -84,6 +94,8 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
   std::vector<Range> ranges;
   auto& outcomes = calculation.range_outcomes;
   outcomes.reserve(data.flops_ranges->size());
+  std::size_t oversized = 0;
+  std::string oversized_example;
   for (const FlopsRange& range : *data.flops_ranges) {
     outcomes.push_back({outcomes.size(), RangeOutcome::Fate::kCharged, 0});
     const auto message = range.message == kNoString ? std::nullopt : std::optional(strings.View(range.message));
@@ -91,6 +103,9 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
     if (!parsed) {
       calculation.all_messages_parsed = false;
       outcomes.back().fate = RangeOutcome::Fate::kMalformed;
+      if (message && IsOversizedFlopsMessage(*message) && oversized++ == 0) {
+        oversized_example = std::string(message->substr(0, 80));
+      }
       continue;
     }
     if (parsed->flops <= 0) {
@@ -101,6 +116,12 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
   }
   for (std::size_t i = 0, next = 0; i < outcomes.size(); ++i) {  // pointers once the vector is complete
     if (outcomes[i].fate == RangeOutcome::Fate::kCharged) ranges[next++].outcome = &outcomes[i];
+  }
+  if (oversized > 0) {
+    // Upstream keeps such values as floats or uint64; opmfu's FLOPs are int64 (docs/cli.md).
+    notes.push_back({Level::kWarning, std::to_string(oversized) +
+                                          " FLOPs records carry a value above 2^63-1 and are skipped (e.g. '" +
+                                          oversized_example + "'); msprof-analyze keeps them as floats"});
   }
   if (ranges.empty()) {
     notes.push_back({Level::kWarning, "No valid flops values found in mfu_flops ranges."});

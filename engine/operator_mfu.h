@@ -58,6 +58,9 @@ struct FlopsMessage {
 };
 std::optional<FlopsMessage> ParseFlopsMessage(std::optional<std::string_view> message);
 
+/// "<digits>-<name>" whose number does not fit int64: what ParseFlopsMessage refuses for size alone.
+bool IsOversizedFlopsMessage(std::string_view message);
+
 /// Runs the calculator; the FLOPs messages' op names are interned into `data.strings`. Fails only for an unsupported
 /// input dtype on the first kernel of a range, where upstream aborts the whole run (B1a); notes carry everything
 /// upstream logs.

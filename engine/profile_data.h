@@ -57,6 +57,11 @@ struct RankData {
   std::size_t compute_link_count = 0;  ///< the first links are the compute ones (op_kernel_df)
   std::vector<KernelShape> shapes;
   bool shapes_query_returned_rows = false;
+  // Why a rank yields nothing, for the diagnosis (upstream only logs these).
+  std::vector<std::string> missing_tables;  ///< of the tables the analysis reads
+  std::optional<std::string> flops_query_error;
+  std::optional<std::string> link_query_error;  ///< the first op-to-kernel query that failed
+  std::optional<std::string> shapes_query_error;
 };
 
 }  // namespace opmfu::engine

@@ -21,6 +21,10 @@ std::int64_t ProfilingDbBuilder::AddOp(std::string_view name, std::int64_t start
   return connection;
 }
 
+void ProfilingDbBuilder::AddApiRow(std::string_view name, std::int64_t start, std::int64_t end, std::int64_t type) {
+  ops_.push_back({start, end, next_connection_++, Intern(name), type});
+}
+
 void ProfilingDbBuilder::AddKernel(const std::vector<std::int64_t>& op_connections, const Kernel& kernel) {
   const std::int64_t flow = next_connection_++;
   Task task{kernel.start,
@@ -71,16 +75,24 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
     const char* columns;
   };
   // Column lists as CANN's msprof export writes them (only some are read by the analysis).
+  // Real exports (MindStudio Insight's public test data) declare PYTORCH_API's times TEXT and add
+  // a `depth` column to PYTORCH_API and TASK.
+  const bool quirks = real_schema_quirks_;
   const Table tables[] = {
       {"STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT"},
-      {"PYTORCH_API",
-       "startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
-       "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
-       "callchainId INTEGER, type INTEGER"},
+      {"PYTORCH_API", quirks ? "startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+                               "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
+                               "callchainId INTEGER, type INTEGER, depth integer"
+                             : "startNs INTEGER, endNs INTEGER, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+                               "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
+                               "callchainId INTEGER, type INTEGER"},
       {"CONNECTION_IDS", "id INTEGER, connectionId INTEGER"},
-      {"TASK",
-       "startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
-       "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, modelId INTEGER"},
+      {"TASK", quirks ? "startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
+                        "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, "
+                        "modelId INTEGER, depth integer"
+                      : "startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
+                        "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, "
+                        "modelId INTEGER"},
       {"COMPUTE_TASK_INFO",
        "name INTEGER, globalTaskId INTEGER, blockDim INTEGER, mixBlockDim INTEGER, taskType INTEGER, opType INTEGER, "
        "inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, outputFormats INTEGER, "
@@ -120,11 +132,17 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
   }));
   OPMFU_RETURN_IF_ERROR(insert("PYTORCH_API",
                                "INSERT INTO PYTORCH_API (startNs, endNs, globalTid, connectionId, name, type) "
-                               "VALUES (?1, ?2, 1, ?3, ?4, 0)",
+                               "VALUES (?1, ?2, 1, ?3, ?4, ?5)",
                                [&](Statement& s) -> Status {
                                  for (const Op& op : ops_) {
-                                   OPMFU_RETURN_IF_ERROR(s.Bind(1, op.start));
-                                   OPMFU_RETURN_IF_ERROR(s.Bind(2, op.end));
+                                   if (quirks) {
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(1, std::string_view(std::to_string(op.start))));
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(2, std::string_view(std::to_string(op.end))));
+                                   } else {
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(1, op.start));
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(2, op.end));
+                                   }
+                                   OPMFU_RETURN_IF_ERROR(s.Bind(5, op.type));
                                    OPMFU_RETURN_IF_ERROR(s.Bind(3, op.connection));
                                    OPMFU_RETURN_IF_ERROR(s.Bind(4, op.name));
                                    OPMFU_RETURN_IF_ERROR(step(s));

@@ -36,6 +36,12 @@ class ProfilingDbBuilder {
   void AddMstx(std::string_view domain, std::optional<std::string_view> message, std::int64_t start, std::int64_t end,
                int event_type = 2);
   void AddStep(std::int64_t id, std::int64_t start, std::int64_t end);
+  /// A PYTORCH_API row no kernel links to, of the given type: 50002 (an Enqueue/Dequeue queue row)
+  /// or 50003 (a Python-trace row), as real DBs hold beside the 50001 op rows.
+  void AddApiRow(std::string_view name, std::int64_t start, std::int64_t end, std::int64_t type);
+  /// Writes the schema quirks of real CANN exports: PYTORCH_API times as TEXT, and an extra
+  /// `depth` column on PYTORCH_API and TASK.
+  void UseRealSchemaQuirks() { real_schema_quirks_ = true; }
   /// Leaves a table out of the written file (to build broken inputs).
   void OmitTable(std::string_view table) { omitted_.emplace_back(table); }
 
@@ -49,6 +55,7 @@ class ProfilingDbBuilder {
 
   struct Op {
     std::int64_t start, end, connection, name;
+    std::int64_t type = 50001;
   };
   struct Task {
     std::int64_t start, end, connection, global_task_id, name, op_type;
@@ -72,6 +79,7 @@ class ProfilingDbBuilder {
   std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> steps_;
   std::vector<std::string> omitted_;
   std::int64_t next_connection_ = 1;
+  bool real_schema_quirks_ = false;
 };
 
 /// Writes `<rank_directory>/PROF_000001_demo/device_<device>/info.json.<device>`.

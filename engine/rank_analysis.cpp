@@ -6,6 +6,7 @@
 #include "engine/chip.h"
 #include "engine/module_mfu.h"
 #include "engine/operator_mfu.h"
+#include "engine/profiler_info.h"
 
 namespace opmfu::engine {
 
@@ -41,23 +42,145 @@ Status RestrictToStep(const RankInput& input, RankData& data) {
   return Ok();
 }
 
+std::string WithEvidence(std::string cause, const std::vector<RecordedBlocker>& blockers,
+                         const std::optional<RecordedConfig>& recorded) {
+  if (recorded && !blockers.empty()) cause += "; " + DescribeBlockers(blockers, *recorded);
+  return cause;
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// Why the FLOPs records give nothing, if they are the cause: no table, no record, none valid.
+std::optional<std::string> FlopsRecordCause(const RankData& data, const std::optional<RecordedConfig>& recorded) {
+  const std::vector<RecordedBlocker> blockers = recorded ? FlopsBlockers(*recorded) : std::vector<RecordedBlocker>{};
+  if (std::find(data.missing_tables.begin(), data.missing_tables.end(), "MSTX_EVENTS") != data.missing_tables.end()) {
+    return WithEvidence("no MSTX_EVENTS table: the run recorded no msTX events, so there are no FLOPs records",
+                        blockers, recorded);
+  }
+  if (data.flops_query_error) return "the FLOPs records cannot be read: " + *data.flops_query_error;
+  if (!data.flops_ranges || data.flops_ranges->empty()) {
+    return WithEvidence("no FLOPs records: MSTX_EVENTS has no event in the mfu_flops domain", blockers, recorded);
+  }
+  std::size_t valid = 0;
+  std::optional<std::string> example;
+  for (const FlopsRange& range : *data.flops_ranges) {
+    const auto message = range.message == kNoString ? std::nullopt : std::optional(data.strings->View(range.message));
+    const auto parsed = ParseFlopsMessage(message);
+    if (parsed && parsed->flops > 0) {
+      ++valid;
+    } else if (!example) {
+      example = message ? "'" + std::string(message->substr(0, 80)) + "'" : std::string("a record without message");
+    }
+  }
+  if (valid > 0) return std::nullopt;
+  return "none of the " + std::to_string(data.flops_ranges->size()) +
+         " FLOPs records is \"<flops>-<op name>\" with flops > 0 (e.g. " + example.value_or("?") + ")";
+}
+
+// Why no kernel can be charged, if the op-to-kernel links are the cause.
+std::optional<std::string> KernelCause(const RankData& data, const std::optional<RecordedConfig>& recorded) {
+  if (data.compute_link_count > 0) return std::nullopt;
+  std::vector<std::string> missing;
+  for (const std::string& table : data.missing_tables) {
+    if (table != "MSTX_EVENTS") missing.push_back(table);
+  }
+  if (!missing.empty()) {
+    return "no " + JoinNames(missing) + (missing.size() == 1 ? " table" : " tables") +
+           ", so no compute kernel is linked to a framework op";
+  }
+  if (data.link_query_error) return "the op-to-kernel links cannot be read: " + *data.link_query_error;
+  return WithEvidence(
+      "no framework op is linked to a compute kernel (PYTORCH_API, CONNECTION_IDS, TASK and "
+      "COMPUTE_TASK_INFO join to nothing)",
+      recorded ? KernelBlockers(*recorded) : std::vector<RecordedBlocker>{}, recorded);
+}
+
+// Valid FLOPs records, yet no kernel charged: say which way each record missed.
+std::string NoMatchReason(const MfuCalculation& calculation, bool shapes_all_unavailable,
+                          const std::optional<RecordedConfig>& recorded) {
+  if (shapes_all_unavailable) {
+    std::vector<RecordedBlocker> blockers;
+    if (recorded) {
+      for (RecordedBlocker& blocker : KernelBlockers(*recorded)) {
+        if (blocker.setting.rfind("record_shapes", 0) == 0 || blocker.setting.rfind("_profiler_level", 0) == 0) {
+          blockers.push_back(std::move(blocker));
+        }
+      }
+    }
+    return WithEvidence("every compute kernel has N/A shapes, so none can receive MFU", blockers, recorded);
+  }
+  std::size_t no_op = 0;
+  std::size_t no_duration = 0;
+  std::size_t empty_span = 0;
+  std::size_t valid = 0;
+  for (const RangeOutcome& outcome : calculation.range_outcomes) {
+    switch (outcome.fate) {
+      case RangeOutcome::Fate::kNoOpInside:
+        ++no_op;
+        ++valid;
+        break;
+      case RangeOutcome::Fate::kNoDuration:
+        ++no_duration;
+        ++valid;
+        break;
+      case RangeOutcome::Fate::kEmptySpan:
+        ++empty_span;
+        ++valid;
+        break;
+      case RangeOutcome::Fate::kCharged:
+        ++valid;
+        break;
+      default:
+        break;
+    }
+  }
+  std::string reason = "no kernel matched any of the " + std::to_string(valid) + " valid FLOPs records:";
+  std::string parts;
+  const auto part = [&](std::size_t count, const char* what) {
+    if (count > 0) parts += (parts.empty() ? " " : "; ") + std::to_string(count) + " " + what;
+  };
+  part(no_op, "with no framework op with a compute kernel (and shapes) starting inside");
+  part(no_duration, "whose kernels last 0 ns");
+  part(empty_span, "that end before they start");
+  return reason + (parts.empty() ? " their kernels got no MFU" : parts);
+}
+
 }  // namespace
 
 Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   RankAnalysis analysis;
   analysis.rank_id = input.rank_id;
   const std::string rank = std::to_string(input.rank_id);
+  if (auto recorded = ReadRecordedConfig(input.rank_directory, input.rank_id); recorded.ok()) {
+    analysis.recorded = std::move(*recorded);
+  } else {
+    analysis.notes.push_back({RankNote::Level::kWarning, recorded.error().message});
+  }
   auto data = ReadRank(input.db_path, analysis.notes);
   if (!data.ok()) return data.take_error();
   if (input.step_id) OPMFU_RETURN_IF_ERROR(RestrictToStep(input, *data));
 
+  // The root cause comes first: without FLOPs records nothing downstream (kernels, chip) matters.
+  const std::optional<std::string> flops_cause = FlopsRecordCause(*data, analysis.recorded);
   if (data->kernel_links.empty()) {
     analysis.notes.push_back(
         {RankNote::Level::kError, "Can not export framework op to kernel mapper from rank " + rank});
     analysis.notes.push_back({RankNote::Level::kError, "No kernel data found for rank " + rank});
+    analysis.failure = flops_cause ? flops_cause : KernelCause(*data, analysis.recorded);
     return analysis;
   }
+  const std::size_t notes_before_chip = analysis.notes.size();
   const ChipInfo chip = LoadChipInfo(input.rank_directory, analysis.notes);
+  std::optional<std::string> chip_problem;
+  if (!chip.valid()) {
+    chip_problem = analysis.notes.size() > notes_before_chip ? analysis.notes[notes_before_chip].text
+                                                             : std::string("no valid device_*/info.json.*");
+  }
+  const bool shapes_all_unavailable = data->shapes_query_returned_rows && data->shapes.empty();
   auto calculation = CalculateMfu(*data, chip, analysis.notes);
   if (!calculation.ok()) {
     return Error::Input(calculation.error().message +
@@ -81,6 +204,21 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   OPMFU_ASSIGN_OR_RETURN(analysis.module_rows, ModuleRows(input.rank_id, *data, *calculation, merged, analysis.notes));
   analysis.operator_rows = BuildOperatorRows(input.rank_id, *data, *calculation, merged);
   analysis.strings = data->strings;
+  if (analysis.operator_rows.empty()) {
+    if (flops_cause) {
+      analysis.failure = flops_cause;
+    } else if (auto kernel_cause = KernelCause(*data, analysis.recorded)) {
+      analysis.failure = kernel_cause;
+    } else if (chip_problem) {
+      analysis.failure = "no usable chip peak: " + *chip_problem + " (under " + input.rank_directory.string() + ")";
+    } else if (data->shapes_query_error) {
+      analysis.failure = "the kernel shapes cannot be read: " + *data->shapes_query_error;
+    } else if (!data->shapes_query_returned_rows) {
+      analysis.failure = "no compute kernel has a TASK row, so no kernel has a duration or shapes";
+    } else {
+      analysis.no_rows_reason = NoMatchReason(*calculation, shapes_all_unavailable, analysis.recorded);
+    }
+  }
   return analysis;
 }
 

@@ -10,6 +10,7 @@
 #include "common/result.h"
 #include "engine/coverage.h"
 #include "engine/mfu_rows.h"
+#include "engine/profiler_info.h"
 #include "engine/rank_reader.h"
 
 namespace opmfu::engine {
@@ -25,6 +26,15 @@ struct RankAnalysis {
   bool all_messages_parsed = true;
   std::vector<RankNote> notes;
   std::optional<RankCoverage> coverage;  ///< when RankInput::with_coverage and the rank had kernels
+  /// Set when the rank yields no OperatorMFU rows because of an error: the root cause in one line,
+  /// first cause first (no FLOPs records before no kernels before no chip peak), with the
+  /// recorded configuration as evidence. The rank then counts as failed; ModuleMFU rows it still
+  /// produced are kept, as upstream keeps them.
+  std::optional<std::string> failure;
+  /// Set when the FLOPs records are valid but no kernel matched one: why (a warning, not a failure).
+  std::optional<std::string> no_rows_reason;
+  /// profiler_info_<rank>.json of the rank directory, when there is one.
+  std::optional<RecordedConfig> recorded;
 };
 
 struct RankInput {

@@ -90,25 +90,30 @@ std::string StripQuotes(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
-// Runs a query; on failure logs upstream's "read failed" error and returns false.
+// Runs a query; on failure logs upstream's "read failed" error and returns SQLite's message.
 template <typename OnRow>
-bool RunQuery(Database& db, const std::string& sql, std::vector<RankNote>& notes, OnRow&& on_row) {
+std::optional<std::string> RunQuery(Database& db, const std::string& sql, std::vector<RankNote>& notes,
+                                    OnRow&& on_row) {
   auto statement = db.Prepare(sql);
   if (!statement.ok()) {
     notes.push_back(
         {RankNote::Level::kError, "File " + db.path() + " read failed error: " + statement.error().message});
-    return false;
+    return statement.error().message;
   }
   while (true) {
     auto row = statement->Step();
     if (!row.ok()) {
       notes.push_back({RankNote::Level::kError, "File " + db.path() + " read failed error: " + row.error().message});
-      return false;
+      return row.error().message;
     }
-    if (!*row) return true;
+    if (!*row) return std::nullopt;
     on_row(*statement);
   }
 }
+
+// The tables the analysis reads; MSTX_EVENTS first, since without it nothing else matters.
+constexpr const char* kReadTables[] = {"MSTX_EVENTS",    "STRING_IDS", "PYTORCH_API",
+                                       "CONNECTION_IDS", "TASK",       "COMPUTE_TASK_INFO"};
 
 }  // namespace
 
@@ -159,7 +164,7 @@ Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<Rank
   std::vector<RankNote> shape_notes;
   auto shapes_read = std::async(std::launch::async, [&]() -> Status {
     OPMFU_ASSIGN_OR_RETURN(Database shapes_db, Database::OpenReadOnly(db_path));
-    RunQuery(shapes_db, kShapesQuery, shape_notes, [&](const Statement& row) {
+    data.shapes_query_error = RunQuery(shapes_db, kShapesQuery, shape_notes, [&](const Statement& row) {
       data.shapes_query_returned_rows = true;
       KernelShape shape;
       shape.kernel_name = StringColumn(strings, row, 0);
@@ -181,18 +186,22 @@ Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<Rank
   OPMFU_ASSIGN_OR_RETURN(bool has_mstx, db.HasTable("MSTX_EVENTS"));
   if (has_mstx) {
     std::vector<FlopsRange> ranges;
-    if (RunQuery(db, kFlopsQuery, notes, [&](const Statement& row) {
-          ranges.push_back({Coerced(row, 0), Coerced(row, 1), StringColumn(strings, row, 2)});
-        })) {
-      data.flops_ranges = std::move(ranges);
-    }
+    data.flops_query_error = RunQuery(db, kFlopsQuery, notes, [&](const Statement& row) {
+      ranges.push_back({Coerced(row, 0), Coerced(row, 1), StringColumn(strings, row, 2)});
+    });
+    if (!data.flops_query_error) data.flops_ranges = std::move(ranges);
   }
 
+  for (const char* table : kReadTables) {
+    OPMFU_ASSIGN_OR_RETURN(bool present, db.HasTable(table));
+    if (!present) data.missing_tables.emplace_back(table);
+  }
   const auto read_links = [&](const std::string& sql) {
-    RunQuery(db, sql, notes, [&](const Statement& row) {
+    auto error = RunQuery(db, sql, notes, [&](const Statement& row) {
       data.kernel_links.push_back({StringColumn(strings, row, 0), Coerced(row, 1), Coerced(row, 2),
                                    StringColumn(strings, row, 3), Coerced(row, 4), Coerced(row, 5)});
     });
+    if (error && !data.link_query_error) data.link_query_error = std::move(error);
   };
   OPMFU_ASSIGN_OR_RETURN(bool has_compute, db.HasTable("COMPUTE_TASK_INFO"));
   OPMFU_ASSIGN_OR_RETURN(bool has_communication, db.HasTable("COMMUNICATION_OP"));

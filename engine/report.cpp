@@ -371,7 +371,7 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
     RankSummary summary;
     summary.rank_id = outcome.location.rank_id;
     summary.db_path = outcome.location.db_path;
-    summary.failure = outcome.failure;
+    summary.failure = outcome.failure ? std::optional(DescribeFailure(outcome)) : std::nullopt;
     summary.coverage = outcome.analysis.coverage;
     report.inputs.push_back(outcome.location.db_path);
     report.ranks.push_back(std::move(summary));
@@ -403,7 +403,7 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
   for (const RankOutcome& outcome : analysis.ranks) {
     const std::string who = "rank " + std::to_string(outcome.location.rank_id) + ": ";
     if (outcome.failure) {
-      missing.push_back(who + "failed, so it is in no figure: " + *outcome.failure);
+      missing.push_back(who + "failed, so it is in no figure: " + DescribeFailure(outcome));
       continue;
     }
     if (by_rank.contains(outcome.location.rank_id)) continue;

@@ -97,6 +97,93 @@ std::string Repeat(const std::string& text, std::size_t times) {
   return out;
 }
 
+// Rank 1, healthy, in its own directory: its rows must come out the same whatever rank 0 does.
+constexpr const char* kHealthyDir = "worker_1_20250101000000000_ascend_pt";
+void WriteHealthyRankOne(const TempDir& dir) {
+  engine::ProfilingDbBuilder db;
+  const std::int64_t op = db.AddOp("aten::addmm", 3000, 4000);
+  db.AddKernel({op}, {"MatMulV3", 3500, 4500});
+  db.AddMstx("mfu_flops", "2000000000-aten::addmm", 2900, 4100);
+  EXPECT_TRUE(db.Write(dir.path() / kHealthyDir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_1.db").ok());
+  EXPECT_TRUE(engine::WriteDeviceInfo(dir.path() / kHealthyDir, 1, "20", "\"1800\"").ok());
+}
+
+// profiler_info_0.json as the public real runs recorded it: FLOPs and msTX off.
+void WriteRecordedConfigWithoutFlops(const TempDir& dir) {
+  dir.Write(std::string(kRankDir) + "/profiler_info_0.json",
+            R"({"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"],)"
+            R"( "record_shapes": true, "with_flops": false}, "experimental_config": {"_profiler_level": "Level1",)"
+            R"( "_msprof_tx": false, "_export_type": "db"}}, "rank_id": 0})");
+}
+
+struct FailedRankCause {
+  std::string name;
+  std::function<void(const TempDir&)> break_rank_zero;
+  std::vector<std::string> line;  ///< fragments of the one error line
+};
+
+std::vector<FailedRankCause> FailedRankCauses() {
+  const std::string db = "ascend_pytorch_profiler_0.db";
+  return {
+      {"CorruptDb",
+       [](const TempDir& d) {
+         WriteRank(d);
+         const std::string bytes = testing::ReadFile(d.path() / kRankDb);
+         d.Write(kRankDb, bytes.substr(0, bytes.size() / 3));
+       },
+       {"rank 0: error:", db, "malformed"}},
+      {"NoMstxTableWithRecordedConfig",
+       [](const TempDir& d) {
+         WriteRank(d, [](engine::ProfilingDbBuilder& b) { b.OmitTable("MSTX_EVENTS"); });
+         WriteRecordedConfigWithoutFlops(d);
+       },
+       {"rank 0: error:", db, "no MSTX_EVENTS table",
+        "this run had with_flops=false, _msprof_tx=false (profiler_info_0.json)"}},
+      {"NoMstxTableAndNoChipInfo",  // the root cause, not the downstream "Can not get chip info"
+       [](const TempDir& d) {
+         WriteRank(d, [](engine::ProfilingDbBuilder& b) { b.OmitTable("MSTX_EVENTS"); });
+         fs::remove_all(d.path() / kRankDir / "PROF_000001_demo");
+       },
+       {"rank 0: error:", db, "no MSTX_EVENTS table"}},
+      {"NoComputeTaskInfo",
+       [](const TempDir& d) { WriteRank(d, [](engine::ProfilingDbBuilder& b) { b.OmitTable("COMPUTE_TASK_INFO"); }); },
+       {"rank 0: error:", db, "no COMPUTE_TASK_INFO table"}},
+      {"TaskWithoutConnectionId",
+       [](const TempDir& d) {
+         WriteRank(d);
+         Sql(d, "ALTER TABLE TASK DROP COLUMN connectionId");
+       },
+       {"rank 0: error:", db, "op-to-kernel links cannot be read", "no such column"}},
+      {"NoFlopsRecords",
+       [](const TempDir& d) {
+         WriteRank(d);
+         Sql(d,
+             "DELETE FROM MSTX_EVENTS WHERE message = (SELECT id FROM STRING_IDS WHERE value = '1000000000-aten::mm')");
+       },
+       {"rank 0: error:", db, "no FLOPs records: MSTX_EVENTS has no event in the mfu_flops domain"}},
+      {"OnlyMalformedAndNegativeFlops",
+       [](const TempDir& d) {
+         WriteRank(d);
+         Sql(d, "UPDATE STRING_IDS SET value = '-5-aten::mm' WHERE value = '1000000000-aten::mm'");
+       },
+       {"rank 0: error:", db, "none of the 1 FLOPs records", "'-5-aten::mm'"}},
+      {"UnreadableInfoJson",
+       [](const TempDir& d) {
+         WriteRank(d);
+         d.Write(std::string(kRankDir) + "/PROF_000001_demo/device_0/info.json.0", "{\"DeviceInfo\": [");
+       },
+       {"rank 0: error:", db, "no usable chip peak"}},
+      {"NeverParsed",
+       [](const TempDir& d) {
+         d.Write(std::string(kRankDir) + "/PROF_000001_demo/device_0/data/aicore.data.0.slice_0", "raw");
+         d.Write(std::string(kRankDir) + "/profiler_info_0.json",
+                 R"({"config": {"experimental_config": {"_export_type": ["text"]}}})");
+       },
+       {"rank 0: error:", kRankDir, "never parsed", "_export_type=[text]",
+        "from torch_npu.profiler.profiler import analyse; analyse(profiler_path='"}},
+  };
+}
+
 std::vector<BadInput> Cases() {
   std::vector<BadInput> cases;
   const auto add = [&](std::string name, std::function<std::vector<std::string>(const TempDir&)> setup, int exit_code,
@@ -156,7 +243,7 @@ std::vector<BadInput> Cases() {
         });
         return Analyze(d);
       },
-      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "no such table"});
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "no TASK, COMPUTE_TASK_INFO tables"});
   add("CheckDbMissingTables",
       [](const TempDir& d) {
         WriteRank(d, [](engine::ProfilingDbBuilder& db) { db.OmitTable("MSTX_EVENTS"); });
@@ -169,7 +256,7 @@ std::vector<BadInput> Cases() {
         Sql(d, "ALTER TABLE TASK DROP COLUMN globalTaskId");
         return Analyze(d);
       },
-      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "no such column"});
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "no such column"});
   add("AnalyzeWrongColumnTypes",
       [](const TempDir& d) {
         WriteRank(d);
@@ -188,7 +275,7 @@ std::vector<BadInput> Cases() {
             "UPDATE STRING_IDS SET value = NULL");
         return Analyze(d);
       },
-      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "No"});
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "no FLOPs records"});
   // A million FLOPs records that are not "<flops>-<op>": analysed in bounded time, and check-db
   // says how many are valid, with an example of the others.
   const auto million_malformed = [](const TempDir& d) {
@@ -250,13 +337,13 @@ std::vector<BadInput> Cases() {
         WriteRank(d, {}, "0");
         return Analyze(d);
       },
-      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "AICore=0"});
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "no usable chip peak", "AICore=0"});
   add("AnalyzeInfoJsonWithZeroFrequency",
       [](const TempDir& d) {
         WriteRank(d, {}, "20", "\"0\"");
         return Analyze(d);
       },
-      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "frequency=0"});
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "no usable chip peak", "frequency=0"});
   add("AnalyzeRankDirectoryThatIsASymlinkLoop",
       [](const TempDir& d) {
         WriteRank(d);
@@ -320,6 +407,18 @@ std::vector<BadInput> Cases() {
         return CheckDb(d);
       },
       1, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "empty file (0 bytes)"});
+
+  // ---- the rank policy: each failed-rank cause, beside a healthy rank 1 --------------------------
+  for (const FailedRankCause& cause : FailedRankCauses()) {
+    add(
+        "FailedRank" + cause.name,
+        [cause](const TempDir& d) {
+          WriteHealthyRankOne(d);
+          cause.break_rank_zero(d);
+          return Analyze(d);
+        },
+        1, Stream::kErr, cause.line);
+  }
 
   // ---- lint: Python ---------------------------------------------------------------------------------
   add("LintPythonWithNulBytes",
@@ -476,7 +575,7 @@ std::vector<BadInput> Cases() {
         d.Write(kRankDb, bytes.substr(0, bytes.size() / 3));
         return std::vector<std::string>{"audit", "-d", d.path().string()};
       },
-      1, Stream::kErr, {"rank 0 failed", "ascend_pytorch_profiler_0.db", "malformed"});
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "malformed", "(is not audited)"});
   add("GateOnADirectoryWithoutProfilingData",
       [](const TempDir& d) {
         d.Write("notes.txt", "nothing here\n");
@@ -555,6 +654,72 @@ TEST_P(BadInputTest, ExitsWithItsCodeNamesFileAndCauseInOneLineInBoundedTime) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, BadInputTest, ::testing::ValuesIn(Cases()),
                          [](const auto& param_info) { return param_info.param.name; });
+
+// Whatever breaks rank 0, rank 1's rows are written exactly as when it is alone, the run exits 1,
+// and the written file holds a result.
+TEST(BadInputCorpus, AFailedRankLeavesTheHealthyRanksRowsUnchanged) {
+  const auto operator_rows = [](const fs::path& db_path) {
+    auto db = Database::OpenReadOnly(db_path);
+    EXPECT_TRUE(db.ok()) << db_path;
+    std::vector<std::string> rows;
+    if (!db.ok()) return rows;
+    auto statement = db->Prepare("SELECT * FROM OperatorMFU");
+    EXPECT_TRUE(statement.ok());
+    if (!statement.ok()) return rows;
+    while (true) {
+      auto more = statement->Step();
+      if (!more.ok() || !*more) break;
+      std::string row;
+      for (int i = 0; i < sqlite3_column_count(statement->handle()); ++i) {
+        row += (statement->IsNull(i) ? std::string("NULL") : std::string(statement->Text(i))) + "|";
+      }
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  TempDir alone;
+  WriteHealthyRankOne(alone);
+  ASSERT_EQ(testing::RunOpmfu(Analyze(alone)).exit_code, 0);
+  const auto expected = operator_rows(alone.path() / "cluster_analysis_output" / "cluster_analysis.db");
+  ASSERT_EQ(expected.size(), 1U);
+  for (const FailedRankCause& cause : FailedRankCauses()) {
+    SCOPED_TRACE(cause.name);
+    TempDir dir;
+    WriteHealthyRankOne(dir);
+    cause.break_rank_zero(dir);
+    const auto result = testing::RunOpmfu(Analyze(dir));
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    std::size_t error_lines = 0;
+    for (const std::string& line : SplitLines(result.err))
+      error_lines += line.find("rank 0: error:") != std::string::npos;
+    EXPECT_EQ(error_lines, 1U) << result.err;
+    EXPECT_EQ(operator_rows(dir.path() / "cluster_analysis_output" / "cluster_analysis.db"), expected);
+  }
+}
+
+// Every rank failed: never a 0-byte or table-less cluster_analysis.db, and "Wrote" only for a file
+// with rows (a failed rank with Module ranges still has ModuleMFU rows, as upstream writes them).
+TEST(BadInputCorpus, NothingEmptyWrittenWhenEveryRankFailed) {
+  for (const FailedRankCause& cause : FailedRankCauses()) {
+    SCOPED_TRACE(cause.name);
+    TempDir dir;
+    cause.break_rank_zero(dir);
+    const auto result = testing::RunOpmfu(Analyze(dir));
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    const fs::path written = dir.path() / "cluster_analysis_output" / "cluster_analysis.db";
+    if (!fs::exists(written)) {
+      EXPECT_EQ(result.out.find("Wrote"), std::string::npos) << result.out;
+      EXPECT_NE(result.out.find("Nothing written"), std::string::npos) << result.out;
+      continue;
+    }
+    auto db = Database::OpenReadOnly(written);
+    ASSERT_TRUE(db.ok());
+    auto statement = db->Prepare("SELECT count(*) FROM ModuleMFU");
+    ASSERT_TRUE(statement.ok()) << "a file was written without the table that has rows";
+    ASSERT_TRUE(statement->Step().ok());
+    EXPECT_GT(statement->Int64(0), 0);
+  }
+}
 
 TEST(BadInputCorpus, HasAtLeastFortyCases) { EXPECT_GE(Cases().size(), 40U); }
 

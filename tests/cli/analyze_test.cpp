@@ -105,7 +105,8 @@ TEST(Analyze, OneBrokenRankDoesNotEmptyTheOthers) {
             "not sqlite at all");
   const auto result = RunOpmfu({"analyze", "-d", dir.path().string()});
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.out.find("rank 1: FAILED: Not supported data type: INT32"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("rank 1: FAILED: " + (dir.path() / "b").string()), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("ascend_pytorch_profiler_1.db: Not supported data type: INT32"), std::string::npos);
   EXPECT_NE(result.out.find("rank 2: FAILED: "), std::string::npos);
   EXPECT_NE(result.out.find("file is not a database"), std::string::npos);
   const fs::path db = dir.path() / "cluster_analysis_output" / "cluster_analysis.db";
@@ -262,10 +263,13 @@ TEST(AnalyzeBadInput, GarbageInfoJsonNullsNegativeDurationsAndBadMessages) {
   ASSERT_TRUE(db.Write(rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").ok());
   dir.Write("worker_0_20250101000000000_ascend_pt/PROF_1/device_0/info.json.0", "{\"DeviceInfo\": [1, 2");
   const auto garbage = RunOpmfu({"analyze", "-d", dir.path().string()});
-  EXPECT_EQ(garbage.exit_code, 0) << garbage.err;
-  EXPECT_NE(garbage.err.find("rank 0: error: No DeviceInfo data found in device/info.json file"), std::string::npos)
+  // No usable chip peak fails the rank (exit 1), in one line naming the DB and the info.json problem.
+  EXPECT_EQ(garbage.exit_code, 1) << garbage.err;
+  EXPECT_NE(garbage.err.find("ascend_pytorch_profiler_0.db: no usable chip peak: No DeviceInfo data found in "
+                             "device/info.json file"),
+            std::string::npos)
       << garbage.err;
-  EXPECT_NE(garbage.out.find("no MFU: Can not get chip info. Skip MFU calculation."), std::string::npos) << garbage.out;
+  EXPECT_NE(garbage.out.find("Nothing written: no rank produced a row"), std::string::npos) << garbage.out;
 
   ASSERT_TRUE(engine::WriteDeviceInfo(rank, 0, "20", "\"1800\"").ok());
   fs::remove_all(rank / "PROF_1");
@@ -348,6 +352,104 @@ TEST(AnalyzeBadInput, DatabaseLockedByAnotherWriterFailsThatRankInBoundedTime) {
   EXPECT_NE(result.out.find("database is locked"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("rank 0: 1 OperatorMFU rows"), std::string::npos) << result.out;
   ASSERT_TRUE(writer->Execute("ROLLBACK").ok());
+}
+
+// The departures from msprof-analyze of issue 15, each decided and documented in docs/cli.md.
+TEST(Analyze, DeparturesFromUpstreamAreSaid) {
+  TempDir dir;
+  WriteRank(dir.path() / "a", 0);
+  WriteRank(dir.path() / "b", 3);
+  // "3, 0": both ranks, with a warning that upstream drops " 0"; "0,,3": the empty entry ignored.
+  const auto spaced = RunOpmfu({"analyze", "-d", dir.path().string(), "--rank-list", "3, 0"});
+  EXPECT_EQ(spaced.exit_code, 0) << spaced.err;
+  EXPECT_NE(spaced.out.find("Analysed 2 ranks"), std::string::npos) << spaced.out;
+  EXPECT_NE(spaced.err.find("--rank-list: ' 0' is read as rank 0; msprof-analyze drops an entry with spaces"),
+            std::string::npos)
+      << spaced.err;
+  const auto doubled = RunOpmfu({"analyze", "-d", dir.path().string(), "--rank-list", "0,,3"});
+  EXPECT_EQ(doubled.exit_code, 0) << doubled.err;
+  EXPECT_NE(doubled.out.find("Analysed 2 ranks"), std::string::npos);
+  EXPECT_EQ(RunOpmfu({"analyze", "-d", dir.path().string(), "--rank-list", "abc"}).exit_code, 2);
+
+  // A second directory for rank 0 without a numeric timestamp: the newest DB, and what upstream does.
+  WriteRank(dir.path() / "c", 0, "FLOAT16;FLOAT16", "latest");
+  const auto duplicate = RunOpmfu({"analyze", "-d", dir.path().string()});
+  EXPECT_NE(duplicate.err.find("(newest database)"), std::string::npos) << duplicate.err;
+  EXPECT_NE(duplicate.err.find("msprof-analyze would drop this rank"), std::string::npos) << duplicate.err;
+
+  // --agent: upstream's suggestion on success, and log_path naming a file with the run's lines.
+  const fs::path log = dir.path() / "agent.log";
+  const auto agent =
+      RunOpmfu({"analyze", "-d", dir.path().string(), "--agent"}, {}, {{"MSPROF_ANALYZE_LOG_FILE", log.string()}});
+  EXPECT_EQ(agent.exit_code, 0) << agent.err;
+  const auto json = nlohmann::json::parse(agent.out);
+  EXPECT_EQ(json["status"], "success");
+  EXPECT_EQ(json["suggestion"], "kernel级或者module级MFU统计，后者仅当采集数据包含Module domain的msTX Range时生成。");
+  EXPECT_EQ(json["log_path"], log.string());
+  EXPECT_NE(testing::ReadFile(log).find("msprof-analyze would drop this rank"), std::string::npos);
+}
+
+TEST(Analyze, AFailedRankIsPartialInTheAgentJsonAndOversizedFlopsAreSaid) {
+  TempDir dir;
+  WriteRank(dir.path() / "a", 0);
+  dir.Write("b/worker_1_20250101000000000_ascend_pt/PROF_000001/device_1/data/raw.0", "raw");
+  dir.Write("b/worker_1_20250101000000000_ascend_pt/profiler_info_1.json", "{}");
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string(), "--agent"});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["status"], "partial");
+  EXPECT_EQ(json["code"], 1);
+  ASSERT_EQ(json["message"]["failed_ranks"].size(), 1U);
+  EXPECT_EQ(json["message"]["failed_ranks"][0]["rank_id"], 1);
+  EXPECT_NE(json["message"]["failed_ranks"][0]["error"].get<std::string>().find(
+                "never parsed; parse it offline: python3 -c \"from torch_npu.profiler.profiler import analyse; "
+                "analyse(profiler_path='" +
+                (dir.path() / "b").string() + "', export_type=['db'])\""),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(json["message"]["db_path"], nullptr);  // rank 0 is written all the same
+
+  // A FLOPs value above 2^63-1 is skipped with a warning that counts it (upstream keeps a float).
+  TempDir huge;
+  const fs::path directory = huge.path() / "worker_0_20250101000000000_ascend_pt";
+  engine::ProfilingDbBuilder db;
+  const std::int64_t op = db.AddOp("aten::mm", 1000, 2000);
+  db.AddKernel({op}, {"MatMulV2", 1500, 2500});
+  db.AddMstx("mfu_flops", "1000000000-aten::mm", 900, 2100);
+  db.AddMstx("mfu_flops", "00018446744073709551616-aten::mm", 900, 2100);
+  ASSERT_TRUE(db.Write(directory / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").ok());
+  ASSERT_TRUE(engine::WriteDeviceInfo(directory, 0, "20", "\"1800\"").ok());
+  const auto oversized = RunOpmfu({"analyze", "-d", huge.path().string()});
+  EXPECT_EQ(oversized.exit_code, 0) << oversized.err;
+  EXPECT_NE(oversized.err.find("1 FLOPs records carry a value above 2^63-1 and are skipped (e.g. "
+                               "'00018446744073709551616-aten::mm'); msprof-analyze keeps them as floats"),
+            std::string::npos)
+      << oversized.err;
+}
+
+TEST(Demo, RecordsTheConfigurationAndCheckDbShowsIt) {
+  TempDir dir;
+  ASSERT_EQ(RunOpmfu({"demo", dir.path().string(), "--steps", "1", "--layers", "1"}).exit_code, 0);
+  const auto check = RunOpmfu({"check-db", "-d", dir.path().string()});
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_NE(check.out.find("profiler_info_0.json):\n    with_flops: true   [MFU needs: true]\n"), std::string::npos)
+      << check.out;
+  EXPECT_NE(check.out.find("_profiler_level: Level1"), std::string::npos);
+}
+
+TEST(Audit, NothingToCheckSaysWhyAndFails) {
+  TempDir empty;  // one row, charged by a custom op's range: nothing a built-in formula can recompute
+  WriteRank(empty.path() / "a", 0);
+  auto db = Database::OpenForWrite(empty.path() / "a" / "worker_0_20250101000000000_ascend_pt" /
+                                   "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db");
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(db->Execute("UPDATE STRING_IDS SET value = '1000000000-my_custom_op' WHERE value = "
+                          "'1000000000-aten::mm'")
+                  .ok());
+  const auto result = RunOpmfu({"audit", "-d", empty.path().string()});
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  EXPECT_NE(result.err.find("nothing was audited: none of the 1 OperatorMFU rows can be recomputed"), std::string::npos)
+      << result.err;
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(
                    Baseline(db);
                    db.OmitTable("MSTX_EVENTS");
                  },
-                 true, 1, "no FLOPs records"},
+                 true, 1, "no MSTX_EVENTS table, so no FLOPs records: a collection-config problem"},
         Scenario{"malformed", [](auto& db) { Baseline(db, "1.5e9-aten::mm"); }, true, 1,
                  "every FLOPs record is malformed"},
         Scenario{"no_framework_ops",
@@ -95,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(
                    Baseline(db, nullptr);
                    db.AddMstx("mfu_flops", "1000000000-aten::mm", 5000, 6000);
                  },
-                 true, 1, "no kernel falls in a FLOPs range"}),
+                 true, 1, "no kernel matched any of the 1 valid FLOPs records: 1 with no framework op"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(CheckDbFile, ReportsAnUnreadableDatabase) {

@@ -314,8 +314,11 @@ TEST(Report, SaysWhyThereAreNoRows) {
   ASSERT_TRUE(db.Write(rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").ok());
   ASSERT_TRUE(engine::WriteDeviceInfo(rank, 0, "20", "\"1800\"").ok());
   const auto result = RunOpmfu({"report", "-d", dir.path().string()});
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("rank 0: no OperatorMFU rows (No mfu_flops ranges found"), std::string::npos) << result.out;
+  // No FLOPs records is a failed rank: exit 1, its cause on stderr and in the report.
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("rank 0: error: "), std::string::npos) << result.err;
+  EXPECT_NE(result.out.find("no FLOPs records: MSTX_EVENTS has no event in the mfu_flops domain"), std::string::npos)
+      << result.out;
   EXPECT_NE(result.out.find("no OperatorMFU rows at all"), std::string::npos);
 }
 

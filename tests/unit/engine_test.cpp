@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "engine/chip.h"
 #include "engine/module_mfu.h"
@@ -70,6 +71,12 @@ class Rank {
     db.AddMstx("mfu_flops", message, start, end, event_type);
   }
   void Module(const std::string& name, std::int64_t start, std::int64_t end) { db.AddMstx("Module", name, start, end); }
+  /// profiler_info_<rank>.json with the given settings, laid out as torch_npu writes it.
+  void Recorded(const std::string& common_config, const std::string& experimental_config) {
+    std::ofstream(directory_ / ("profiler_info_" + std::to_string(rank_id_) + ".json"))
+        << R"({"config": {"common_config": {)" << common_config << R"(}, "experimental_config": {)"
+        << experimental_config << R"(}}, "rank_id": )" << rank_id_ << "}";
+  }
 
   Result<RankAnalysis> Analyze() {
     const fs::path db_path =
@@ -559,6 +566,141 @@ TEST(RankAnalysis, HcclKernelsJoinKernelListButNeverGetMfu) {  // E20, rank 1
       rank.ModuleTuples(),
       (std::vector<std::string>{"(1,'Net','Sub','aten::mm','MatMulV2',1000.0,1000.0,1,'339.08%')",
                                 "(1,'Net','Sub','aten::mm','MatMulV2, hcom_allReduce_',2000.0,2000.0,1,'339.08%')"}));
+}
+
+// ---- the rank policy: a rank with no OperatorMFU rows because of an error fails, with its root
+// cause first and the recorded configuration as evidence (issue 15) ------------------------------
+
+// The public real DBs (MindStudio Insight's test data) were collected like this: no MSTX_EVENTS.
+const char* const kRealCommonConfig =
+    R"("activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"], "record_shapes": true, )"
+    R"("with_flops": false, "with_modules": true, "schedule": {"wait": 0, "active": 1, "warmup": 10, "repeat": 1})";
+const char* const kRealExperimentalConfig =
+    R"("_profiler_level": "Level1", "_msprof_tx": false, "_export_type": "db", "_data_simplification": true)";
+
+TEST(RankPolicy, NoMstxTableIsTheRootCauseWithTheRecordedSettings) {
+  Rank rank(0, "");  // no chip info either: the missing FLOPs come first all the same
+  rank.OpWithKernel("aten::mm", 1000, 2000, "MatMulV2", 1500, 2500);
+  rank.db.OmitTable("MSTX_EVENTS");
+  rank.Recorded(kRealCommonConfig, kRealExperimentalConfig);
+  auto analysis = rank.Analyze();
+  ASSERT_TRUE(analysis.ok());
+  ASSERT_TRUE(analysis->failure.has_value());
+  EXPECT_EQ(*analysis->failure,
+            "no MSTX_EVENTS table: the run recorded no msTX events, so there are no FLOPs records; this run had "
+            "with_flops=false, _msprof_tx=false (profiler_info_0.json)");
+  ASSERT_TRUE(analysis->recorded.has_value());
+  EXPECT_EQ(analysis->recorded->profiler_level, "Level1");
+  EXPECT_EQ(analysis->recorded->export_type, std::vector<std::string>{"db"});  // a string in this older layout
+}
+
+TEST(RankPolicy, EachCauseInCausalOrder) {
+  const auto failure_of = [](Rank& rank) {
+    auto analysis = rank.Analyze();
+    EXPECT_TRUE(analysis.ok());
+    return analysis.ok() ? analysis->failure.value_or("(none)") : analysis.error().message;
+  };
+  {  // an MSTX table without the mfu_flops domain; no chip info is not what is reported
+    Rank rank(0, "");
+    rank.OpWithKernel("aten::mm", 1000, 2000, "MatMulV2", 1500, 2500);
+    rank.Module("Net", 0, 10000);
+    rank.Recorded(R"("with_flops": true)", R"("_msprof_tx": true, "_mstx_domain_include": ["Module"])");
+    EXPECT_EQ(failure_of(rank),
+              "no FLOPs records: MSTX_EVENTS has no event in the mfu_flops domain; this run had "
+              "mstx_domain_include=[Module] (profiler_info_0.json)");
+  }
+  {  // only malformed or non-positive records
+    Rank rank;
+    rank.OpWithKernel("aten::mm", 1000, 2000, "MatMulV2", 1500, 2500);
+    rank.Flops(900, 2100, "1.5e9-aten::mm");
+    rank.Flops(900, 2100, "-5-aten::mm");
+    EXPECT_EQ(failure_of(rank),
+              "none of the 2 FLOPs records is \"<flops>-<op name>\" with flops > 0 (e.g. '1.5e9-aten::mm')");
+  }
+  {  // valid records, no kernel tables
+    Rank rank;
+    rank.OpWithKernel("aten::mm", 1000, 2000, "MatMulV2", 1500, 2500);
+    rank.Flops(900, 2100, "1000000000-aten::mm");
+    rank.db.OmitTable("COMPUTE_TASK_INFO");
+    rank.db.OmitTable("TASK");
+    EXPECT_EQ(failure_of(rank), "no TASK, COMPUTE_TASK_INFO tables, so no compute kernel is linked to a framework op");
+  }
+  {  // ops not linked to kernels at Level0
+    Rank rank;
+    rank.db.AddOp("aten::mm", 1000, 2000);
+    ProfilingDbBuilder::Kernel kernel;
+    kernel.name = "MatMulV2";
+    kernel.start = 1500;
+    kernel.end = 2500;
+    rank.db.AddKernel({}, kernel);
+    rank.Flops(900, 2100, "1000000000-aten::mm");
+    rank.Recorded(R"("with_flops": true)", R"("_profiler_level": "Level0", "_msprof_tx": true)");
+    EXPECT_NE(failure_of(rank).find("no framework op is linked to a compute kernel"), std::string::npos);
+    EXPECT_NE(failure_of(rank).find("this run had _profiler_level=Level0 (profiler_info_0.json)"), std::string::npos);
+  }
+  {  // everything recorded, no chip peak
+    Rank rank(0, "0");
+    rank.OpWithKernel("aten::mm", 1000, 2000, "MatMulV2", 1500, 2500);
+    rank.Flops(900, 2100, "1000000000-aten::mm");
+    EXPECT_EQ(failure_of(rank).rfind("no usable chip peak: Invalid device parameters: AICore=0", 0), 0U)
+        << failure_of(rank);
+  }
+}
+
+TEST(RankPolicy, ValidRecordsMatchingNoKernelAreAWarningNotAFailure) {
+  Rank rank;
+  rank.OpWithKernel("aten::mm", 1000, 2000, "MatMulV2", 1500, 2500);
+  rank.Flops(5000, 6000, "1000000000-aten::mm");
+  auto analysis = rank.Analyze();
+  ASSERT_TRUE(analysis.ok());
+  EXPECT_FALSE(analysis->failure.has_value());
+  EXPECT_EQ(analysis->no_rows_reason,
+            "no kernel matched any of the 1 valid FLOPs records: 1 with no framework op with a compute kernel (and "
+            "shapes) starting inside");
+}
+
+TEST(RankPolicy, RealSchemaQuirksGiveTheSameRows) {  // TEXT op times, queue and Python-trace rows, extra columns
+  const auto rows = [](bool quirks) {
+    Rank rank;
+    if (quirks) {
+      rank.db.UseRealSchemaQuirks();
+      rank.db.AddApiRow("Enqueue", 1001, 1002, 50002);
+      rank.db.AddApiRow("torch/nn/modules/linear.py(116): forward", 950, 2050, 50003);
+    }
+    rank.OpWithKernel("aten::mm", 1000, 2000, "MatMulV2", 1500, 2500);
+    rank.Flops(900, 2100, "1000000000-aten::mm");
+    return rank.OperatorTuples();
+  };
+  EXPECT_EQ(rows(true), rows(false));
+  EXPECT_EQ(rows(true), std::vector<std::string>{"(0,'aten::mm','MatMulV2',1500,2500,1000,3.3908,1000.0,294.91,"
+                                                 "1000000000,'aten::mm'" +
+                                                 kShapes});
+}
+
+TEST(RecordedConfig, LayoutsAndBlockers) {
+  testing::TempDir dir;
+  EXPECT_FALSE(ReadRecordedConfig(dir.path(), 0)->has_value());  // absent: no evidence, no error
+  dir.Write("profiler_info_3.json", "{not json");
+  EXPECT_FALSE(ReadRecordedConfig(dir.path(), 3).ok());
+  // A newer layout: export_type a list, _mstx beside _msprof_tx, versions.
+  dir.Write("profiler_info_3.json",
+            R"({"config": {"common_config": {"with_flops": true, "activities": ["ProfilerActivity.NPU"]},)"
+            R"( "experimental_config": {"_msprof_tx": false, "_mstx": true, "_export_type": ["text"],)"
+            R"( "_mstx_domain_exclude": ["mfu_flops"]}}, "torch_npu_version": "2.7.1", "rank_id": 3})");
+  auto config = ReadRecordedConfig(dir.path(), 3);
+  ASSERT_TRUE(config.ok() && config->has_value());
+  const RecordedConfig& recorded = **config;
+  EXPECT_EQ(recorded.export_type, std::vector<std::string>{"text"});
+  EXPECT_EQ(recorded.torch_npu_version, "2.7.1");
+  // _mstx=true alone works from v26.1.0 on: not a definite blocker. The excluded domain is.
+  std::vector<std::string> flops;
+  for (const auto& b : FlopsBlockers(recorded)) flops.push_back(b.setting);
+  EXPECT_EQ(flops, std::vector<std::string>{"mstx_domain_exclude=[mfu_flops]"});
+  std::vector<std::string> kernels;
+  for (const auto& b : KernelBlockers(recorded)) kernels.push_back(b.setting);
+  EXPECT_EQ(kernels, std::vector<std::string>{"activities=[ProfilerActivity.NPU]"});
+  // Another rank's file in the directory is still read when it is the only one.
+  EXPECT_TRUE(ReadRecordedConfig(dir.path(), 7)->has_value());
 }
 
 }  // namespace
