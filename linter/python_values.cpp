@@ -305,10 +305,20 @@ void PythonModule::Index() {
   };
   std::vector<OpenScope> scopes = {{0, UINT32_MAX}};
 
+  // `global name` in a function: its assignments there bind the module's name.
+  std::map<std::uint32_t, std::set<std::string, std::less<>>> globals;
+  const auto declared_global = [&](std::string_view name) {
+    auto found = globals.find(scopes.back().id);
+    return scopes.back().id != 0 && found != globals.end() && found->second.contains(name);
+  };
   const auto bind_pattern = [&](TSNode pattern, TSNode value, std::string how) {
     if (IsType(pattern, "identifier")) {
-      bindings_[{scopes.back().id, std::string(tree_.Text(pattern))}].push_back(
-          {pattern, value, std::move(how), scopes.back().id});
+      const std::string name(tree_.Text(pattern));
+      if (declared_global(name)) {
+        bindings_[{0, name}].push_back({pattern, value, std::move(how), 0, -1, true});
+        return;
+      }
+      bindings_[{scopes.back().id, name}].push_back({pattern, value, std::move(how), scopes.back().id});
       return;
     }
     // Unpacking: every name inside is bound to something we do not follow, except the first
@@ -352,6 +362,14 @@ void PythonModule::Index() {
       const TSSymbol type = ts_node_symbol(node);
       if (type == symbol.import_statement || type == symbol.import_from_statement) {
         CollectImportStatement(tree_, node, imports_);
+        return false;
+      }
+      if (IsType(node, "global_statement")) {
+        const std::uint32_t count = ts_node_named_child_count(node);
+        for (std::uint32_t i = 0; i < count; ++i) {
+          TSNode name = ts_node_named_child(node, i);
+          if (IsType(name, "identifier")) globals[scopes.back().id].insert(std::string(tree_.Text(name)));
+        }
         return false;
       }
       if (type == symbol.function_definition || type == symbol.class_definition) {
@@ -641,7 +659,7 @@ std::vector<const PythonModule::Binding*> PythonModule::Reaching(std::uint32_t s
     // unless an if/else assigns the name in every branch. An if branch whose condition the traced
     // values decide is either skipped or as good as unconditional.
     TSNode exhaustive_if{};
-    bool conditional = false;
+    bool conditional = it->from_function;
     bool never = false;
     for (TSNode up = ts_node_parent(it->target); !ts_node_is_null(up); up = ts_node_parent(up)) {
       const std::string_view type = ts_node_type(up);
@@ -1219,7 +1237,13 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
   TSNode object = ChildByField(attribute, "object");
   const std::string member(tree_.Text(ChildByField(attribute, "attribute")));
   Values out;
-  for (const Value& owner : ResolveIn(object, depth + 1)) {
+  const Values owners = ResolveIn(object, depth + 1);
+  // `x.attr` raises when x is None, so a path where x is None does not get here: those values are
+  // left out while any other remains (`_ARGS = None` at the top, set later through `global`).
+  const bool any_other = std::any_of(owners.begin(), owners.end(),
+                                     [](const Value& owner) { return owner.kind != ValueKind::kNone; });
+  for (const Value& owner : owners) {
+    if (owner.kind == ValueKind::kNone && any_other) continue;
     if (owner.kind == ValueKind::kModule) {
       Value value;
       value.node = attribute;

@@ -170,6 +170,9 @@ class PythonModule {
     std::string how;  ///< for a null value: "a for loop", ...
     std::uint32_t scope = 0;
     int element = -1;  ///< `a, b = value`: the name takes item `element` of each value
+    /// Made in a function through `global name`: when it runs is not known, so it is one more
+    /// possible value of the module's name, never the only one.
+    bool from_function = false;
   };
   struct ArgparseArgument {
     TSNode call{};
