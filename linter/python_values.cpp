@@ -1240,8 +1240,8 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
   const Values owners = ResolveIn(object, depth + 1);
   // `x.attr` raises when x is None, so a path where x is None does not get here: those values are
   // left out while any other remains (`_ARGS = None` at the top, set later through `global`).
-  const bool any_other = std::any_of(owners.begin(), owners.end(),
-                                     [](const Value& owner) { return owner.kind != ValueKind::kNone; });
+  const bool any_other =
+      std::any_of(owners.begin(), owners.end(), [](const Value& owner) { return owner.kind != ValueKind::kNone; });
   for (const Value& owner : owners) {
     if (owner.kind == ValueKind::kNone && any_other) continue;
     if (owner.kind == ValueKind::kModule) {
