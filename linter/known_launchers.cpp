@@ -72,7 +72,7 @@ class DescriptionReader {
   Result<KnownLauncher> Read(const YAML::Node& root) const {
     OPMFU_RETURN_IF_ERROR(OnlyKeys(root,
                                    {"name", "source", "match", "style", "enabled_by", "enabled_value",
-                                    "role_enabled_by", "options", "settings", "no_switch"},
+                                    "role_enabled_by", "roles_outside", "options", "settings", "no_switch"},
                                    "a launcher description"));
     KnownLauncher launcher;
     launcher.file = file_;
@@ -113,6 +113,15 @@ class DescriptionReader {
       if (role_option == nullptr || role_option->type != KnownOption::Type::kBool ||
           !role_option->name.starts_with("*")) {
         return At(root["role_enabled_by"], "'role_enabled_by' must name a bool option whose name starts with '*'");
+      }
+    }
+    if (const YAML::Node outside = root["roles_outside"]) {
+      if (!outside.IsMap())
+        return At(outside, "'roles_outside' must map a role to the reason its profiler is elsewhere");
+      for (const auto& entry : outside) {
+        OPMFU_ASSIGN_OR_RETURN(std::string role, Scalar(entry.first, "a role"));
+        OPMFU_ASSIGN_OR_RETURN(std::string reason, Scalar(entry.second, "the reason"));
+        launcher.roles_outside[role] = reason;
       }
     }
     const YAML::Node settings = root["settings"];
@@ -608,6 +617,25 @@ class SiteBuilder {
     return site;
   }
 
+  /// A role whose profiler the package does not build (`roles_outside`): what it collects cannot
+  /// be known from here. One unknown setting says so once (OPM004); the others stay empty.
+  ProfilerCallSite SiteOutside(std::string role, const std::string& reason) const {
+    ProfilerCallSite site;
+    site.origin = SiteOrigin::kKnownLauncher;
+    site.callee = launcher_.name + " (" + role + ")";
+    site.with_flops.name = "with_flops";
+    python::Value unknown;
+    unknown.unknown_reason = reason;
+    site.with_flops.values.push_back(std::move(unknown));
+    for (Setting* setting :
+         {&site.with_flops, &site.activities, &site.record_shapes, &site.with_modules, &site.profiler_level, &site.mstx,
+          &site.msprof_tx, &site.export_type, &site.mstx_domain_include, &site.mstx_domain_exclude, &site.analyse,
+          &site.on_trace_ready, &site.schedule, &site.experimental_config}) {
+      setting->where = anchor_.where;
+    }
+    return site;
+  }
+
  private:
   const KnownLauncher& launcher_;
   const std::map<std::string, OptionValue>& options_;
@@ -746,6 +774,10 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
     const SiteBuilder builder(launcher, merged, first->at, role);
     if (!launcher.role_enabled_by.empty() && !builder.Flag(launcher.role_enabled_by)) continue;  // not profiled
     any_role = true;
+    if (auto outside = launcher.roles_outside.find(role); outside != launcher.roles_outside.end()) {
+      facts.sites.push_back(builder.SiteOutside(role, outside->second));
+      continue;
+    }
     facts.sites.push_back(builder.Site(role));
   }
   if (!any_role) facts.sites.push_back(SiteBuilder(launcher, global, anchor).Site(""));

@@ -65,6 +65,9 @@ struct KnownLauncher {
   std::string enabled_by;       ///< the option that turns profiling on
   std::string enabled_value;    ///< for a string option: the value that does (empty: any non-empty)
   std::string role_enabled_by;  ///< Hydra: a per-role bool option (`*.profiler.enable`) a role needs
+  /// Hydra roles whose profiler the package hands to another program (verl's vLLM/SGLang
+  /// rollout), with the reason: their settings cannot be known from this description.
+  std::map<std::string, std::string> roles_outside;
   std::vector<KnownOption> options;
   std::map<std::string, KnownSettingRule> settings;  ///< by torch_npu setting name
   std::string no_switch;                             ///< what to do about a hard-coded setting
