@@ -24,6 +24,7 @@ struct LintFlags {
   bool diff = false;
   unsigned jobs = 0;
   std::string root;
+  bool verbose = false;
 };
 
 // The count per rule: a tab-separated table, or with --output-format json an array a program can
@@ -79,7 +80,14 @@ int RunLint(const LintFlags& flags) {
 
   int exit_code = kExitOk;
   for (const Error& error : report->errors) exit_code = ReportError(error);
-  for (const std::string& warning : report->warnings) ReportWarning(warning);
+  // Files a launcher sources or runs that cannot be read: one line, the list with --verbose.
+  if (flags.verbose || report->warnings.size() == 1) {
+    for (const std::string& warning : report->warnings) ReportWarning(warning);
+  } else if (!report->warnings.empty()) {
+    ReportWarning(std::to_string(report->warnings.size()) +
+                  " files named by launchers (source, ., bash) could not be followed, the first: " +
+                  report->warnings.front() + "; --verbose lists them all");
+  }
   std::vector<Diagnostic> diagnostics;
   std::string diff;
   for (rules::LintedFile& file : report->files) {
@@ -146,6 +154,8 @@ void AddLintCommand(CLI::App& app, Action& action) {
   command->add_flag("--fix", flags->fix, "apply the safe fixes in place (files that did not parse are left alone)");
   command->add_flag("--diff", flags->diff, "print the safe fixes as a unified diff and change nothing");
   command->add_option("-j,--jobs", flags->jobs, "files linted at once (default: one per core)");
+  command->add_flag("-v,--verbose", flags->verbose,
+                    "list each file a launcher names that could not be followed (default: a count)");
   command
       ->add_option("--root", flags->root,
                    "follow Python imports only below DIR (default: the nearest directory with a .git above the "

@@ -55,6 +55,9 @@ enum Kind : std::uint8_t {
   kFileRedirect,
   kVariableName,
   kSpecialVariableName,
+  kCommandSubstitution,
+  kList,
+  kRedirectedStatement,
 };
 
 const SymbolKinds& Kinds() {
@@ -88,7 +91,10 @@ const SymbolKinds& Kinds() {
                                                   "herestring_redirect",
                                                   "file_redirect",
                                                   "variable_name",
-                                                  "special_variable_name"});
+                                                  "special_variable_name",
+                                                  "command_substitution",
+                                                  "list",
+                                                  "redirected_statement"});
   return kinds;
 }
 
@@ -196,6 +202,16 @@ ShellWord Clean(ShellWord word) {
   return word;
 }
 
+// The last segment of a path (trailing slashes ignored) when no part of it is known only at
+// run time; "" otherwise. Takes the text before Clean().
+std::string KnownLastSegment(std::string_view text) {
+  while (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
+  const std::size_t slash = text.rfind('/');
+  const std::string_view last = slash == std::string_view::npos ? text : text.substr(slash + 1);
+  if (last.find(kOpaqueStart) != std::string_view::npos || last.find(kOpaqueEnd) != std::string_view::npos) return {};
+  return std::string(last);
+}
+
 // Word splitting on whitespace, except inside run-time parts: each field with its offset.
 std::vector<std::pair<std::string, std::size_t>> SplitFields(std::string_view text) {
   std::vector<std::pair<std::string, std::size_t>> out;
@@ -261,6 +277,20 @@ void AppendAlternatives(WordAlternatives& paths, WordAlternatives next_words) {
     }
   }
   paths = std::move(next);
+}
+
+// bash ends a command continued by `\` at the end of the file (the next "line" is empty);
+// tree-sitter-bash calls it an error and drops the command's last word. A newline added after
+// the backslash is the same program to bash and parses cleanly; offsets before it are unchanged.
+Result<SyntaxTree> ParseLauncher(std::string source) {
+  std::size_t end = source.size();
+  if (end > 0 && source[end - 1] == '\n') --end;
+  if (end > 0 && source[end - 1] == '\\') {
+    std::size_t backslashes = 0;
+    for (std::size_t i = end; i > 0 && source[i - 1] == '\\'; --i) ++backslashes;
+    if (backslashes % 2 == 1) source += end == source.size() ? "\n\n" : "\n";
+  }
+  return ParseSource(Grammar::kBash, std::move(source));
 }
 
 std::string BaseName(std::string_view path) {
@@ -355,8 +385,85 @@ class Evaluator {
       return out;
     }
     if (kind == kSimpleExpansion || kind == kExpansion) return ExpandVariable(node, env, quoted);
+    if (kind == kCommandSubstitution) {
+      if (auto directory = DirectoryOfSubstitution(node, env)) return {{Literal(std::move(*directory), node)}};
+    }
     // $(...), $((...)), <(...), and anything else: only known at run time.
     return {{Literal(std::string(tree_->Text(node)), node, false)}};
+  }
+
+  // The directory idioms launchers use to find their project: `$(cd "$(dirname "$0")/.." && pwd)`,
+  // `$(cd `dirname $0`; cd ../..; pwd)`, `$(dirname "$(readlink -f "$0")")`: a sequence of cd,
+  // pwd, dirname, realpath and readlink -f on known paths. The result is relative to the
+  // directory opmfu runs in, as $0 is (pwd would print it absolute: the same place). nullopt for
+  // anything else (the value is then only known at run time).
+  std::optional<std::string> DirectoryOfSubstitution(TSNode node, const Environment& env) const {
+    std::vector<TSNode> commands;
+    if (!SimpleCommands(node, commands)) return std::nullopt;
+    fs::path directory = ".";
+    std::optional<fs::path> output;
+    for (TSNode command : commands) {
+      std::string name;
+      std::vector<std::string> operands;
+      bool follow_links = false;
+      for (TSNode child : NamedChildren(command)) {
+        const Kind kind = KindOf(child);
+        if (kind == kCommandName) {
+          name = std::string(tree_->Text(child));
+          continue;
+        }
+        if (kind == kFileRedirect || kind == kComment) continue;
+        const WordAlternatives words = Expand(child, env, true);
+        if (words.size() != 1 || words.front().size() != 1) return std::nullopt;
+        const ShellWord word = Clean(words.front().front());
+        if (!word.known) return std::nullopt;
+        if (word.text.starts_with("-") && word.text.size() > 1) {
+          follow_links = follow_links || word.text == "-f" || word.text == "-e" || word.text == "-m";
+          continue;
+        }
+        operands.push_back(word.text);
+      }
+      const auto resolve = [&](const std::string& path) {
+        return fs::path(path).is_absolute() ? fs::path(path) : directory / path;
+      };
+      if (name == "cd" && operands.size() == 1) {
+        directory = resolve(operands.front()).lexically_normal();
+      } else if (name == "pwd" && operands.empty()) {
+        output = directory;
+      } else if (name == "dirname" && operands.size() == 1) {
+        std::string path = operands.front();
+        while (path.size() > 1 && path.back() == '/') path.pop_back();
+        const fs::path parent = fs::path(path).parent_path();
+        output = parent.empty() ? fs::path(".") : parent;
+      } else if ((name == "realpath" || (name == "readlink" && follow_links)) && operands.size() == 1) {
+        output = resolve(operands.front()).lexically_normal();
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (!output) return std::nullopt;
+    std::string text = output->lexically_normal().string();
+    while (text.size() > 1 && text.back() == '/') text.pop_back();
+    return text.empty() ? std::string(".") : text;
+  }
+
+  // The commands of a substitution that is only commands in sequence (`;`, `&&`, redirections).
+  static bool SimpleCommands(TSNode node, std::vector<TSNode>& commands) {
+    for (TSNode child : NamedChildren(node)) {
+      const Kind kind = KindOf(child);
+      if (kind == kCommand) {
+        commands.push_back(child);
+      } else if (kind == kList) {
+        if (!SimpleCommands(child, commands)) return false;
+      } else if (kind == kRedirectedStatement) {
+        TSNode body = ChildByField(child, "body");
+        if (ts_node_is_null(body) || KindOf(body) != kCommand) return false;
+        commands.push_back(body);
+      } else if (kind != kComment) {
+        return false;
+      }
+    }
+    return !commands.empty() && commands.size() <= 8;
   }
 
   // Joins the last word of each left alternative with the first of each right one.
@@ -403,17 +510,32 @@ class Evaluator {
         fallback = child;
       }
     }
+    // The grammar misreads some valid defaults (`${V:-['a','b']}`, `${V:-$(((a + b) * 2))}`,
+    // `${V:$N+1}`): what it recovered is a fragment, so the default is read from the text, or is
+    // unknown; never the fragment.
+    std::optional<WordAlternatives> recovered;
+    if (ts_node_has_error(node)) {
+      recovered = RecoverDefault(node, op);
+      if (!recovered) return {{Literal(std::string(tree_->Text(node)), node, false)}};
+    }
+    const auto expand_default = [&]() -> WordAlternatives {
+      return recovered ? *recovered : Expand(fallback, env, true);
+    };
+    const bool has_default = recovered.has_value() || !ts_node_is_null(fallback);
+    // $0 is the script bash runs; ${BASH_SOURCE[0]} the file being read (a sourced one too).
+    if (name == "0") return {{Literal(dollar_zero_, node)}};
+    if (name == "BASH_SOURCE" && env.Find(name) == nullptr) return {{Literal(file_, node)}};
     if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || name == "@" || name == "*") {
       // Positional parameters: their default when there is one, else unknown.
-      if (!ts_node_is_null(fallback)) return Expand(fallback, env, true);
+      if (has_default) return expand_default();
       return {{Literal(std::string(tree_->Text(node)), node, false)}};
     }
     WordAlternatives out;
     for (const auto& [found_words, unset] : Lookup(env, name)) {
       const Words& words = *found_words;
       if (unset || (words.size() == 1 && words[0].text.empty() && op.starts_with(":"))) {
-        if (!ts_node_is_null(fallback)) {
-          for (Words& alternative : Expand(fallback, env, true)) out.push_back(std::move(alternative));
+        if (has_default) {
+          for (Words& alternative : expand_default()) out.push_back(std::move(alternative));
         } else {
           out.push_back({Literal(std::string(tree_->Text(node)), node, false)});
         }
@@ -448,6 +570,31 @@ class Evaluator {
     return out;
   }
 
+  // `${NAME<op>TEXT}` whose TEXT the grammar could not parse: TEXT as bash reads it when it is
+  // plain words and single quotes (`['npu','cpu']` is [npu,cpu]); nullopt when it holds
+  // expansions, other quoting, or the expansion is not of that form (the value is unknown).
+  std::optional<WordAlternatives> RecoverDefault(TSNode node, std::string_view op) const {
+    const std::string_view raw = tree_->Text(node);
+    if (op.empty() || !raw.starts_with("${") || !raw.ends_with("}")) return std::nullopt;
+    std::size_t i = 2;
+    while (i < raw.size() && (std::isalnum(static_cast<unsigned char>(raw[i])) != 0 || raw[i] == '_')) ++i;
+    if (i == 2 || raw.substr(i, op.size()) != op) return std::nullopt;
+    const std::string_view text = raw.substr(i + op.size(), raw.size() - 1 - (i + op.size()));
+    if (text.find_first_of("$`\\\"{}\n") != std::string_view::npos) return std::nullopt;
+    std::string value;
+    bool in_quotes = false;
+    for (const char c : text) {
+      if (c == '\'') {
+        in_quotes = !in_quotes;
+        continue;
+      }
+      if (!in_quotes && (c == ' ' || c == '\t')) return std::nullopt;  // would split: keep it simple
+      value += c;
+    }
+    if (in_quotes) return std::nullopt;
+    return WordAlternatives{{Literal(std::move(value), node)}};
+  }
+
   void Assign(TSNode assignment, Environment& env, bool exported) const {
     TSNode name_node = ChildByField(assignment, "name");
     TSNode value = ChildByField(assignment, "value");
@@ -456,7 +603,10 @@ class Evaluator {
     if (KindOf(name_node) == kSubscript) return;  // ARR[i]=x: not followed
     const bool append = tree_->Text(assignment).substr(name.size()).starts_with("+=");
     std::vector<Alternative> values;
-    if (ts_node_is_null(value)) {
+    if (ts_node_has_error(assignment) && (ts_node_is_null(value) || !ts_node_has_error(value))) {
+      // The grammar gave up around the value (`V=<placeholder>/x`): what it kept is not the value.
+      values.push_back({{Literal(std::string(tree_->Text(assignment)), assignment, false)}, false});
+    } else if (ts_node_is_null(value)) {
       values.push_back({{Literal("", assignment)}, false});
     } else if (KindOf(value) == kArray) {
       WordAlternatives elements = {{}};
@@ -616,7 +766,7 @@ class Evaluator {
     if (found == nullptr || found->alternatives.empty()) return;
     const Alternative& first = found->alternatives.front();
     if (first.words.empty()) return;
-    facts_.commands.push_back({ShellCommandFact::Kind::kExportedVariable, name, Clean(first.words.front())});
+    facts_.commands.push_back({ShellCommandFact::Kind::kExportedVariable, name, Clean(first.words.front()), {}});
   }
 
   void RunCommand(TSNode command, Environment& env, int depth) {
@@ -624,12 +774,18 @@ class Evaluator {
     if (ts_node_is_null(name_node)) return;
     TSNode written_name = ts_node_named_child(name_node, 0);
     std::string name;
+    Words name_rest;            // "${LAUNCH[@]}" with LAUNCH=(uv run python3): the words after the first
+    bool name_unknown = false;  // `$PYTHON train.py` with PYTHON unset
     if (KindOf(written_name) == kWord) {
       name = BaseName(tree_->Text(written_name));  // the usual case, without expanding
     } else {
-      const WordAlternatives names = Expand(written_name, env, false);
+      WordAlternatives names = Expand(written_name, env, false);
       if (names.empty() || names.front().empty()) return;
-      name = BaseName(names.front().front().text);
+      const ShellWord first = Clean(names.front().front());
+      name_unknown = !first.known && BaseName(first.text).find('$') != std::string::npos;
+      name = BaseName(first.text);
+      name_rest.assign(std::make_move_iterator(names.front().begin() + 1),
+                       std::make_move_iterator(names.front().end()));
     }
     if (auto function = functions_.find(name); function != functions_.end()) {
       // The body runs where it was defined (it may come from a sourced file).
@@ -650,10 +806,12 @@ class Evaluator {
     }
     // Only these commands' arguments matter; expanding every `echo` and `mkdir` would cost more
     // than the rest of the evaluation.
-    static const std::set<std::string, std::less<>> kReadArguments = {"source",         ".",    "bash", "sh",
-                                                                      "msprof-analyze", "opmfu"};
-    const bool python = name.starts_with("python");
-    if (!python && !kLaunchers.contains(name) && !kReadArguments.contains(name)) return;
+    static const std::set<std::string, std::less<>> kReadArguments = {"source",         ".",     "bash", "sh",
+                                                                      "msprof-analyze", "opmfu", "rm",   "cd"};
+    if (!name.starts_with("python") && !kLaunchers.contains(name) && !kReadArguments.contains(name) && name != "uv" &&
+        !name_unknown) {
+      return;
+    }
 
     // `V=x cmd`: a layer over the environment for this command only; most commands have no prefix.
     std::optional<Environment> prefixed;
@@ -673,9 +831,11 @@ class Evaluator {
     const Environment& local = prefixed ? *prefixed : env;
 
     // The argument words, on each path (capped).
-    WordAlternatives argv = {{}};
-    argv.front().reserve(arguments.size());
+    WordAlternatives argv = {std::move(name_rest)};
+    argv.front().reserve(argv.front().size() + arguments.size());
     for (TSNode argument : arguments) AppendAlternatives(argv, Expand(argument, env, false));
+    if (name == "uv" && !UnwrapUvRun(name, argv)) return;
+    const bool python = name.starts_with("python") || name_unknown;
 
     if ((name == "source" || name == ".") && !argv.front().empty()) {
       Follow(argv.front().front(), env, depth);
@@ -683,7 +843,32 @@ class Evaluator {
     }
     if ((name == "bash" || name == "sh") && !argv.front().empty() && argv.front().front().text.ends_with(".sh")) {
       Environment child(&local);
-      Follow(argv.front().front(), child, depth);
+      const std::string caller_zero = dollar_zero_;
+      Follow(argv.front().front(), child, depth, true);
+      dollar_zero_ = caller_zero;
+      return;
+    }
+    if (name == "cd") {
+      // Scripts named after it are relative to the new directory (followed in order; a `cd` in
+      // a branch counts as taken).
+      const ShellWord target = argv.front().size() == 1 ? Clean(argv.front().front()) : ShellWord{};
+      if (argv.size() == 1 && target.known && !target.text.empty() && target.text != "-") {
+        const fs::path next = fs::path(target.text).is_absolute()
+                                  ? fs::path(target.text)
+                                  : fs::path(directory_.empty() ? "." : directory_) / target.text;
+        directory_ = next.lexically_normal().string();
+      } else {
+        directory_.clear();
+      }
+      return;
+    }
+    if (name == "rm") {
+      for (const Words& words : argv) {
+        for (const ShellWord& word : words) {
+          if (!word.text.starts_with("-"))
+            facts_.commands.push_back({ShellCommandFact::Kind::kRemovedPath, name, Clean(word), {}});
+        }
+      }
       return;
     }
     if (name == "msprof-analyze" ||
@@ -693,11 +878,14 @@ class Evaluator {
         const std::string& word = words[i].text;
         for (const char* option : {"-d", "--profiling_path", "--profiling-path"}) {
           if (word == option && i + 1 < words.size()) {
-            facts_.commands.push_back({ShellCommandFact::Kind::kAnalysisDirectory, name, Clean(words[i + 1])});
+            facts_.commands.push_back({ShellCommandFact::Kind::kAnalysisDirectory, name, Clean(words[i + 1]),
+                                       KnownLastSegment(words[i + 1].text)});
           } else if (word.starts_with(std::string(option) + "=")) {
             ShellWord value = words[i];
             value.text = word.substr(std::string(option).size() + 1);
-            facts_.commands.push_back({ShellCommandFact::Kind::kAnalysisDirectory, name, Clean(value)});
+            std::string last = KnownLastSegment(value.text);
+            facts_.commands.push_back(
+                {ShellCommandFact::Kind::kAnalysisDirectory, name, Clean(std::move(value)), std::move(last)});
           }
         }
       }
@@ -711,6 +899,7 @@ class Evaluator {
       launch.launcher = file_;
       launch.command = Where(command);
       launch.tool = name;
+      launch.directory = directory_;
       bool found = false;
       for (std::size_t i = 0; i < words.size(); ++i) {
         const std::string& word = words[i].text;
@@ -751,28 +940,62 @@ class Evaluator {
     }
   }
 
-  void Follow(const ShellWord& raw_target, Environment& env, int depth) {
+  // `uv run [options] python3 x.py ...` runs python3 (or torchrun, ...); `uv run x.py` runs the
+  // script with uv's python. Leaves the program in `name` and its arguments in `argv`; false
+  // when this is no `uv run` of a Python program.
+  static bool UnwrapUvRun(std::string& name, WordAlternatives& argv) {
+    if (argv.front().empty() || argv.front().front().text != "run") return false;
+    std::string program = "python";
+    for (Words& words : argv) {
+      std::size_t used = 1;  // "run"
+      for (std::size_t j = 1; j < words.size(); ++j) {
+        const std::string base = BaseName(words[j].text);
+        if (base.starts_with("python") || kLaunchers.contains(base)) {
+          program = base;
+          used = j + 1;
+          break;
+        }
+        if (words[j].text.ends_with(".py")) break;
+      }
+      words.erase(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(used));
+    }
+    name = program;
+    return true;
+  }
+
+  void Follow(const ShellWord& raw_target, Environment& env, int depth, bool new_script = false) {
     const ShellWord target = Clean(raw_target);
     if (!target.known || depth >= kMaxDepth) return;
     fs::path path = target.text;
-    if (path.is_relative()) path = (fs::path(file_).parent_path() / path).lexically_normal();
     std::error_code ec;
+    if (path.is_relative()) {
+      // As bash does: relative to the current directory (lint runs from the project root, as
+      // the launcher does); then next to the launcher, for launchers run from their directory.
+      const fs::path beside = (fs::path(file_).parent_path() / path).lexically_normal();
+      path = fs::is_regular_file(path, ec) ? path.lexically_normal() : beside;
+    }
     const fs::path canonical = fs::weakly_canonical(path, ec);
     if (!visiting_.insert(canonical.string()).second) return;  // a `source` loop
     auto source = ReadTextFile(path);
     if (!source.ok()) {
+      const std::string why = fs::path(target.text).is_relative() && !fs::exists(path, ec)
+                                  ? "neither in the current directory nor next to " + file_
+                                  : source.error().message;
       facts_.problems.push_back(Error::Input(file_ + ":" + std::to_string(target.where.range().start.line) +
-                                             ": cannot follow `" + target.text + "`: " + source.error().message));
+                                             ": cannot follow `" + target.text + "`: " + why));
       visiting_.erase(canonical.string());
       return;
     }
-    auto tree = ParseSource(Grammar::kBash, std::move(*source));
+    auto tree = ParseLauncher(std::move(*source));
+    if (new_script) dollar_zero_ = path.string();
     if (tree.ok()) RunFile(path.string(), std::make_shared<const SyntaxTree>(std::move(*tree)), env, depth + 1);
     visiting_.erase(canonical.string());
   }
 
   LauncherFacts& facts_;
   std::string file_;
+  std::string dollar_zero_ = facts_.path;
+  std::string directory_;  // after the launcher's `cd`s; "" where opmfu runs
   const SyntaxTree* tree_ = nullptr;
   std::shared_ptr<const TextSource> source_;
   std::vector<std::shared_ptr<const SyntaxTree>> trees_;
@@ -803,7 +1026,7 @@ bool IsShellScript(const std::string& path, std::string_view source) {
 }
 
 Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source) {
-  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kBash, std::move(source)));
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseLauncher(std::move(source)));
   LauncherFacts facts;
   facts.path = path;
   facts.tree = std::make_shared<const SyntaxTree>(std::move(tree));

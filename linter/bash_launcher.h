@@ -28,11 +28,14 @@ struct ShellWord {
 
 /// A command that runs a Python script, on one path through the launcher.
 struct Launch {
-  std::string launcher;              ///< the file the command is in
-  TextLocation command;              ///< the launch command
-  ShellWord script;                  ///< "train.py", as written (relative to the launcher's directory)
-  std::string module;                ///< for `python -m pkg.mod`: "pkg.mod" (script is pkg/mod.py)
-  std::string tool;                  ///< "torchrun", "python", ...
+  std::string launcher;  ///< the file the command is in
+  TextLocation command;  ///< the launch command
+  ShellWord script;      ///< "train.py", as written (relative to the launcher's directory)
+  std::string module;    ///< for `python -m pkg.mod`: "pkg.mod" (script is pkg/mod.py)
+  std::string tool;      ///< "torchrun", "python", ...
+  /// Where the command runs after the launcher's `cd`s, relative to where opmfu runs ("" when
+  /// the launcher did not change directory, or changed it to a place only known at run time).
+  std::string directory;
   std::vector<ShellWord> arguments;  ///< what the script receives in sys.argv[1:]
   /// Exported variables (and `V=x` prefixes) at that point; the paths of one command share them.
   std::shared_ptr<const std::map<std::string, ShellWord, std::less<>>> environment;
@@ -43,10 +46,14 @@ struct Launch {
 
 /// Something a launcher does that the launcher rules judge.
 struct ShellCommandFact {
-  enum class Kind { kExportedVariable, kAnalysisDirectory };
+  /// kRemovedPath: an argument of `rm` (the launcher empties it, so nothing is reused there).
+  enum class Kind { kExportedVariable, kAnalysisDirectory, kRemovedPath };
   Kind kind;
   std::string name;  ///< the variable, or "msprof-analyze" / "opmfu analyze"
   ShellWord value;
+  /// For a directory: its last path segment when that is written out, even if an earlier part
+  /// is known only at run time (`$(ls -td $D/*_ascend_pt | head -n 1)/ASCEND_PROFILER_OUTPUT`).
+  std::string last_segment;
 };
 
 struct LauncherFacts {

@@ -36,6 +36,9 @@ struct LauncherLint {
   linter::LauncherFacts facts;
   std::vector<std::optional<std::string>> scripts;  ///< parallel to facts.launches
   std::vector<const linter::KnownLauncher*> known;  ///< parallel to facts.launches; nullptr: not known
+  /// Parallel to facts.launches when filled: false for a launched script that is found and never
+  /// mentions torch, so cannot write profiling output (it only reads it).
+  std::vector<bool> writes_traces;
 };
 
 struct LauncherCheckContext {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <filesystem>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <set>
 #include <span>
@@ -13,6 +14,7 @@
 #include "common/file_io.h"
 #include "common/text.h"
 #include "linter/bash_launcher.h"
+#include "linter/bash_syntax_check.h"
 #include "linter/python_project.h"
 #include "linter/suppressions.h"
 #include "rules/known_launcher_set.h"
@@ -381,17 +383,33 @@ FileOutcome LintDynamicConfig(const std::string& path, const LintOptions& option
 }
 
 // Where a launched script is: next to the launcher, else relative to the current directory.
+std::optional<std::string> FindScriptAt(const linter::Launch& launch, const fs::path& script);
+
 std::optional<std::string> FindScript(const linter::Launch& launch) {
   if (!launch.script.known) return std::nullopt;
-  const fs::path script = launch.script.text;
+  if (auto found = FindScriptAt(launch, launch.script.text)) return found;
+  // `python -m pkg` runs pkg/__main__.py when pkg is a package.
+  if (!launch.module.empty())
+    return FindScriptAt(launch, fs::path(launch.script.text).replace_extension() / "__main__.py");
+  return std::nullopt;
+}
+
+std::optional<std::string> FindScriptAt(const linter::Launch& launch, const fs::path& script) {
   std::error_code ec;
   if (script.is_absolute()) {
     if (fs::is_regular_file(script, ec)) return script.string();
     return std::nullopt;
   }
+  // As bash does: relative to the current directory first (lint runs from the project root, as
+  // the launcher does; after a `cd` in the launcher, that directory), then next to the launcher
+  // (for a launcher run from its own directory).
+  if (!launch.directory.empty()) {
+    const fs::path there = (fs::path(launch.directory) / script).lexically_normal();
+    if (fs::is_regular_file(there, ec)) return there.string();
+  }
+  if (fs::is_regular_file(script, ec)) return script.lexically_normal().string();
   const fs::path beside = (fs::path(launch.launcher).parent_path() / script).lexically_normal();
   if (fs::is_regular_file(beside, ec)) return beside.string();
-  if (fs::is_regular_file(script, ec)) return script.lexically_normal().string();
   return std::nullopt;
 }
 
@@ -470,13 +488,58 @@ void KeepWhatLaterStagesUse(LauncherLint& lint) {
   lint.facts.launches = std::move(launches);
   lint.scripts = std::move(scripts);
   lint.known = std::move(known);
+  lint.writes_traces = {};
   lint.facts.commands = {};
+}
+
+// OPM001 for a launcher tree-sitter-bash could not parse, only when bash agrees: the grammar
+// rejects some valid bash, and a false syntax error is worse than a missed one. bash's own line
+// and words are the finding. Without a bash to ask, a warning says the file could not be read
+// whole (never a definite error).
+std::optional<Diagnostic> ConfirmSyntaxError(const std::string& path, const SyntaxTree& tree,
+                                             const std::optional<std::string>& bash, Severity severity) {
+  const TSNode error = *tree.FirstError();
+  const linter::BashVerdict verdict =
+      bash ? linter::CheckWithBash(*bash, path)
+           : linter::BashVerdict{linter::BashVerdict::Kind::kUnavailable, 0, "no bash found on PATH or at /bin/bash"};
+  if (verdict.kind == linter::BashVerdict::Kind::kAccepted) return std::nullopt;
+  if (verdict.kind == linter::BashVerdict::Kind::kUnavailable) {
+    Diagnostic d =
+        MetaDiagnostic(*FindRule("OPM001"), std::min(severity, Severity::kWarning), path, tree.RangeOf(error),
+                       "possible syntax error: tree-sitter-bash could not parse this, and bash could not confirm it (" +
+                           verdict.message + "); launches after this point may be missed",
+                       std::string(tree.LineOf(ts_node_start_byte(error))));
+    d.help = "check the file with `bash -n`";
+    return d;
+  }
+  SourceRange range = tree.RangeOf(error);
+  std::string snippet(tree.LineOf(ts_node_start_byte(error)));
+  const std::string_view text = tree.source();
+  if (verdict.line > 0) {
+    // bash's line; tree-sitter's first error can be far from it.
+    std::size_t start = 0;
+    for (int line = 1; line < verdict.line && start != std::string_view::npos; ++line) {
+      start = text.find('\n', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start != std::string_view::npos && start <= text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      range = {PositionInText(text, start), PositionInText(text, end)};
+      snippet = std::string(text.substr(start, end - start));
+    }
+  }
+  Diagnostic d =
+      MetaDiagnostic(*FindRule("OPM001"), severity, path, range,
+                     "bash: " + verdict.message + "; launches after this point may be missed", std::move(snippet));
+  d.help = "fix the syntax error first (`bash -n` shows it); opmfu reads what parsed but cannot vouch for the rest";
+  return d;
 }
 
 // Reads, evaluates and checks one launcher; its tree is dropped before returning (a thousand
 // launchers' trees held at once cost more than everything else).
 Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective effective, bool keep_source,
-                                        const std::vector<const linter::KnownLauncher*>& known_launchers) {
+                                        const std::vector<const linter::KnownLauncher*>& known_launchers,
+                                        const std::optional<std::string>& bash) {
   OPMFU_ASSIGN_OR_RETURN(std::string source, ReadTextFile(path));
   if (!IsValidUtf8(source)) return Error::Input(path + ": not valid UTF-8");
   OPMFU_ASSIGN_OR_RETURN(linter::LauncherFacts facts, linter::ReadLauncher(path, std::move(source)));
@@ -484,6 +547,7 @@ Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective
   state.effective = std::move(effective);
   state.lint.facts = std::move(facts);
   std::map<std::string, std::optional<std::string>> found_scripts;  // the paths of one command often agree
+  std::map<std::string, bool> writes_traces_by_script;
   for (const linter::Launch& launch : state.lint.facts.launches) {
     auto [cached, added] = found_scripts.try_emplace(launch.launcher + "\n" + launch.script.text);
     if (added) cached->second = FindScript(launch);
@@ -494,6 +558,19 @@ Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective
       return read.ok() ? std::optional(std::move(*read)) : std::nullopt;
     };
     state.lint.known.push_back(linter::MatchKnownLauncher(known_launchers, launch, read_script));
+    // Only launches given a profiling option need to know whether the script writes traces.
+    bool writes_traces = true;
+    if (script && std::any_of(launch.arguments.begin(), launch.arguments.end(), [](const linter::ShellWord& word) {
+          return word.text.starts_with("--") && AsciiLower(word.text).find("prof") != std::string::npos;
+        })) {
+      auto [cached_text, fresh] = writes_traces_by_script.try_emplace(*script, true);
+      if (fresh) {
+        const std::optional<std::string> text = read_script();
+        cached_text->second = !text || text->find("torch") != std::string::npos;
+      }
+      writes_traces = cached_text->second;
+    }
+    state.lint.writes_traces.push_back(writes_traces);
     state.lint.scripts.push_back(std::move(script));
   }
   state.diagnostics = CheckLauncher(state.lint, *state.effective);
@@ -504,11 +581,8 @@ Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective
   if (keep_source) state.source = tree.source();
   if (tree.has_error()) {
     if (auto severity = Enabled(*state.effective, "OPM001")) {
-      const TSNode error = *tree.FirstError();
-      state.diagnostics.push_back(
-          MetaDiagnostic(*FindRule("OPM001"), *severity, path, tree.RangeOf(error),
-                         "syntax error: the launcher did not parse cleanly, so launches after this point may be missed",
-                         std::string(tree.LineOf(ts_node_start_byte(error)))));
+      if (auto finding = ConfirmSyntaxError(path, tree, bash, *severity))
+        state.diagnostics.push_back(std::move(*finding));
     }
   }
   state.lint.facts.comments.clear();
@@ -670,10 +744,13 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     launcher_known.push_back(std::move(known));
     launcher_effective.push_back(effective_rules.For(config, path));
   }
+  const std::optional<std::string> bash =
+      options.bash ? (options.bash->empty() ? std::nullopt : options.bash) : linter::FindBash();
   std::vector<std::optional<LauncherState>> launcher_states(launcher_paths.size());
   std::vector<std::optional<Error>> launcher_errors(launcher_paths.size());
   ForEachInParallel(launcher_paths.size(), options.jobs, [&](std::size_t i) {
-    auto state = ReadLauncherState(launcher_paths[i], launcher_effective[i], options.keep_sources, launcher_known[i]);
+    auto state =
+        ReadLauncherState(launcher_paths[i], launcher_effective[i], options.keep_sources, launcher_known[i], bash);
     if (state.ok()) {
       launcher_states[i] = std::move(*state);
     } else {
@@ -754,9 +831,24 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     }
     if (outcome.linted) report.files.push_back(std::move(*outcome.linted));
   }
+  // A finding in a file one launcher sources or runs (`bash other.sh`) is found again when that
+  // file is linted itself: name the file as the walk did, and report it once.
+  std::map<std::string, std::string> launcher_by_identity;
+  for (const LauncherState& launcher : launchers) {
+    launcher_by_identity.emplace(Identity(launcher.lint.facts.path), launcher.lint.facts.path);
+  }
+  std::set<std::tuple<std::string, int, int, std::string, std::string>> launcher_findings;
   for (LauncherState& launcher : launchers) {
     const linter::LauncherFacts& facts = launcher.lint.facts;
     Suppress(launcher.suppressions, facts.path, *launcher.effective, launcher.diagnostics);
+    std::erase_if(launcher.diagnostics, [&](Diagnostic& d) {
+      if (d.file != facts.path) {
+        if (auto same = launcher_by_identity.find(Identity(d.file)); same != launcher_by_identity.end()) {
+          d.file = same->second;
+        }
+      }
+      return !launcher_findings.emplace(d.file, d.range.start.line, d.range.start.column, d.rule_id, d.message).second;
+    });
     LintedFile file;
     file.path = facts.path;
     file.parsed_cleanly = launcher.parsed_cleanly;

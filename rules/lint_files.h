@@ -22,6 +22,9 @@ struct LintOptions {
   /// Where Python imports are followed (modules outside it are not read). Default: the nearest
   /// directory with a .git above the launcher or script, else its directory.
   std::optional<std::string> root;
+  /// The bash that confirms a launcher's syntax error (`bash -n`) before OPM001 is an error.
+  /// Default: `bash` on PATH, else /bin/bash; "" means none (OPM001 is then only a warning).
+  std::optional<std::string> bash;
 };
 
 struct LintedFile {

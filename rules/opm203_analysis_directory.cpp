@@ -4,9 +4,10 @@ namespace opmfu::rules {
 
 void CheckAnalysisDirectory(LauncherCheckContext& context) {
   for (const linter::ShellCommandFact& fact : context.launcher.facts.commands) {
-    if (fact.kind != linter::ShellCommandFact::Kind::kAnalysisDirectory || !fact.value.known) continue;
-    std::string path = fact.value.text;
-    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    if (fact.kind != linter::ShellCommandFact::Kind::kAnalysisDirectory) continue;
+    // Only the last segment decides, so a glob (`$D/*_ascend_pt`) or a run-time prefix
+    // (`$(ls -td ... | head -n 1)/ASCEND_PROFILER_OUTPUT`) is judged as well.
+    const std::string& path = fact.last_segment;
     const bool run_directory = path.ends_with("_ascend_pt");
     const bool output_directory = path.ends_with("ASCEND_PROFILER_OUTPUT");
     if (!run_directory && !output_directory) continue;

@@ -1,3 +1,6 @@
+#include <set>
+#include <string>
+
 #include "rules/lint_checks.h"
 
 namespace opmfu::rules {
@@ -8,11 +11,27 @@ void CheckMissingScript(LauncherCheckContext& context) {
     if (context.launcher.scripts[i]) continue;
     // A known launcher's script lives in its package; its options were checked from the description.
     if (i < context.launcher.known.size() && context.launcher.known[i] != nullptr) continue;
+    // `python -m pytest` and the like run a tool, not a training script of the project.
+    static const std::set<std::string, std::less<>> kToolModules = {
+        "pytest",   "pip",    "unittest",    "venv",      "ensurepip", "coverage", "pdb",
+        "cProfile", "timeit", "http.server", "json.tool", "build",     "twine",    "pre_commit",
+        "ruff",     "black",  "isort",       "flake8",    "mypy",      "pylint"};
+    if (kToolModules.contains(launches[i].module)) continue;
+    // Another path of the same command runs a script that was found (`D=${SLURM_SUBMIT_DIR}` on
+    // one branch, the launcher's own directory on the other): that one is linted.
+    bool found_on_another_path = false;
+    for (std::size_t j = 0; j < launches.size() && j < context.launcher.scripts.size(); ++j) {
+      found_on_another_path =
+          found_on_another_path ||
+          (j != i && context.launcher.scripts[j] && launches[j].command.start_byte == launches[i].command.start_byte &&
+           launches[j].command.source == launches[i].command.source);
+    }
+    if (found_on_another_path && !launches[i].script.known) continue;
     const linter::ShellWord& script = launches[i].script;
     context.ReportAt(script.where,
                      script.known
                          ? "`" + script.text + "` (run by " + launches[i].tool +
-                               ") cannot be found next to the launcher or in the current directory, so "
+                               ") cannot be found in the current directory or next to the launcher, so "
                                "it was not linted; findings may be incomplete"
                          : "the script run by " + launches[i].tool + " is only known at run time, so it was not linted",
                      "lint the script together with the launcher: opmfu lint train.sh path/to/train.py");

@@ -11,6 +11,7 @@
 
 #include "common/file_io.h"
 #include "common/text.h"
+#include "linter/bash_syntax_check.h"
 #include "rules/lint_files.h"
 #include "tests/test_support.h"
 
@@ -403,6 +404,131 @@ TEST_F(LintRealCode, AnExportedTreeWithoutGitTakesTheWorkingDirectoryAsItsRoot) 
   for (const LintedFile& file : report.files) {
     script_linted = script_linted || fs::path(file.path).filename() == "train.py";
     for (const Diagnostic& d : file.diagnostics) EXPECT_NE(d.rule_id, "OPM201") << d.message;
+  }
+  EXPECT_TRUE(script_linted);
+}
+
+std::set<std::string> Opm001Files(const LintReport& report) {
+  std::set<std::string> files;
+  for (const LintedFile& file : report.files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      if (d.rule_id == "OPM001") files.insert(fs::weakly_canonical(d.file).string());
+    }
+  }
+  return files;
+}
+
+// tree-sitter-bash is not the judge of valid bash: every launcher fixture gets OPM001 exactly
+// when `bash -n` rejects it.
+TEST(LintLaunchers, Opm001OnALauncherExactlyWhenBashRejectsIt) {
+  const std::optional<std::string> bash = linter::FindBash();
+  if (!bash) GTEST_SKIP() << "no bash on this machine";
+  int rejected = 0;
+  int launchers = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(testing::SourceDir() / "tests" / "fixtures")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".sh") continue;
+    ++launchers;
+    const linter::BashVerdict verdict = linter::CheckWithBash(*bash, entry.path().string());
+    ASSERT_NE(verdict.kind, linter::BashVerdict::Kind::kUnavailable) << entry.path() << ": " << verdict.message;
+    const bool bash_rejects = verdict.kind == linter::BashVerdict::Kind::kRejected;
+    rejected += bash_rejects ? 1 : 0;
+    LintOptions options;
+    options.use_config = false;
+    auto report = LintPaths({entry.path().string()}, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    const bool reported = Opm001Files(*report).contains(fs::weakly_canonical(entry.path()).string());
+    EXPECT_EQ(reported, bash_rejects) << entry.path() << (bash_rejects ? ": bash says " + verdict.message : "");
+  }
+  EXPECT_GT(launchers, 40);
+  EXPECT_GE(rejected, 1);  // the fixtures include invalid bash, so the test can fail both ways
+}
+
+TEST(LintLaunchers, WithoutBashToConfirmAParseErrorIsOnlyAWarning) {
+  testing::TempDir dir;
+  const fs::path launcher = dir.Write("run.sh", "X=${X:-$(((1 + 2) * 2))}\ntorchrun train.py --x \"$X\"\n");
+  LintOptions options;
+  options.use_config = false;
+  options.bash = "";  // none
+  auto report = LintPaths({launcher.string()}, options);
+  ASSERT_TRUE(report.ok());
+  int found = 0;
+  for (const LintedFile& file : report->files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      if (d.rule_id != "OPM001") continue;
+      ++found;
+      EXPECT_EQ(d.severity, Severity::kWarning);
+      EXPECT_NE(d.message.find("could not confirm"), std::string::npos) << d.message;
+    }
+  }
+  EXPECT_EQ(found, 1);
+  // With bash, the same file is valid: no finding.
+  options.bash.reset();
+  if (!linter::FindBash()) GTEST_SKIP() << "no bash on this machine";
+  report = LintPaths({launcher.string()}, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(Opm001Files(*report).empty());
+}
+
+TEST(LintLaunchers, BashIsAskedNothingButToParse) {
+  const std::optional<std::string> bash = linter::FindBash();
+  if (!bash) GTEST_SKIP() << "no bash on this machine";
+  testing::TempDir dir;
+  const fs::path marker = dir.path() / "ran";
+  const fs::path launcher = dir.Write("run.sh", "touch '" + marker.string() + "'\n");
+  EXPECT_EQ(linter::CheckWithBash(*bash, launcher.string()).kind, linter::BashVerdict::Kind::kAccepted);
+  EXPECT_FALSE(fs::exists(marker));
+  const fs::path broken = dir.Write("broken.sh", "echo ok\nif then\n");
+  const linter::BashVerdict verdict = linter::CheckWithBash(*bash, broken.string());
+  EXPECT_EQ(verdict.kind, linter::BashVerdict::Kind::kRejected);
+  EXPECT_EQ(verdict.line, 2);
+  EXPECT_NE(verdict.message.find("syntax error"), std::string::npos) << verdict.message;
+  EXPECT_EQ(linter::CheckWithBash((dir.path() / "no-such-bash").string(), broken.string()).kind,
+            linter::BashVerdict::Kind::kUnavailable);
+}
+
+// Restores the working directory when the test ends.
+class WorkingDirectory {
+ public:
+  explicit WorkingDirectory(const fs::path& to) : previous_(fs::current_path()) { fs::current_path(to); }
+  WorkingDirectory(const WorkingDirectory&) = delete;
+  WorkingDirectory& operator=(const WorkingDirectory&) = delete;
+  ~WorkingDirectory() {
+    std::error_code ec;
+    fs::current_path(previous_, ec);
+  }
+
+ private:
+  fs::path previous_;
+};
+
+TEST(LintLaunchers, SourcedFilesAndScriptsAreFoundFromTheCurrentDirectoryFirst) {
+  testing::TempDir dir;
+  // Run from the project root, as the launcher is: `source scripts/env.sh` is the root's file,
+  // and the launcher's own directory holds a decoy of the same relative name.
+  dir.Write("scripts/env.sh", "LEVEL=level1\n");
+  dir.Write("scripts/scripts/env.sh", "LEVEL=level0\n");
+  dir.Write("scripts/run.sh", "source scripts/env.sh\ntorchrun train.py --prof-level $LEVEL --with-flops\n");
+  dir.Write("train.py",
+            "import argparse\nimport torch_npu\nparser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--prof-level', default='level0')\nparser.add_argument('--with-flops', "
+            "action='store_true')\nargs = parser.parse_args()\n"
+            "LEVELS = {'level0': torch_npu.profiler.ProfilerLevel.Level0, 'level1': "
+            "torch_npu.profiler.ProfilerLevel.Level1}\n"
+            "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level=LEVELS[args.prof_level])\n"
+            "p = torch_npu.profiler.profile(with_flops=args.with_flops, experimental_config=cfg)\n");
+  WorkingDirectory in_root(dir.path());
+  LintOptions options;
+  options.use_config = false;
+  auto report = LintPaths({"scripts/run.sh"}, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report->warnings.empty()) << report->warnings.front();
+  bool script_linted = false;
+  for (const LintedFile& file : report->files) {
+    script_linted = script_linted || fs::path(file.path).filename() == "train.py";
+    for (const Diagnostic& d : file.diagnostics) {
+      EXPECT_NE(d.rule_id, "OPM104") << d.message;  // level1 from the root's env.sh, not the decoy's level0
+      EXPECT_NE(d.rule_id, "OPM205") << d.message;
+    }
   }
   EXPECT_TRUE(script_linted);
 }
