@@ -386,7 +386,21 @@ class Evaluator {
     }
     if (kind == kSimpleExpansion || kind == kExpansion) return ExpandVariable(node, env, quoted);
     if (kind == kCommandSubstitution) {
-      if (auto directory = DirectoryOfSubstitution(node, env)) return {{Literal(std::move(*directory), node)}};
+      // One result per alternative of the variables it reads (`cd "$DIR/.."` where DIR differs
+      // between branches); a branch it cannot follow is unknown.
+      std::size_t alternatives = 1;
+      WordAlternatives out;
+      bool any = false;
+      for (std::size_t pick = 0; pick < alternatives && pick < kMaxAlternatives; ++pick) {
+        std::optional<std::string> directory = DirectoryOfSubstitution(node, env, pick, alternatives);
+        any = any || directory.has_value();
+        Words words = {directory ? Literal(std::move(*directory), node)
+                                 : Literal(std::string(tree_->Text(node)), node, false)};
+        if (std::none_of(out.begin(), out.end(), [&](const Words& seen) { return SameWords(seen, words); })) {
+          out.push_back(std::move(words));
+        }
+      }
+      if (any) return out;
     }
     // $(...), $((...)), <(...), and anything else: only known at run time.
     return {{Literal(std::string(tree_->Text(node)), node, false)}};
@@ -397,7 +411,9 @@ class Evaluator {
   // pwd, dirname, realpath and readlink -f on known paths. The result is relative to the
   // directory opmfu runs in, as $0 is (pwd would print it absolute: the same place). nullopt for
   // anything else (the value is then only known at run time).
-  std::optional<std::string> DirectoryOfSubstitution(TSNode node, const Environment& env) const {
+  // `pick` chooses among an operand's alternatives; `alternatives` grows to the most any has.
+  std::optional<std::string> DirectoryOfSubstitution(TSNode node, const Environment& env, std::size_t pick,
+                                                     std::size_t& alternatives) const {
     std::vector<TSNode> commands;
     if (!SimpleCommands(node, commands)) return std::nullopt;
     fs::path directory = ".";
@@ -414,8 +430,10 @@ class Evaluator {
         }
         if (kind == kFileRedirect || kind == kComment) continue;
         const WordAlternatives words = Expand(child, env, true);
-        if (words.size() != 1 || words.front().size() != 1) return std::nullopt;
-        const ShellWord word = Clean(words.front().front());
+        alternatives = std::max(alternatives, words.size());
+        const Words& chosen = words[std::min(pick, words.size() - 1)];
+        if (chosen.size() != 1) return std::nullopt;
+        const ShellWord word = Clean(chosen.front());
         if (!word.known) return std::nullopt;
         if (word.text.starts_with("-") && word.text.size() > 1) {
           follow_links = follow_links || word.text == "-f" || word.text == "-e" || word.text == "-m";
