@@ -559,6 +559,11 @@ class Evaluator {
         }
         continue;
       }
+      if (words.empty()) {
+        // `a=()`: "$a" and "${a[0]}" are empty (no element to take or join).
+        out.push_back({Literal("", node, true)});
+        continue;
+      }
       if (words.size() > 1 && !all_elements && !quoted) {
         out.push_back({words.front()});  // $ARRAY is its first element
         continue;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,13 @@ constexpr int kMaxDepth = 24;
 // A list whose items each have several values has many combinations; beyond this, only the
 // first combination is kept.
 constexpr std::size_t kMaxCombinations = 16;
+// Steps one question (a Resolve, FindArgument or CalleeName from outside) may take, across every
+// module it reaches: real code can branch at each step (a recursive wrapper whose parameters come
+// from many calls), and a lint must end in about parse time; beyond this the value is unknown.
+constexpr std::size_t kMaxSteps = 20000;
+// Values one expression keeps (distinct ones first); see ResolveIn.
+constexpr std::size_t kMaxValues = 64;
+thread_local std::size_t steps_taken = 0;
 
 bool IsScopeNode(std::string_view type) { return type == "function_definition" || type == "class_definition"; }
 
@@ -220,15 +228,18 @@ Result<PythonModule> PythonModule::Parse(std::string path, std::string source) {
   OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kPython, std::move(source)));
   PythonModule module(std::move(path), std::move(tree));
   module.Index();
-  const std::string_view text = module.tree_.source();
-  module.imports_transfer_to_npu_ =
-      text.find("transfer_to_npu") != std::string_view::npos && ImportsModule(ScanImports(text), kTransferToNpu);
   return module;
 }
 
 bool PythonModule::TransfersToNpu() const {
   if (!transfers_to_npu_) {
-    transfers_to_npu_ = imports_transfer_to_npu_ || (modules_ != nullptr && modules_->AnyImports(kTransferToNpu));
+    transfers_to_npu_ = imports_transfer_to_npu_;
+    if (!*transfers_to_npu_ && modules_ != nullptr && modules_->AnyImports(kTransferToNpu)) {
+      // Parsed only when the text imports it: which of them import it where it runs on import.
+      for (const PythonModule* other : modules_->Containing("transfer_to_npu", this)) {
+        if (other->imports_transfer_to_npu_) transfers_to_npu_ = true;
+      }
+    }
   }
   return *transfers_to_npu_;
 }
@@ -362,6 +373,16 @@ void PythonModule::Index() {
       const TSSymbol type = ts_node_symbol(node);
       if (type == symbol.import_statement || type == symbol.import_from_statement) {
         CollectImportStatement(tree_, node, imports_);
+        // transfer_to_npu patches torch when the import runs: at the top of a module (or in its
+        // try/if blocks) it runs on import; inside a function only if that function is called.
+        const std::string_view text = tree_.Text(node);
+        if (text.find("transfer_to_npu") != std::string_view::npos &&
+            ImportsModule(ScanImports(text), kTransferToNpu)) {
+          const bool in_function = std::any_of(scopes.begin(), scopes.end(), [&](const OpenScope& open) {
+            return open.id != 0 && IsType(scopes_.at(open.id).definition, "function_definition");
+          });
+          imports_transfer_to_npu_ = imports_transfer_to_npu_ || !in_function;
+        }
         return false;
       }
       if (IsType(node, "global_statement")) {
@@ -705,8 +726,28 @@ std::vector<const PythonModule::Binding*> PythonModule::Reaching(std::uint32_t s
 Values PythonModule::Resolve(TSNode expression) const { return ResolveIn(expression, 0); }
 
 Values PythonModule::ResolveIn(TSNode node, int depth) const {
+  Values values = ResolveOnce(node, depth);
+  if (values.size() <= kMaxValues) return values;
+  // Many paths with few distinct values (a wrapper passing one argument on several ways): keep
+  // one of each. Past the bound, the rest is unknown, so no rule calls the kept values "every path".
+  Values distinct;
+  std::set<std::string, std::less<>> seen;
+  for (Value& value : values) {
+    std::string key = std::to_string(static_cast<int>(value.kind)) + value.Describe() + "\n" + value.unknown_reason;
+    if (seen.insert(std::move(key)).second) distinct.push_back(std::move(value));
+  }
+  if (distinct.size() > kMaxValues) {
+    distinct.resize(kMaxValues - 1);
+    distinct.push_back(Unknown(node, "the value can be reached along too many paths to follow"));
+  }
+  return distinct;
+}
+
+Values PythonModule::ResolveOnce(TSNode node, int depth) const {
   if (ts_node_is_null(node)) return {Unknown(node, "no expression")};
+  if (depth == 0) steps_taken = 0;
   if (depth > kMaxDepth) return {Unknown(node, "the value is defined through too many steps")};
+  if (++steps_taken > kMaxSteps) return {Unknown(node, "the value can be reached along too many paths to follow")};
   const std::string_view type = ts_node_type(node);
   Value value;
   value.node = node;
@@ -1151,6 +1192,10 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
                                  : function_name;
   auto named = calls_by_name_.find(called);
   for (TSNode call : named == calls_by_name_.end() ? std::vector<TSNode>() : named->second) {
+    // `obj.profile(...)` calls some other object's method, not this file's function `profile`;
+    // a method is called through an attribute (`self.run(...)`), a function by its name.
+    const bool by_name = IsType(ChildByField(call, "function"), "identifier");
+    if (by_name == (method && function_name != "__init__")) continue;
     any_call = true;
     auto argument = FindArgumentIn(call, name, position, depth + 1);
     if (argument) {
@@ -1969,6 +2014,7 @@ std::optional<std::string> PythonModule::CalleeName(TSNode call) const {
 
 std::optional<PythonModule::Argument> PythonModule::FindArgument(TSNode call, std::string_view keyword,
                                                                  int position) const {
+  steps_taken = 0;
   return FindArgumentIn(call, keyword, position, 0);
 }
 

@@ -192,6 +192,7 @@ class PythonModule {
   void Index();
 
   Values ResolveIn(TSNode expression, int depth) const;
+  Values ResolveOnce(TSNode expression, int depth) const;  ///< ResolveIn before bounding its values
   Values ResolveName(std::string_view name, TSNode use, int depth) const;
   Values ResolveAttribute(TSNode attribute, int depth) const;
   /// `self.member` in a method: every value assigned to it in the class's methods; nullopt when

@@ -87,6 +87,8 @@ std::optional<Reset> ExportReset(const SyntaxTree& tree, const Value& v) {
 
 std::optional<Reset> ActivitiesReset(const Value& v) {
   if (IsOpaque(v) || v.kind == ValueKind::kNone) return std::nullopt;
+  // An empty list is taken as "not given", without a warning: the default CPU and NPU set.
+  if (v.kind == ValueKind::kSequence && v.items.empty()) return std::nullopt;
   const bool valid =
       v.kind == ValueKind::kSequence && !v.items.empty() &&
       std::all_of(v.items.begin(), v.items.end(), [](const Value& item) {

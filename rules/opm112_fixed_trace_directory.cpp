@@ -10,6 +10,7 @@ void CheckFixedTraceDirectory(LintCheckContext& context) {
   if (!context.facts.module) return;  // a dynamic config: no Python call to read
   const python::PythonModule& module = context.module();
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.api == linter::ProfilerApi::kTorchProfile) continue;  // PyTorch's own profiler: OPM110's
     for (const python::Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {
       auto directory = module.FindArgument(handler->node, "dir_name", 0);
       if (!directory || directory->values.size() != 1) continue;

@@ -6,6 +6,7 @@ void CheckSchedule(LintCheckContext& context) {
   if (!context.facts.module) return;  // a dynamic config: no Python call to read
   const python::PythonModule& module = context.module();
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.api == linter::ProfilerApi::kTorchProfile) continue;  // PyTorch's own profiler: OPM110's
     for (const python::Value* schedule : CallsTo(site.schedule, "schedule")) {
       if (auto active = module.FindArgument(schedule->node, "active", 1)) {
         for (const python::Value& value : active->values) {

@@ -9,6 +9,7 @@ void CheckIncludeAndExclude(LintCheckContext& context) {
            });
   };
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    if (site.api == linter::ProfilerApi::kTorchProfile) continue;  // PyTorch's own profiler: OPM110's
     if (!non_empty_list(site.mstx_domain_include) || !non_empty_list(site.mstx_domain_exclude)) continue;
     context.Report(site.mstx_domain_exclude,
                    "both `mstx_domain_include` and `mstx_domain_exclude` are set: torch_npu ignores the exclude list",
