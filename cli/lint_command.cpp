@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/run_prediction.h"
 #include "common/diagnostic_format.h"
 #include "rules/lint_files.h"
 
@@ -20,6 +21,7 @@ struct LintFlags {
   std::vector<std::string> paths;
   std::string stdin_filename = "-";
   bool statistics = false;
+  std::string run;  ///< --run DIR
   bool fix = false;
   bool diff = false;
   unsigned jobs = 0;
@@ -72,6 +74,7 @@ int RunLint(const LintFlags& flags) {
   options.jobs = flags.jobs;
   if (!flags.root.empty()) options.root = flags.root;
   options.keep_sources = flags.fix || flags.diff;
+  options.keep_settings = !flags.run.empty();
   if (std::find(flags.paths.begin(), flags.paths.end(), "-") != flags.paths.end()) {
     options.stdin_source = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
@@ -134,7 +137,17 @@ int RunLint(const LintFlags& flags) {
     }
     std::cerr << "\n";
   }
+  bool prediction_wrong = false;
+  if (!flags.run.empty()) {
+    auto check = CheckPrediction(report->sites, flags.run);
+    if (!check.ok()) return ReportError(check.error());
+    // After the findings: on stdout with the terminal formats, else on stderr beside a JSON or
+    // SARIF document that must stay parseable.
+    (format == OutputFormat::kFull || format == OutputFormat::kConcise ? std::cout : std::cerr) << check->text;
+    prediction_wrong = check->disagrees;
+  }
   if (exit_code != kExitOk) return exit_code;
+  if (prediction_wrong) return kExitFindings;
   const Severity fail_on = fail_on_flag.value_or(report->config_fail_on.value_or(Severity::kWarning));
   const bool failed =
       std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) { return d.severity >= fail_on; });
@@ -153,6 +166,9 @@ void AddLintCommand(CLI::App& app, Action& action) {
   command->add_flag("--statistics", flags->statistics, "print the number of findings per rule instead of the findings");
   command->add_flag("--fix", flags->fix, "apply the safe fixes in place (files that did not parse are left alone)");
   command->add_flag("--diff", flags->diff, "print the safe fixes as a unified diff and change nothing");
+  command->add_option("--run", flags->run,
+                      "a profiling directory of a run of the linted code: compare the traced settings with what "
+                      "its profiler_info_<rank>.json recorded (exit 1 when no traced call agrees)");
   command->add_option("-j,--jobs", flags->jobs, "files linted at once (default: one per core)");
   command->add_flag("-v,--verbose", flags->verbose,
                     "list each file a launcher names that could not be followed (default: a count)");

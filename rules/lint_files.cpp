@@ -208,7 +208,67 @@ struct FileOutcome {
   bool skipped = false;
   bool has_profiler_call = false;
   std::vector<std::string> dynamic_configs;  ///< profiler_config.json files its dp.init calls read
+  std::vector<TracedSite> sites;             ///< with LintOptions::keep_settings
 };
+
+// One traced value as torch_npu records it in profiler_info_<rank>.json; nullopt when it cannot
+// be told. Lists are sorted and joined with ",".
+std::optional<std::string> RecordedSpelling(const std::string& setting, const python::Value& value) {
+  using python::ValueKind;
+  const auto item = [&](const python::Value& v) -> std::optional<std::string> {
+    if (v.kind == ValueKind::kEnum) return setting == "export_type" ? AsciiLower(v.text) : v.text;
+    if (v.kind == ValueKind::kString) return setting == "export_type" ? AsciiLower(v.text) : v.text;
+    return std::nullopt;
+  };
+  switch (value.kind) {
+    case ValueKind::kBool:
+      return value.boolean ? "true" : "false";
+    case ValueKind::kNone:
+      if (setting == "activities") return "CPU,NPU";  // torch_npu's default set
+      return std::nullopt;
+    case ValueKind::kEnum:
+    case ValueKind::kString:
+      return item(value);
+    case ValueKind::kSequence: {
+      if (setting == "activities" && value.items.empty()) return "CPU,NPU";  // [] is "not given"
+      std::vector<std::string> items;
+      for (const python::Value& element : value.items) {
+        auto spelled = item(element);
+        if (!spelled) return std::nullopt;
+        if (std::find(items.begin(), items.end(), *spelled) == items.end()) items.push_back(std::move(*spelled));
+      }
+      std::sort(items.begin(), items.end());
+      std::string joined;
+      for (const std::string& text : items) joined += (joined.empty() ? "" : ",") + text;
+      return joined;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+TracedSite TraceSite(const linter::ProfilerCallSite& site, const python::PythonModule& module) {
+  TracedSite traced;
+  traced.file = module.path();
+  traced.line = static_cast<int>(module.tree().RangeOf(site.call).start.line);
+  traced.callee = site.callee;
+  for (const linter::Setting* setting :
+       {&site.with_flops, &site.mstx, &site.msprof_tx, &site.profiler_level, &site.export_type, &site.activities,
+        &site.record_shapes, &site.with_modules}) {
+    TracedSetting out;
+    out.name = setting->name;
+    for (const python::Value& value : setting->values) {
+      auto spelled = RecordedSpelling(setting->name, value);
+      if (!spelled) {
+        out.unknown = true;
+      } else if (std::find(out.values.begin(), out.values.end(), *spelled) == out.values.end()) {
+        out.values.push_back(std::move(*spelled));
+      }
+    }
+    traced.settings.push_back(std::move(out));
+  }
+  return traced;
+}
 
 constexpr std::string_view kDynamicConfigName = "profiler_config.json";
 
@@ -326,6 +386,11 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
   }
   linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches, input.inherited);
   outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
+  if (options.keep_settings) {
+    for (const linter::ProfilerCallSite& site : facts.sites) {
+      if (site.api == linter::ProfilerApi::kTorchNpuProfile) outcome.sites.push_back(TraceSite(site, *facts.module));
+    }
+  }
   FindInitConfigs(facts, input.path, effective, outcome, linted.diagnostics);
   // Two calls that share one config or mapping see the same setting at the same place: one finding.
   std::set<std::tuple<std::string, int, int, std::string>> reported;
@@ -830,6 +895,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
       }
     }
     if (outcome.linted) report.files.push_back(std::move(*outcome.linted));
+    std::move(outcome.sites.begin(), outcome.sites.end(), std::back_inserter(report.sites));
   }
   // A finding in a file one launcher sources or runs (`bash other.sh`) is found again when that
   // file is linted itself: name the file as the walk did, and report it once.

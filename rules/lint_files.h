@@ -25,6 +25,25 @@ struct LintOptions {
   /// The bash that confirms a launcher's syntax error (`bash -n`) before OPM001 is an error.
   /// Default: `bash` on PATH, else /bin/bash; "" means none (OPM001 is then only a warning).
   std::optional<std::string> bash;
+  /// Fill LintReport::sites (for `lint --run`: the prediction held against a run's record).
+  bool keep_settings = false;
+};
+
+/// One MFU-relevant setting of a torch_npu profiler call as lint traced it, each possible value
+/// spelled as torch_npu records it in profiler_info_<rank>.json (`true`, `Level1`, `db`,
+/// `CPU,NPU`); `unknown` when some path's value cannot be told.
+struct TracedSetting {
+  std::string name;  ///< "with_flops", "profiler_level", "export_type", "activities", ...
+  std::vector<std::string> values;
+  bool unknown = false;
+};
+
+/// A torch_npu profiler call (or its transfer_to_npu equivalent) and its traced settings.
+struct TracedSite {
+  std::string file;
+  int line = 0;
+  std::string callee;
+  std::vector<TracedSetting> settings;
 };
 
 struct LintedFile {
@@ -40,6 +59,7 @@ struct LintReport {
   std::vector<std::string> warnings;         ///< e.g. a `source`d file a launcher names that cannot be read
   std::size_t skipped_without_profiler = 0;  ///< found in directories, never parsed: nothing to check
   std::optional<Severity> config_fail_on;    ///< from the first config that sets it
+  std::vector<TracedSite> sites;             ///< with LintOptions::keep_settings, in path order
 };
 
 /// Lints `paths` (files, directories, or "-"). Fails only for usage errors (a bad config); an

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/file_io.h"
 #include "tests/test_support.h"
 
 namespace opmfu {
@@ -165,6 +166,52 @@ TEST(LintCli, StatisticsAreJsonWithJsonAndRefusedWithSarif) {
   EXPECT_EQ(sarif.exit_code, 2);
   EXPECT_NE(sarif.err.find("--statistics"), std::string::npos) << sarif.err;
   EXPECT_FALSE(std::filesystem::exists(sarif_file));
+}
+
+}  // namespace
+}  // namespace opmfu
+
+namespace opmfu {
+namespace {
+
+// `lint --run DIR`: the traced settings against the run's profiler_info_<rank>.json.
+TEST(LintCli, RunComparesTheTracedSettingsWithWhatTheRunRecorded) {
+  testing::TempDir dir;
+  const std::string run = (dir.path() / "prof").string();
+  ASSERT_EQ(testing::RunOpmfu({"demo", run, "--ranks", "2"}).exit_code, 0);
+  const std::string launcher = (testing::SourceDir() / "examples" / "train.sh").string();
+  auto agree = testing::RunOpmfu({"lint", "--no-config", "--output-format", "concise", launcher, "--run", run});
+  EXPECT_EQ(agree.exit_code, 0) << agree.out << agree.err;
+  EXPECT_NE(agree.out.find("recorded in profiler_info_0.json (ranks 0, 1)"), std::string::npos) << agree.out;
+  EXPECT_NE(agree.out.find("with_flops     lint: true  run: true  agrees"), std::string::npos) << agree.out;
+  EXPECT_EQ(agree.out.find("DISAGREES"), std::string::npos) << agree.out;
+
+  // The run says otherwise (e.g. a dynamic-profiler override): each disagreement is named, exit 1.
+  for (const auto& entry : std::filesystem::directory_iterator(run)) {
+    if (!entry.path().filename().string().ends_with("_ascend_pt")) continue;
+    for (const auto& file : std::filesystem::directory_iterator(entry.path())) {
+      if (!file.path().filename().string().starts_with("profiler_info_")) continue;
+      std::string text = testing::ReadFile(file.path());
+      const std::size_t at = text.find("\"with_flops\": true");
+      ASSERT_NE(at, std::string::npos);
+      text.replace(at, 18, "\"with_flops\": false");
+      ASSERT_TRUE(WriteFileAtomically(file.path(), text).ok());
+    }
+  }
+  auto differ = testing::RunOpmfu({"lint", "--no-config", "--output-format", "concise", launcher, "--run", run});
+  EXPECT_EQ(differ.exit_code, 1) << differ.out << differ.err;
+  EXPECT_NE(differ.out.find("with_flops     lint: true  run: false  DISAGREES"), std::string::npos) << differ.out;
+  EXPECT_NE(differ.out.find("profiler_level lint: Level1  run: Level1  agrees"), std::string::npos) << differ.out;
+
+  // Nothing recorded: one line naming the directory and the cause, exit 2.
+  const std::string empty = dir.Write("empty/x_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", "")
+                                .parent_path()
+                                .parent_path()
+                                .parent_path()
+                                .string();
+  auto none = testing::RunOpmfu({"lint", "--no-config", launcher, "--run", empty});
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("no profiler_info_<rank>.json"), std::string::npos) << none.err;
 }
 
 }  // namespace

@@ -1,0 +1,126 @@
+#include "cli/run_prediction.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "common/text.h"
+#include "engine/discovery.h"
+#include "engine/profiler_info.h"
+
+namespace opmfu::cli {
+
+namespace {
+
+// A recorded list as lint spells traced ones: sorted, "ProfilerActivity." dropped, joined by ",".
+std::string Spelled(const std::vector<std::string>& items, bool lower) {
+  std::vector<std::string> out;
+  for (std::string item : items) {
+    if (item.starts_with("ProfilerActivity.")) item = item.substr(17);
+    if (lower) item = AsciiLower(item);
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(std::move(item));
+  }
+  std::sort(out.begin(), out.end());
+  std::string joined;
+  for (const std::string& item : out) joined += (joined.empty() ? "" : ",") + item;
+  return joined;
+}
+
+std::optional<std::string> Bool(const std::optional<bool>& value) {
+  if (!value) return std::nullopt;
+  return *value ? "true" : "false";
+}
+
+// The recorded value of a traced setting, spelled like lint's; nullopt when not recorded.
+std::optional<std::string> Recorded(const engine::RecordedConfig& config, const std::string& name) {
+  if (name == "with_flops") return Bool(config.with_flops);
+  if (name == "record_shapes") return Bool(config.record_shapes);
+  if (name == "with_modules") return Bool(config.with_modules);
+  if (name == "msprof_tx") return Bool(config.msprof_tx);
+  if (name == "mstx") return Bool(config.mstx);
+  if (name == "profiler_level") return config.profiler_level;
+  if (name == "export_type" && config.export_type) return Spelled(*config.export_type, true);
+  if (name == "activities" && config.activities) {
+    // An empty list is recorded as given; torch_npu collects its default set for it.
+    return config.activities->empty() ? std::string("CPU,NPU") : Spelled(*config.activities, false);
+  }
+  return std::nullopt;
+}
+
+struct RecordedRun {
+  engine::RecordedConfig config;
+  std::vector<std::int64_t> ranks;
+};
+
+std::string Join(const std::vector<std::string>& values, std::string_view separator) {
+  std::string out;
+  for (const std::string& value : values) out += (out.empty() ? "" : std::string(separator)) + value;
+  return out;
+}
+
+}  // namespace
+
+Result<PredictionCheck> CheckPrediction(const std::vector<rules::TracedSite>& sites, const std::string& run_directory) {
+  OPMFU_ASSIGN_OR_RETURN(engine::Discovery discovery, engine::DiscoverRanks(run_directory));
+  std::vector<engine::RankLocation> ranks = discovery.ranks;
+  ranks.insert(ranks.end(), discovery.unparsed.begin(), discovery.unparsed.end());
+  // Ranks with the same recorded settings are one run configuration.
+  std::map<std::string, RecordedRun> runs;
+  for (const engine::RankLocation& rank : ranks) {
+    auto config = engine::ReadRecordedConfig(rank.rank_directory, rank.rank_id);
+    if (!config.ok()) return config.take_error();
+    if (!*config) continue;
+    std::string key;
+    for (const auto& [name, value] : engine::RecordedSettings(**config)) key += name + "=" + value + ";";
+    auto [at, added] = runs.try_emplace(key, RecordedRun{**config, {}});
+    at->second.ranks.push_back(rank.rank_id);
+  }
+  if (runs.empty()) {
+    return Error::Input(run_directory +
+                        ": no profiler_info_<rank>.json in its *_ascend_pt directories, so there is "
+                        "no record of the run's settings to compare with");
+  }
+  PredictionCheck check;
+  std::string& out = check.text;
+  out += "Lint's prediction against the run (" + run_directory + "):\n";
+  if (sites.empty()) {
+    out += "  no torch_npu profiler call was traced, so there is nothing to compare\n";
+    return check;
+  }
+  bool any_consistent = false;
+  for (const auto& [key, run] : runs) {
+    std::vector<std::string> rank_names;
+    for (std::int64_t rank : run.ranks) rank_names.push_back(std::to_string(rank));
+    out += "  recorded in " + run.config.file.filename().string() + " (rank" + (run.ranks.size() == 1 ? " " : "s ") +
+           Join(rank_names, ", ") + ")\n";
+    for (const rules::TracedSite& site : sites) {
+      out += "  " + site.file + ":" + std::to_string(site.line) + " " + site.callee + "\n";
+      bool disagrees = false;
+      for (const rules::TracedSetting& setting : site.settings) {
+        const std::optional<std::string> recorded = Recorded(run.config, setting.name);
+        const std::string traced = setting.values.empty() ? std::string("cannot tell")
+                                   : setting.unknown      ? Join(setting.values, " | ") + " | cannot tell"
+                                                          : Join(setting.values, " | ");
+        std::string verdict;
+        if (!recorded) {
+          verdict = "not recorded";
+        } else if (std::find(setting.values.begin(), setting.values.end(), *recorded) != setting.values.end()) {
+          verdict = setting.values.size() > 1 || setting.unknown ? "agrees (one of the traced paths)" : "agrees";
+        } else if (setting.unknown) {
+          verdict = "lint could not tell";
+        } else {
+          verdict = "DISAGREES: changed at run time, a dynamic-profiler override, or a blind spot of opmfu lint";
+          disagrees = true;
+        }
+        out += "    " + setting.name + std::string(setting.name.size() < 15 ? 15 - setting.name.size() : 1, ' ') +
+               "lint: " + traced + "  run: " + recorded.value_or("-") + "  " + verdict + "\n";
+      }
+      any_consistent = any_consistent || !disagrees;
+    }
+  }
+  check.disagrees = !any_consistent;
+  return check;
+}
+
+}  // namespace opmfu::cli

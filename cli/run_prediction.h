@@ -1,0 +1,23 @@
+#pragma once
+// `opmfu lint ... --run DIR`: lint's traced settings held against what a run recorded in its
+// profiler_info_<rank>.json files. The two libraries meet only here: the lint model (rules) does
+// not know profiling directories, and the engine does not know Python.
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "rules/lint_files.h"
+
+namespace opmfu::cli {
+
+struct PredictionCheck {
+  std::string text;        ///< the comparison, for the terminal
+  bool disagrees = false;  ///< no traced call is consistent with the run
+};
+
+/// Compares every traced call with every distinct recorded configuration under `run_directory`.
+/// An Error when the directory holds no rank or no rank recorded its configuration.
+Result<PredictionCheck> CheckPrediction(const std::vector<rules::TracedSite>& sites, const std::string& run_directory);
+
+}  // namespace opmfu::cli
