@@ -926,16 +926,23 @@ class Evaluator {
       bool found = false;
       for (std::size_t i = 0; i < words.size(); ++i) {
         const std::string& word = words[i].text;
-        if (word.ends_with(".py")) {
+        // `--config=cfg/base.py` is an option's value, never the script.
+        if (word.ends_with(".py") && !word.starts_with("-")) {
           launch.script = words[i];
           launch.arguments.assign(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(i) + 1),
                                   std::make_move_iterator(words.end()));
           found = true;
           break;
         }
-        if (python && word == "-m" && i + 1 < words.size()) {
+        // `python -m pkg.mod`, and torchrun's `-m`/`--module` (its script is then a module).
+        if ((word == "-m" || (!python && word == "--module")) && i + 1 < words.size() &&
+            !words[i + 1].text.starts_with("-")) {
           const std::string module = words[i + 1].text;
-          if (module == "torch.distributed.run" || module == "torch.distributed.launch") continue;
+          // Launcher modules run the script named after them.
+          if (module == "torch.distributed.run" || module == "torch.distributed.launch" ||
+              module == "accelerate.commands.launch" || module == "deepspeed.launcher.runner") {
+            continue;
+          }
           launch.script = words[i + 1];
           launch.module = module;
           std::string path = module;
