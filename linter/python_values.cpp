@@ -44,14 +44,18 @@ bool Contains(TSNode outer, TSNode inner) {
 }
 
 // `name.append(x)`, `.extend(xs)`, `.insert(i, x)`, `.add(x)` written as a statement of its own.
-bool IsListUpdate(const SyntaxTree& tree, TSNode call) {
-  TSNode function = ChildByField(call, "function");
+bool IsListUpdate(const SyntaxTree& tree, TSNode call, TSNode function) {
+  // Runs for every call of every file: the method name first, the parent (costly) last.
   if (!IsType(function, "attribute")) return false;
-  TSNode parent = ts_node_parent(call);
-  if (ts_node_is_null(parent) || !IsType(parent, "expression_statement")) return false;
-  if (!IsType(ChildByField(function, "object"), "identifier")) return false;
   const std::string_view method = tree.Text(ChildByField(function, "attribute"));
-  return method == "append" || method == "extend" || method == "insert" || method == "add";
+  if (method != "append" && method != "extend" && method != "insert" && method != "add") return false;
+  if (!IsType(ChildByField(function, "object"), "identifier")) return false;
+  TSNode parent = ts_node_parent(call);
+  return !ts_node_is_null(parent) && IsType(parent, "expression_statement");
+}
+
+bool IsListUpdate(const SyntaxTree& tree, TSNode call) {
+  return IsListUpdate(tree, call, ChildByField(call, "function"));
 }
 
 std::string PythonRepr(std::string_view text) {
@@ -135,7 +139,7 @@ constexpr std::array kConstants = {
 
 struct PythonSymbols {
   TSSymbol function_definition, class_definition, assignment, augmented_assignment, for_statement, for_in_clause,
-      as_pattern, call, comment, import_statement, import_from_statement;
+      as_pattern, call, comment, import_statement, import_from_statement, keyword_argument;
 };
 
 const PythonSymbols& Symbols() {
@@ -154,7 +158,8 @@ const PythonSymbols& Symbols() {
                          id("call"),
                          id("comment"),
                          id("import_statement"),
-                         id("import_from_statement")};
+                         id("import_from_statement"),
+                         id("keyword_argument")};
   }();
   return symbols;
 }
@@ -272,29 +277,28 @@ bool InChoicesHelper(const SyntaxTree& tree, TSNode node) {
 
 bool PythonModule::InMainGuard(TSNode node) const { return python::InMainGuard(tree_, node); }
 
-void PythonModule::NoteArgparseFacts(TSNode call) {
-  TSNode function = ChildByField(call, "function");
-  TSNode arguments = ChildByField(call, "arguments");
-  if (ts_node_is_null(function) || ts_node_is_null(arguments)) return;
+void PythonModule::NoteArgparseFacts(TSNode call, TSNode function) {
+  // Runs for every call of every file: names first, arguments only for the rare calls that matter.
   TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
   const std::string_view name = tree_.Text(last);
-  // `parser.add_argument(...).choices`, `action.choices.append(v)`: choices changed at run time.
-  if (IsType(function, "attribute")) {
+  // `action.choices.append(v)`: choices changed at run time.
+  if (name == "append" || name == "extend" || name == "insert" || name == "add") {
     TSNode object = ChildByField(function, "object");
     if (IsType(object, "attribute") && tree_.Text(ChildByField(object, "attribute")) == "choices" &&
         !InChoicesHelper(tree_, call)) {
       mutates_choices_ = true;
     }
+    return;
   }
   const bool adds_choices = name != "add_argument" && name.find("choices") != std::string_view::npos;
-  const std::uint32_t count = ts_node_named_child_count(arguments);
+  if (!adds_choices && name != "ArgumentParser") return;
+  TSNode arguments = ChildByField(call, "arguments");
+  const std::uint32_t count = ts_node_is_null(arguments) ? 0 : ts_node_named_child_count(arguments);
   for (std::uint32_t i = 0; i < count; ++i) {
     TSNode child = ts_node_named_child(arguments, i);
     if (IsType(child, "keyword_argument")) {
-      const std::string_view key = tree_.Text(ChildByField(child, "name"));
-      // Megatron-style: the framework builds the parser and calls back for more options.
-      if (key == "extra_args_provider") options_from_framework_ = true;
-      if (key == "allow_abbrev" && name == "ArgumentParser" && IsType(ChildByField(child, "value"), "false")) {
+      if (name == "ArgumentParser" && tree_.Text(ChildByField(child, "name")) == "allow_abbrev" &&
+          IsType(ChildByField(child, "value"), "false")) {
         disallows_abbreviation_ = true;
       }
       continue;
@@ -448,7 +452,7 @@ void PythonModule::Index() {
       } else if (type == symbol.call) {
         calls_.push_back(node);
         TSNode function = ChildByField(node, "function");
-        if (IsListUpdate(tree_, node)) {
+        if (IsListUpdate(tree_, node, function)) {
           // `acts.append(x)` as a statement: a new value of `acts` from its previous one, bound
           // where it is written, so a conditional append is one more possible value.
           TSNode object = ChildByField(function, "object");
@@ -519,7 +523,10 @@ void PythonModule::Index() {
             }
           }
         }
-        NoteArgparseFacts(node);
+        if (!ts_node_is_null(function)) NoteArgparseFacts(node, function);
+      } else if (type == symbol.keyword_argument) {
+        // Megatron-style: the framework builds the parser and calls back for more options.
+        if (tree_.Text(ChildByField(node, "name")) == "extra_args_provider") options_from_framework_ = true;
       } else if (type == symbol.comment) {
         comments_.push_back(node);
       }

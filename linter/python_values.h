@@ -222,7 +222,7 @@ class PythonModule {
   bool AcceptsAbbreviations() const;
   bool InMainGuard(TSNode node) const;
   /// Index's part for argparse: allow_abbrev, choices changed at run time, extra_args_provider.
-  void NoteArgparseFacts(TSNode call);
+  void NoteArgparseFacts(TSNode call, TSNode function);
   std::vector<ArgparseOption> LocalArgparseOptions() const;
   /// The value `argument` gets from one invocation, or nullopt when the invocation does not pass it.
   std::optional<Value> PassedValue(const ArgparseArgument& argument, const ScriptInvocation& invocation) const;
