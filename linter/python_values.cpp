@@ -1424,8 +1424,11 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
 std::optional<std::string> PythonModule::ExpandAbbreviation(std::string_view typed) const {
   std::optional<std::string> expanded;
   int matches = 0;
-  const bool abbreviations = AcceptsAbbreviations();
-  for (const PythonModule* module : ArgparseModules()) {
+  // One listing of the program's parsers serves both questions (this runs for every launch word).
+  const std::vector<const PythonModule*> modules = ArgparseModules();
+  const bool abbreviations = std::none_of(modules.begin(), modules.end(),
+                                          [](const PythonModule* module) { return module->disallows_abbreviation_; });
+  for (const PythonModule* module : modules) {
     for (const auto& [dest, arguments] : module->argparse_) {
       for (const ArgparseArgument& argument : arguments) {
         for (const std::string& text : argument.options) {
@@ -1542,12 +1545,6 @@ bool PythonModule::RejectsUnknownOptions() const {
     known_only = known_only || module->parses_known_args_;
   }
   return parses && !known_only;
-}
-
-bool PythonModule::AcceptsAbbreviations() const {
-  const std::vector<const PythonModule*> modules = ArgparseModules();
-  return std::none_of(modules.begin(), modules.end(),
-                      [](const PythonModule* module) { return module->disallows_abbreviation_; });
 }
 
 std::vector<ArgparseOption> PythonModule::ArgparseOptions() const {

@@ -219,7 +219,6 @@ class PythonModule {
   /// This module and the program's other modules that define argparse options.
   std::vector<const PythonModule*> ArgparseModules() const;
   bool OptionsFromFramework() const;
-  bool AcceptsAbbreviations() const;
   bool InMainGuard(TSNode node) const;
   /// Index's part for argparse: allow_abbrev, choices changed at run time, extra_args_provider.
   void NoteArgparseFacts(TSNode call, TSNode function);
