@@ -1,114 +1,23 @@
-// Lint rules against annotated fixtures (tests/fixtures/lint): `# expect: OPMnnn` marks a line a
-// finding must land on, `# ok: OPMnnn` a line it must not. Every finding must be expected.
+// `opmfu lint` on inputs written by the tests: bad inputs, directories, launchers, real-code
+// defects that need more than one file. The annotated fixtures are checked in fixture_test.cpp.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <set>
-#include <tuple>
 
 #include "common/file_io.h"
 #include "common/text.h"
 #include "linter/bash_syntax_check.h"
 #include "rules/lint_files.h"
+#include "tests/fixture_run.h"
 #include "tests/test_support.h"
 
 namespace opmfu::rules {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<fs::path> Fixtures() {
-  std::vector<fs::path> paths;
-  for (const auto& entry : fs::directory_iterator(testing::SourceDir() / "tests" / "fixtures" / "lint")) {
-    if (entry.path().extension() == ".py") paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
-using Expectations = std::set<std::pair<int, std::string>>;
-
-// An annotated id may name the severity the finding must have: `OPM106/warning` (a false error on
-// valid code is the worst defect a linter has, so fixtures about it say which one they mean).
-const char* const kAnnotatedIds = R"((OPM\d{3}(?:/\w+)?(?:\s*,\s*OPM\d{3}(?:/\w+)?)*))";
-
-std::pair<std::string, std::string> IdAndSeverity(std::string_view annotated) {
-  annotated = TrimWhitespace(annotated);
-  const std::size_t slash = annotated.find('/');
-  if (slash == std::string_view::npos) return {std::string(annotated), ""};
-  return {std::string(annotated.substr(0, slash)), std::string(annotated.substr(slash + 1))};
-}
-
-class LintFixture : public ::testing::TestWithParam<fs::path> {};
-
-TEST_P(LintFixture, FindingsMatchTheAnnotations) {
-  auto source = ReadTextFile(GetParam());
-  ASSERT_TRUE(source.ok()) << source.error().message;
-  Expectations expected;
-  Expectations forbidden;
-  std::map<std::pair<int, std::string>, std::string> severities;
-  static const std::regex annotation(std::string(R"(#\s*(expect|ok):\s*)") + kAnnotatedIds);
-  const std::vector<std::string> lines = SplitString(*source, '\n');
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::smatch match;
-    if (!std::regex_search(lines[i], match, annotation)) continue;
-    for (const std::string& annotated : SplitString(match[2].str(), ',')) {
-      auto [id, severity] = IdAndSeverity(annotated);
-      const std::pair<int, std::string> key = {static_cast<int>(i) + 1, id};
-      (match[1] == "expect" ? expected : forbidden).insert(key);
-      if (!severity.empty()) severities[key] = severity;
-    }
-  }
-  LintOptions options;
-  options.use_config = false;
-  auto report = LintPaths({GetParam().string()}, options);
-  ASSERT_TRUE(report.ok()) << report.error().message;
-  ASSERT_TRUE(report->errors.empty()) << report->errors.front().message;
-  ASSERT_EQ(report->files.size(), 1U);
-  Expectations actual;
-  std::set<std::tuple<int, int, std::string>> distinct;
-  for (const Diagnostic& d : report->files.front().diagnostics) {
-    EXPECT_TRUE(distinct.emplace(d.range.start.line, d.range.start.column, d.rule_id).second)
-        << GetParam().filename() << ":" << d.range.start.line << ": " << d.rule_id << " reported twice";
-    actual.insert({d.range.start.line, d.rule_id});
-    if (auto wanted = severities.find({d.range.start.line, d.rule_id}); wanted != severities.end()) {
-      EXPECT_EQ(SeverityName(d.severity), wanted->second)
-          << GetParam().filename() << ":" << d.range.start.line << ": " << d.rule_id << ": " << d.message;
-    }
-  }
-  for (const auto& [line, id] : expected) {
-    EXPECT_TRUE(actual.count({line, id})) << GetParam().filename() << ":" << line << ": expected " << id;
-  }
-  for (const auto& [line, id] : actual) {
-    EXPECT_TRUE(expected.count({line, id})) << GetParam().filename() << ":" << line << ": unexpected " << id;
-    EXPECT_FALSE(forbidden.count({line, id})) << GetParam().filename() << ":" << line << ": forbidden " << id;
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, LintFixture, ::testing::ValuesIn(Fixtures()),
-                         [](const auto& param_info) { return param_info.param.stem().string(); });
-
-TEST(Lint, EveryRuleHasAFixture) {
-  std::set<std::string> covered;
-  std::vector<fs::path> files = Fixtures();
-  for (const auto& entry : fs::recursive_directory_iterator(testing::SourceDir() / "tests" / "fixtures" / "launch")) {
-    if (entry.is_regular_file()) files.push_back(entry.path());
-  }
-  for (const fs::path& fixture : files) {
-    auto source = ReadTextFile(fixture);
-    ASSERT_TRUE(source.ok());
-    static const std::regex expect(std::string(R"(expect:\s*)") + kAnnotatedIds);
-    for (auto it = std::sregex_iterator(source->begin(), source->end(), expect); it != std::sregex_iterator(); ++it) {
-      for (const std::string& id : SplitString((*it)[1].str(), ',')) covered.insert(IdAndSeverity(id).first);
-    }
-  }
-  for (const RuleDescriptor& rule : LintRuleDescriptors()) {
-    EXPECT_TRUE(covered.count(rule.id)) << rule.id << " has no fixture that expects it";
-  }
-}
 
 TEST(Lint, UnreadableAndMissingInputsAreReportedAndTheRestLinted) {
   testing::TempDir dir;
@@ -157,91 +66,6 @@ TEST(Lint, DeeplyNestedExpressionsDoNotOverflowTheStack) {
   ASSERT_TRUE(report.ok());
   ASSERT_EQ(report->files.size(), 1U);
 }
-
-}  // namespace
-}  // namespace opmfu::rules
-
-namespace opmfu::rules {
-namespace {
-
-namespace fs = std::filesystem;
-
-// Launcher projects (tests/fixtures/launch/<project>/): a launcher and the scripts it runs,
-// annotated in place in every file; the whole project directory is linted.
-std::vector<fs::path> LaunchProjects() {
-  std::vector<fs::path> paths;
-  for (const auto& entry : fs::directory_iterator(testing::SourceDir() / "tests" / "fixtures" / "launch")) {
-    if (entry.is_directory()) paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
-using FileExpectations = std::set<std::tuple<std::string, int, std::string>>;
-
-// Annotations are comments on the line they are about; JSON has no comments, so `X.json.expect`
-// holds `LINE expect: OPMnnn` lines about X.json.
-using FileSeverities = std::map<std::tuple<std::string, int, std::string>, std::string>;
-
-void ReadProjectAnnotations(const fs::path& project, FileExpectations& expected, FileExpectations& forbidden,
-                            FileSeverities& severities) {
-  static const std::regex annotation(std::string(R"(#\s*(expect|ok):\s*)") + kAnnotatedIds);
-  static const std::regex sidecar(std::string(R"(^(\d+)\s+(expect|ok):\s*)") + kAnnotatedIds);
-  for (const auto& entry : fs::recursive_directory_iterator(project)) {
-    if (!entry.is_regular_file()) continue;
-    const bool is_sidecar = entry.path().extension() == ".expect";
-    const fs::path about = is_sidecar ? fs::path(entry.path()).replace_extension() : entry.path();
-    const std::vector<std::string> lines = SplitString(testing::ReadFile(entry.path()), '\n');
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      std::smatch match;
-      if (!std::regex_search(lines[i], match, is_sidecar ? sidecar : annotation)) continue;
-      const int line = is_sidecar ? std::stoi(match[1].str()) : static_cast<int>(i) + 1;
-      const std::string kind = match[is_sidecar ? 2 : 1].str();
-      for (const std::string& annotated : SplitString(match[is_sidecar ? 3 : 2].str(), ',')) {
-        auto [id, severity] = IdAndSeverity(annotated);
-        const std::tuple<std::string, int, std::string> key = {fs::weakly_canonical(about).string(), line, id};
-        (kind == "expect" ? expected : forbidden).insert(key);
-        if (!severity.empty()) severities[key] = severity;
-      }
-    }
-  }
-}
-
-class LaunchProject : public ::testing::TestWithParam<fs::path> {};
-
-TEST_P(LaunchProject, FindingsMatchTheAnnotations) {
-  FileExpectations expected;
-  FileExpectations forbidden;
-  FileSeverities severities;
-  ReadProjectAnnotations(GetParam(), expected, forbidden, severities);
-  LintOptions options;
-  options.use_config = false;
-  auto report = LintPaths({GetParam().string()}, options);
-  ASSERT_TRUE(report.ok()) << report.error().message;
-  ASSERT_TRUE(report->errors.empty()) << report->errors.front().message;
-  FileExpectations actual;
-  for (const LintedFile& file : report->files) {
-    for (const Diagnostic& d : file.diagnostics) {
-      const std::tuple<std::string, int, std::string> key = {fs::weakly_canonical(d.file).string(), d.range.start.line,
-                                                             d.rule_id};
-      actual.insert(key);
-      if (auto wanted = severities.find(key); wanted != severities.end()) {
-        EXPECT_EQ(SeverityName(d.severity), wanted->second) << d.file << ":" << d.range.start.line << ": " << d.message;
-      }
-    }
-  }
-  const std::string name = GetParam().filename().string();
-  for (const auto& [file, line, id] : expected) {
-    EXPECT_TRUE(actual.count({file, line, id})) << name << ": " << file << ":" << line << ": expected " << id;
-  }
-  for (const auto& [file, line, id] : actual) {
-    EXPECT_TRUE(expected.count({file, line, id})) << name << ": " << file << ":" << line << ": unexpected " << id;
-    EXPECT_FALSE(forbidden.count({file, line, id})) << name << ": " << file << ":" << line << ": forbidden " << id;
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Projects, LaunchProject, ::testing::ValuesIn(LaunchProjects()),
-                         [](const auto& param_info) { return param_info.param.filename().string(); });
 
 }  // namespace
 }  // namespace opmfu::rules
@@ -509,21 +333,6 @@ TEST(LintLaunchers, BashIsAskedNothingButToParse) {
             linter::BashVerdict::Kind::kUnavailable);
 }
 
-// Restores the working directory when the test ends.
-class WorkingDirectory {
- public:
-  explicit WorkingDirectory(const fs::path& to) : previous_(fs::current_path()) { fs::current_path(to); }
-  WorkingDirectory(const WorkingDirectory&) = delete;
-  WorkingDirectory& operator=(const WorkingDirectory&) = delete;
-  ~WorkingDirectory() {
-    std::error_code ec;
-    fs::current_path(previous_, ec);
-  }
-
- private:
-  fs::path previous_;
-};
-
 TEST(LintLaunchers, SourcedFilesAndScriptsAreFoundFromTheCurrentDirectoryFirst) {
   testing::TempDir dir;
   // Run from the project root, as the launcher is: `source scripts/env.sh` is the root's file,
@@ -539,7 +348,7 @@ TEST(LintLaunchers, SourcedFilesAndScriptsAreFoundFromTheCurrentDirectoryFirst) 
             "torch_npu.profiler.ProfilerLevel.Level1}\n"
             "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level=LEVELS[args.prof_level])\n"
             "p = torch_npu.profiler.profile(with_flops=args.with_flops, experimental_config=cfg)\n");
-  WorkingDirectory in_root(dir.path());
+  testing::WorkingDirectory in_root(dir.path());
   LintOptions options;
   options.use_config = false;
   auto report = LintPaths({"scripts/run.sh"}, options);

@@ -1,5 +1,4 @@
-// Registry rules against annotated fixtures: `# expect: OPMnnn` marks a line a finding must land
-// on, `# ok: OPMnnn` a line it must not. Every finding must be expected.
+// The rule table, and registry rules beyond their annotated fixtures (fixture_test.cpp).
 
 #include <gtest/gtest.h>
 
@@ -17,68 +16,6 @@ namespace opmfu::rules {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<fs::path> Fixtures() {
-  std::vector<fs::path> paths;
-  for (const auto& entry : fs::directory_iterator(testing::SourceDir() / "tests" / "fixtures" / "registry")) {
-    if (entry.path().extension() == ".py") paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
-using Expectations = std::set<std::pair<int, std::string>>;
-
-void ReadAnnotations(const std::string& source, Expectations& expected, Expectations& forbidden) {
-  static const std::regex annotation(R"(#\s*(expect|ok):\s*(OPM\d{3}(?:\s*,\s*OPM\d{3})*))");
-  const std::vector<std::string> lines = SplitString(source, '\n');
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::smatch match;
-    if (!std::regex_search(lines[i], match, annotation)) continue;
-    for (const std::string& id : SplitString(match[2].str(), ',')) {
-      auto& target = match[1] == "expect" ? expected : forbidden;
-      target.insert({static_cast<int>(i) + 1, std::string(TrimWhitespace(id))});
-    }
-  }
-}
-
-class RegistryFixture : public ::testing::TestWithParam<fs::path> {};
-
-TEST_P(RegistryFixture, FindingsMatchTheAnnotations) {
-  auto file = registry::LoadFormulaFile(GetParam());
-  ASSERT_TRUE(file.ok()) << file.error().message;
-  Expectations expected;
-  Expectations forbidden;
-  ReadAnnotations(file->tree.source(), expected, forbidden);
-
-  Expectations actual;
-  for (const Diagnostic& d : CheckFormulaFile(*file)) actual.insert({d.range.start.line, d.rule_id});
-  for (const auto& [line, id] : expected) {
-    EXPECT_TRUE(actual.count({line, id})) << GetParam().filename() << ":" << line << ": expected " << id;
-  }
-  for (const auto& [line, id] : actual) {
-    EXPECT_TRUE(expected.count({line, id})) << GetParam().filename() << ":" << line << ": unexpected " << id;
-  }
-  for (const auto& entry : forbidden) EXPECT_FALSE(actual.count(entry));
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, RegistryFixture, ::testing::ValuesIn(Fixtures()),
-                         [](const auto& param_info) { return param_info.param.stem().string(); });
-
-TEST(RegistryRules, EveryRegistryRuleHasAFixtureThatTriggersIt) {
-  std::set<std::string> triggered;
-  for (const fs::path& path : Fixtures()) {
-    Expectations expected;
-    Expectations forbidden;
-    ReadAnnotations(testing::ReadFile(path), expected, forbidden);
-    for (const auto& entry : expected) triggered.insert(entry.second);
-  }
-  for (const RuleInfo& rule : AllRules()) {
-    if (rule.registry_check != nullptr) {
-      EXPECT_TRUE(triggered.count(std::string(rule.id))) << rule.id << " has no fixture";
-    }
-  }
-}
 
 TEST(RegistryRules, SeverityOverridesAndDisabledRules) {
   auto file = registry::LoadFormulaFile(testing::SourceDir() / "tests/fixtures/registry/signatures.py");

@@ -1,0 +1,377 @@
+// Every lint and registry fixture (tests/fixture_run.h), three ways:
+// - its findings against its annotations (tests/fixture_annotations.h: `# expect:` / `# ok:`);
+// - a snapshot (tests/snapshots/<kind>/<name>.snap) of its findings in the full format (messages,
+//   columns, provenance chains, help and fix titles), the unified diff of its safe fixes, and what
+//   a lint of the fixed files reports; UPDATE_SNAPSHOTS=1 rewrites them, review the diff as for
+//   goldens;
+// - a fix round-trip (ruff's test harness idea): the fixed files parse (tree-sitter without error
+//   nodes, `bash -n` for launchers), and a lint of them reports none of the fixed findings and
+//   nothing that was not there before.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "common/diagnostic_format.h"
+#include "common/text.h"
+#include "common/text_edit.h"
+#include "common/tree_sitter.h"
+#include "linter/bash_syntax_check.h"
+#include "rules/rule_table.h"
+#include "tests/fixture_annotations.h"
+#include "tests/fixture_run.h"
+#include "tests/test_support.h"
+
+namespace opmfu::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) out += line + "\n";
+  return out;
+}
+
+std::vector<Finding> Findings(const FixtureRun& run, const fs::path& root) {
+  std::vector<Finding> findings;
+  for (const Diagnostic& d : run.diagnostics) {
+    findings.push_back({fs::weakly_canonical(root / d.file), d.range.start.line, d.range.start.column, d.rule_id,
+                        std::string(SeverityName(d.severity)), d.message});
+  }
+  return findings;
+}
+
+// Why a marker can never fail in `fixture`, or nullopt.
+std::optional<std::string> WhyInert(const Fixture& fixture, const Marker& marker) {
+  const rules::RuleInfo* rule = rules::FindRule(marker.rule_id);
+  if (rule == nullptr) return "names no rule";
+  const bool registry_fixture = fixture.kind == FixtureKind::kRegistry;
+  if (registry_fixture && rule->scope == rules::RuleScope::kLint) return "names a lint rule in a registry fixture";
+  if (!registry_fixture && rule->scope == rules::RuleScope::kRegistry) {
+    return "names a registry rule in a lint fixture";
+  }
+  if (rule->launcher_check != nullptr && marker.about.extension() != ".sh") {
+    return "names a launcher rule, which reports only on launchers";
+  }
+  return std::nullopt;
+}
+
+class FixtureTest : public ::testing::TestWithParam<Fixture> {};
+
+TEST_P(FixtureTest, FindingsMatchTheAnnotations) {
+  const Fixture& fixture = GetParam();
+  const FixtureRun run = RunFixture(fixture, SourceDir());
+  ASSERT_TRUE(run.errors.empty()) << Joined(run.errors);
+  if (fixture.kind == FixtureKind::kLint) {
+    EXPECT_EQ(run.files.size(), 1U);
+  }
+  const FixtureMarkers markers = ReadMarkers(SourceDir() / fixture.path);
+  EXPECT_TRUE(markers.malformed.empty()) << "marker-like comments that are not markers:\n" << Joined(markers.malformed);
+  const std::vector<Finding> findings = Findings(run, SourceDir());
+  const std::vector<std::string> problems = CompareWithMarkers(markers.markers, findings);
+  EXPECT_TRUE(problems.empty()) << fixture.name << ":\n" << Joined(problems);
+  // The files linted, and those their findings land in (a known launcher's YAML config).
+  std::set<fs::path> read;
+  for (const FixtureFile& file : run.files) read.insert(fs::weakly_canonical(SourceDir() / file.path));
+  for (const Finding& finding : findings) read.insert(finding.file);
+  const std::vector<std::string> inert =
+      InertMarkers(markers.markers, read, [&](const Marker& marker) { return WhyInert(fixture, marker); });
+  EXPECT_TRUE(inert.empty()) << fixture.name << ": markers that can never fail:\n" << Joined(inert);
+}
+
+// ---- snapshots and fix round-trips -------------------------------------------------------------
+
+struct FileFixes {
+  const FixtureFile* file = nullptr;
+  std::vector<TextEdit> edits;
+  std::vector<const Diagnostic*> fixed;
+};
+
+// The safe fixes `opmfu lint --fix` applies: those of findings in files that parsed cleanly.
+std::vector<FileFixes> SafeFixes(const FixtureRun& run) {
+  std::vector<FileFixes> out;
+  for (const FixtureFile& file : run.files) {
+    FileFixes fixes{&file, {}, {}};
+    for (const Diagnostic& d : file.diagnostics) {
+      if (!d.fix || !d.fix->safe || !file.parsed_cleanly) continue;
+      fixes.edits.insert(fixes.edits.end(), d.fix->edits.begin(), d.fix->edits.end());
+      fixes.fixed.push_back(&d);
+    }
+    if (!fixes.fixed.empty()) out.push_back(std::move(fixes));
+  }
+  return out;
+}
+
+// The byte offset of a 1-based line and code-point column.
+std::size_t OffsetOf(std::string_view text, SourcePosition position) {
+  const std::vector<std::size_t> starts = LineStarts(text);
+  std::size_t offset = starts.at(static_cast<std::size_t>(position.line - 1));
+  for (int column = 1; column < position.column && offset < text.size(); ++column) {
+    ++offset;
+    while (offset < text.size() && (static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80) ++offset;
+  }
+  return offset;
+}
+
+// Where a byte offset of the original text is after `edits` (inside a replaced range: its start).
+std::size_t MapOffset(std::size_t offset, const std::vector<TextEdit>& edits) {
+  std::ptrdiff_t shift = 0;
+  for (const TextEdit& edit : edits) {
+    if (edit.end <= offset) {
+      shift +=
+          static_cast<std::ptrdiff_t>(edit.replacement.size()) - static_cast<std::ptrdiff_t>(edit.end - edit.begin);
+    } else if (edit.begin < offset && offset < edit.end) {
+      offset = edit.begin;
+    }
+  }
+  return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(offset) + shift);
+}
+
+using FindingKey = std::tuple<std::string, int, std::string>;  // file, line, rule
+
+std::optional<Grammar> GrammarOf(const fs::path& path) {
+  if (path.extension() == ".py") return Grammar::kPython;
+  if (path.extension() == ".sh") return Grammar::kBash;
+  if (path.extension() == ".json") return Grammar::kJson;
+  return std::nullopt;
+}
+
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// Copies the files a fixture's run may read (its directory, or the folder of a one-file fixture)
+// below `scratch` at the same relative path.
+void CopyFixture(const Fixture& fixture, const fs::path& scratch) {
+  const fs::path folder = fixture.kind == FixtureKind::kLaunch ? fixture.path : fixture.path.parent_path();
+  fs::create_directories(scratch / folder);
+  fs::copy(SourceDir() / folder, scratch / folder, fs::copy_options::recursive);
+}
+
+// Applies the safe fixes to a scratch copy, checks the round-trip and returns the snapshot's
+// "after fixes" section.
+std::string RoundTrip(const Fixture& fixture, const FixtureRun& run, const std::vector<FileFixes>& all_fixes) {
+  TempDir scratch;
+  CopyFixture(fixture, scratch.path());
+  std::set<FindingKey> fixed;
+  std::set<FindingKey> kept;
+  std::map<std::string, std::string> fixed_sources;
+  std::map<std::string, const std::vector<TextEdit>*> edits_of;
+  for (const FileFixes& fixes : all_fixes) {
+    auto result = ApplyEdits(fixes.file->source, fixes.edits);
+    if (!result.ok()) {
+      ADD_FAILURE() << fixes.file->path << ": the fixes do not apply together: " << result.error().message;
+      return "";
+    }
+    const fs::path target = scratch.path() / fixes.file->path;
+    std::ofstream(target, std::ios::binary | std::ios::trunc) << *result;
+    fixed_sources[fixes.file->path] = *result;
+    edits_of[fixes.file->path] = &fixes.edits;
+
+    const std::optional<Grammar> grammar = GrammarOf(target);
+    if (!grammar) {
+      ADD_FAILURE() << fixes.file->path << ": a fix edits a file of no known kind";
+      continue;
+    }
+    auto tree = ParseSource(*grammar, *result);
+    EXPECT_TRUE(tree.ok() && !tree->has_error()) << fixes.file->path << ": the fixed text does not parse:\n" << *result;
+    if (*grammar == Grammar::kBash) {
+      const std::optional<std::string> bash = linter::FindBash();
+      if (bash) {
+        const linter::BashVerdict verdict = linter::CheckWithBash(*bash, target.string());
+        EXPECT_EQ(verdict.kind, linter::BashVerdict::Kind::kAccepted) << fixes.file->path << ": " << verdict.message;
+      }
+    }
+  }
+  // Where each original finding is in the fixed files.
+  for (const FixtureFile& file : run.files) {
+    auto edits = edits_of.find(file.path);
+    for (const Diagnostic& d : file.diagnostics) {
+      int line = d.range.start.line;
+      if (edits != edits_of.end() && d.file == file.path) {
+        const std::size_t offset = MapOffset(OffsetOf(file.source, d.range.start), *edits->second);
+        line = PositionInText(fixed_sources[file.path], offset).line;
+      }
+      const bool was_fixed = d.fix && d.fix->safe && file.parsed_cleanly;
+      (was_fixed ? fixed : kept).insert({d.file, line, d.rule_id});
+    }
+  }
+  const FixtureRun again = RunFixture(fixture, scratch.path());
+  EXPECT_TRUE(again.errors.empty()) << Joined(again.errors);
+  for (const Diagnostic& d : again.diagnostics) {
+    const FindingKey key = {d.file, d.range.start.line, d.rule_id};
+    const std::string where = d.file + ":" + std::to_string(d.range.start.line) + ": " + d.rule_id + ": " + d.message;
+    EXPECT_FALSE(fixed.contains(key) && !kept.contains(key))
+        << fixture.name << ": still reported after its fix: " << where;
+    EXPECT_TRUE(fixed.contains(key) || kept.contains(key)) << fixture.name << ": new after the fixes: " << where;
+  }
+  const std::string rendered =
+      again.diagnostics.empty() ? "No findings.\n" : FormatDiagnostics(again.diagnostics, OutputFormat::kConcise, {});
+  // The copy stands for the repository.
+  return ReplaceAll(rendered, fs::weakly_canonical(scratch.path()).string(), SourceDir().string());
+}
+
+std::string Section(const std::string& title, const std::string& body) {
+  return "--- " + title + "\n" + (body.empty() || body.back() == '\n' ? body : body + "\n");
+}
+
+std::string Snapshot(const Fixture& fixture, const FixtureRun& run) {
+  const bool registry = fixture.kind == FixtureKind::kRegistry;
+  std::string out =
+      "$ opmfu " + std::string(registry ? "check " : "lint --no-config ") + fixture.path.generic_string() + "\n";
+  FormatOptions options;
+  options.rules = FixtureRules(fixture.kind);
+  out +=
+      Section("findings", run.diagnostics.empty() ? "No findings.\n"
+                                                  : FormatDiagnostics(run.diagnostics, OutputFormat::kFull, options));
+  if (!run.warnings.empty()) out += Section("warnings", Joined(run.warnings));
+  const std::vector<FileFixes> fixes = SafeFixes(run);
+  if (fixes.empty()) return out + Section("fixes", "None.\n");
+  std::string diff;
+  for (const FileFixes& file : fixes) diff += UnifiedDiff(file.file->path, file.file->source, file.edits);
+  out += Section("fixes", diff);
+  out += Section("after the fixes", RoundTrip(fixture, run, fixes));
+  return out;
+}
+
+// The first line where a snapshot and the current output differ, with both versions of it.
+std::string FirstDifference(const std::string& expected, const std::string& actual) {
+  const std::vector<std::string> want = SplitString(expected, '\n');
+  const std::vector<std::string> got = SplitString(actual, '\n');
+  for (std::size_t i = 0; i < std::max(want.size(), got.size()); ++i) {
+    const std::string a = i < want.size() ? want[i] : "(end of snapshot)";
+    const std::string b = i < got.size() ? got[i] : "(end of output)";
+    if (a != b) return "line " + std::to_string(i + 1) + ":\n  snapshot: " + a + "\n  now:      " + b;
+  }
+  return "";
+}
+
+fs::path SnapshotPath(const Fixture& fixture) { return SourceDir() / "tests" / "snapshots" / (fixture.name + ".snap"); }
+
+bool Updating() {
+  const char* update = std::getenv("UPDATE_SNAPSHOTS");
+  return update != nullptr && std::string(update) == "1";
+}
+
+TEST_P(FixtureTest, SnapshotAndFixRoundTripMatch) {
+  const Fixture& fixture = GetParam();
+  if (fixture.kind == FixtureKind::kLaunch && !linter::FindBash()) {
+    GTEST_SKIP() << "no bash on this machine: a launcher's syntax error would be reported differently";
+  }
+  const FixtureRun run = RunFixture(fixture, SourceDir());
+  ASSERT_TRUE(run.errors.empty()) << Joined(run.errors);
+  std::string actual = Snapshot(fixture, run);
+  // Stable across checkouts: no absolute path of this one.
+  actual = ReplaceAll(ReplaceAll(actual, SourceDir().string() + "/", ""), SourceDir().string(), "<repo>");
+  const fs::path path = SnapshotPath(fixture);
+  if (Updating()) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << actual;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing; run with UPDATE_SNAPSHOTS=1 and review it";
+  const std::string expected = ReadFile(path);
+  EXPECT_TRUE(actual == expected) << FirstDifference(expected, actual)
+                                  << "\nrerun with UPDATE_SNAPSHOTS=1 to accept, then review the diff";
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(AllFixtures()),
+                         [](const auto& param_info) { return TestName(param_info.param); });
+
+TEST(FixtureSnapshots, EverySnapshotBelongsToAFixture) {
+  std::set<fs::path> wanted;
+  for (const Fixture& fixture : AllFixtures()) wanted.insert(SnapshotPath(fixture));
+  std::size_t seen = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(SourceDir() / "tests" / "snapshots")) {
+    if (!entry.is_regular_file()) continue;
+    ++seen;
+    EXPECT_TRUE(wanted.contains(entry.path())) << entry.path() << " belongs to no fixture; remove it";
+  }
+  EXPECT_EQ(seen, wanted.size());
+}
+
+TEST(FixtureSnapshots, EveryRuleHasAFixtureThatExpectsIt) {
+  std::set<std::string> expected;
+  for (const Fixture& fixture : AllFixtures()) {
+    for (const Marker& marker : ReadMarkers(SourceDir() / fixture.path).markers) {
+      if (marker.kind == MarkerKind::kExpect) expected.insert(marker.rule_id);
+    }
+  }
+  for (const rules::RuleInfo& rule : rules::AllRules()) {
+    EXPECT_TRUE(expected.contains(std::string(rule.id))) << rule.id << " has no fixture that expects it";
+  }
+}
+
+// ---- the annotation reader itself ---------------------------------------------------------------
+
+TEST(FixtureAnnotations, EveryMarkerOnALineIsRead) {
+  std::vector<std::string> malformed;
+  const std::vector<Marker> markers = ParseMarkers(
+      "x = 1  # expect: OPM101/warning, OPM104 # ok: OPM004\ny = 2  # ok: OPM102\n", "f.py", false, "f.py", malformed);
+  ASSERT_EQ(markers.size(), 4U);
+  EXPECT_EQ(markers[0].rule_id, "OPM101");
+  EXPECT_EQ(markers[0].severity, "warning");
+  EXPECT_EQ(markers[1].rule_id, "OPM104");
+  EXPECT_EQ(markers[2].kind, MarkerKind::kOk);
+  EXPECT_EQ(markers[2].rule_id, "OPM004");
+  EXPECT_EQ(markers[3].line, 2);
+  EXPECT_TRUE(malformed.empty());
+}
+
+TEST(FixtureAnnotations, AMarkerThatDoesNotParseIsReportedNotIgnored) {
+  std::vector<std::string> malformed;
+  ParseMarkers("a  # expect: OPM10\nb  # ok: opm101\nc  # expect: OPM101 and more\nd  # ok to ignore\n", "f.py", false,
+               "f.py", malformed);
+  EXPECT_EQ(malformed.size(), 3U) << Joined(malformed);
+  ParseMarkers("3 expect: OPM301\n\nfour expect: OPM301\n", "c.json", true, "c.json.expect", malformed);
+  EXPECT_EQ(malformed.size(), 4U) << Joined(malformed);
+}
+
+TEST(FixtureAnnotations, AFindingOnAnOkLineFailsEvenWhereOtherRulesAreExpected) {
+  std::vector<std::string> malformed;
+  const std::vector<Marker> markers =
+      ParseMarkers("x  # expect: OPM101 # ok: OPM004\n", "f.py", false, "f.py", malformed);
+  EXPECT_TRUE(CompareWithMarkers(markers, {{"f.py", 1, 1, "OPM101", "error", "m"}}).empty());
+  const std::vector<std::string> problems =
+      CompareWithMarkers(markers, {{"f.py", 1, 1, "OPM101", "error", "m"}, {"f.py", 1, 5, "OPM004", "warning", "m"}});
+  ASSERT_EQ(problems.size(), 1U);
+  EXPECT_NE(problems.front().find("marked `ok: OPM004`"), std::string::npos) << problems.front();
+}
+
+TEST(FixtureAnnotations, MissingUnexpectedRepeatedAndWrongSeverityFindingsFail) {
+  std::vector<std::string> malformed;
+  const std::vector<Marker> markers =
+      ParseMarkers("a  # expect: OPM101/warning\nb  # expect: OPM104\n", "f.py", false, "f.py", malformed);
+  const std::vector<std::string> problems = CompareWithMarkers(markers, {{"f.py", 1, 1, "OPM101", "error", "m"},
+                                                                         {"f.py", 3, 1, "OPM107", "warning", "m"},
+                                                                         {"f.py", 3, 1, "OPM107", "warning", "n"}});
+  // OPM101 as an error, OPM104 missing, OPM107 unexpected twice and repeated once.
+  EXPECT_EQ(problems.size(), 5U) << Joined(problems);
+}
+
+TEST(FixtureAnnotations, MarkersThatCanNeverFailAreReported) {
+  TempDir dir;
+  const fs::path file = fs::weakly_canonical(dir.Write("f.py", "a\nb\n"));
+  std::vector<std::string> malformed;
+  const std::vector<Marker> markers =
+      ParseMarkers("a  # expect: OPM101 # ok: OPM101\nb  # ok: OPM999\n", file, false, "f.py", malformed);
+  std::vector<Marker> all = markers;
+  all.push_back({file, 7, MarkerKind::kOk, "OPM102", "", "f.py.expect:1"});
+  all.push_back({dir.path() / "other.py", 1, MarkerKind::kOk, "OPM102", "", "other.py:1"});
+  const std::vector<std::string> inert = InertMarkers(all, {file}, [](const Marker& marker) {
+    return marker.rule_id == "OPM999" ? std::optional<std::string>("names no rule") : std::nullopt;
+  });
+  // The contradiction, the unknown rule, the line f.py does not have, the file not read.
+  EXPECT_EQ(inert.size(), 4U) << Joined(inert);
+}
+
+}  // namespace
+}  // namespace opmfu::testing
