@@ -1,4 +1,4 @@
-// `opmfu lint PATH...`: flags in, rules::LintPaths, findings out.
+// `opmfu lint PATH...`: flags in, lint::LintPaths, findings out.
 
 #include <iostream>
 #include <iterator>
@@ -10,7 +10,7 @@
 #include "cli/cli_support.h"
 #include "cli/run_prediction.h"
 #include "common/diagnostic_format.h"
-#include "rules/lint_files.h"
+#include "lint/lint.h"
 
 namespace opmfu::cli {
 
@@ -52,7 +52,7 @@ std::string Statistics(const std::vector<Diagnostic>& diagnostics, OutputFormat 
 }
 
 int RunLint(const LintFlags& flags) {
-  const std::vector<RuleDescriptor> rules = rules::LintRuleDescriptors();
+  const std::vector<RuleDescriptor> rules = lint::LintRuleDescriptors();
   auto parsed = flags.diagnostics.Parse(rules);
   if (!parsed.ok()) return ReportError(parsed.error());
   const OutputFormat format = parsed->format;
@@ -67,7 +67,7 @@ int RunLint(const LintFlags& flags) {
                      std::string(OutputFormatNames()[static_cast<std::size_t>(format)])));
   }
 
-  rules::LintOptions options;
+  lint::LintOptions options;
   options.overrides = parsed->overrides;
   options.use_config = !flags.diagnostics.no_config;
   options.stdin_filename = flags.stdin_filename;
@@ -78,7 +78,7 @@ int RunLint(const LintFlags& flags) {
   if (std::find(flags.paths.begin(), flags.paths.end(), "-") != flags.paths.end()) {
     options.stdin_source = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
-  auto report = rules::LintPaths(flags.paths, options);
+  auto report = lint::LintPaths(flags.paths, options);
   if (!report.ok()) return ReportError(report.error());
 
   int exit_code = kExitOk;
@@ -93,7 +93,7 @@ int RunLint(const LintFlags& flags) {
   }
   std::vector<Diagnostic> diagnostics;
   std::string diff;
-  for (rules::LintedFile& file : report->files) {
+  for (lint::LintedFile& file : report->files) {
     std::vector<Diagnostic> found = std::move(file.diagnostics);
     const bool from_stdin = file.path == flags.stdin_filename && options.stdin_source.has_value();
     if ((flags.fix || flags.diff) && !from_stdin) {

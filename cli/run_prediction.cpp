@@ -61,7 +61,7 @@ std::string Join(const std::vector<std::string>& values, std::string_view separa
 
 }  // namespace
 
-Result<PredictionCheck> CheckPrediction(const std::vector<rules::TracedSite>& sites, const std::string& run_directory) {
+Result<PredictionCheck> CheckPrediction(const std::vector<lint::TracedSite>& sites, const std::string& run_directory) {
   OPMFU_ASSIGN_OR_RETURN(engine::Discovery discovery, engine::DiscoverRanks(run_directory));
   std::vector<engine::RankLocation> ranks = discovery.ranks;
   ranks.insert(ranks.end(), discovery.unparsed.begin(), discovery.unparsed.end());
@@ -94,10 +94,10 @@ Result<PredictionCheck> CheckPrediction(const std::vector<rules::TracedSite>& si
     for (std::int64_t rank : run.ranks) rank_names.push_back(std::to_string(rank));
     out += "  recorded in " + run.config.file.filename().string() + " (rank" + (run.ranks.size() == 1 ? " " : "s ") +
            Join(rank_names, ", ") + ")\n";
-    for (const rules::TracedSite& site : sites) {
+    for (const lint::TracedSite& site : sites) {
       out += "  " + site.file + ":" + std::to_string(site.line) + " " + site.callee + "\n";
       bool disagrees = false;
-      for (const rules::TracedSetting& setting : site.settings) {
+      for (const lint::TracedSetting& setting : site.settings) {
         const std::optional<std::string> recorded = Recorded(run.config, setting.name);
         const std::string traced = setting.values.empty() ? std::string("cannot tell")
                                    : setting.unknown      ? Join(setting.values, " | ") + " | cannot tell"

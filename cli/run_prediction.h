@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "rules/lint_files.h"
+#include "lint/lint.h"
 
 namespace opmfu::cli {
 
@@ -18,6 +18,6 @@ struct PredictionCheck {
 
 /// Compares every traced call with every distinct recorded configuration under `run_directory`.
 /// An Error when the directory holds no rank or no rank recorded its configuration.
-Result<PredictionCheck> CheckPrediction(const std::vector<rules::TracedSite>& sites, const std::string& run_directory);
+Result<PredictionCheck> CheckPrediction(const std::vector<lint::TracedSite>& sites, const std::string& run_directory);
 
 }  // namespace opmfu::cli

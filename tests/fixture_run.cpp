@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "lint/lint.h"
 #include "registry/formulas.h"
-#include "rules/lint_files.h"
 #include "rules/registry_checks.h"
 #include "rules/rule_table.h"
 #include "tests/test_support.h"
@@ -61,17 +61,17 @@ FixtureRun RunFixture(const Fixture& fixture, const fs::path& root) {
     run.files.push_back(
         {fixture.path.generic_string(), std::string(file->tree.source()), file->parsed_cleanly(), run.diagnostics});
   } else {
-    rules::LintOptions options;
+    lint::LintOptions options;
     options.use_config = false;
     options.keep_sources = true;
-    auto report = rules::LintPaths({fixture.path.generic_string()}, options);
+    auto report = lint::LintPaths({fixture.path.generic_string()}, options);
     if (!report.ok()) {
       run.errors.push_back(report.error().message);
       return run;
     }
     for (const Error& error : report->errors) run.errors.push_back(error.message);
     for (const std::string& warning : report->warnings) run.warnings.push_back(warning);
-    for (rules::LintedFile& file : report->files) {
+    for (lint::LintedFile& file : report->files) {
       run.diagnostics.insert(run.diagnostics.end(), file.diagnostics.begin(), file.diagnostics.end());
       run.files.push_back({file.path, std::move(file.source), file.parsed_cleanly, std::move(file.diagnostics)});
     }
@@ -82,7 +82,7 @@ FixtureRun RunFixture(const Fixture& fixture, const fs::path& root) {
 
 std::vector<RuleDescriptor> FixtureRules(FixtureKind kind) {
   return kind == FixtureKind::kRegistry ? rules::RuleDescriptors(rules::RuleScope::kRegistry)
-                                        : rules::LintRuleDescriptors();
+                                        : lint::LintRuleDescriptors();
 }
 
 }  // namespace opmfu::testing

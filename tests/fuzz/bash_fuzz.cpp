@@ -3,15 +3,15 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "rules/lint_files.h"
+#include "lint/lint.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto path = opmfu::fuzz::WriteScratchFile("run.sh", opmfu::fuzz::AsText(data, size));
-  opmfu::rules::LintOptions options;
+  opmfu::lint::LintOptions options;
   options.use_config = false;
   options.jobs = 1;
   options.root = opmfu::fuzz::ScratchDirectory().string();
-  (void)opmfu::rules::LintPaths({path.string()}, options);
+  (void)opmfu::lint::LintPaths({path.string()}, options);
   return 0;
 }

@@ -4,11 +4,11 @@
 #include <cstdint>
 
 #include "common/config.h"
-#include "rules/lint_files.h"
+#include "lint/lint.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::vector<opmfu::RuleDescriptor> rules = opmfu::rules::LintRuleDescriptors();
+  static const std::vector<opmfu::RuleDescriptor> rules = opmfu::lint::LintRuleDescriptors();
   auto config = opmfu::ParseConfigText("/project/.opmfu.yaml", opmfu::fuzz::AsText(data, size), rules);
   if (!config.ok()) return 0;
   (void)opmfu::EffectiveRules(*config, {}, rules, "/project/src/train.py");

@@ -3,17 +3,17 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lint/lint.h"
 #include "linter/dynamic_config.h"
-#include "rules/lint_files.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text = opmfu::fuzz::AsText(data, size);
   (void)opmfu::linter::ReadDynamicConfig("profiler_config.json", text);
   const auto path = opmfu::fuzz::WriteScratchFile("profiler_config.json", text);
-  opmfu::rules::LintOptions options;
+  opmfu::lint::LintOptions options;
   options.use_config = false;
   options.jobs = 1;
-  (void)opmfu::rules::LintPaths({path.string()}, options);
+  (void)opmfu::lint::LintPaths({path.string()}, options);
   return 0;
 }

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "lint/lint.h"
 #include "linter/suppressions.h"
-#include "rules/lint_files.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -24,11 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     start = end + 1;
   }
   script += ")\n";
-  opmfu::rules::LintOptions options;
+  opmfu::lint::LintOptions options;
   options.use_config = false;
   options.jobs = 1;
   options.stdin_source = std::move(script);
   options.root = opmfu::fuzz::ScratchDirectory().string();
-  (void)opmfu::rules::LintPaths({"-"}, options);
+  (void)opmfu::lint::LintPaths({"-"}, options);
   return 0;
 }

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lint/lint.h"
 #include "linter/profiler_config.h"
-#include "rules/lint_files.h"
 #include "tests/test_support.h"
 
 namespace opmfu::linter {
@@ -81,6 +81,12 @@ TEST(DynamicConfig, HostileInputIsBounded) {
 
 namespace opmfu::rules {
 namespace {
+
+using lint::LintedFile;
+using lint::LintOptions;
+using lint::LintPaths;
+using lint::LintReport;
+using lint::LintRuleDescriptors;
 
 TEST(DynamicConfigLint, FixWritesTheValuesTorchNpuWouldAccept) {
   testing::TempDir dir;

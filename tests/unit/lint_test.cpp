@@ -9,13 +9,19 @@
 
 #include "common/file_io.h"
 #include "common/text.h"
+#include "lint/lint.h"
 #include "linter/bash_syntax_check.h"
-#include "rules/lint_files.h"
 #include "tests/fixture_run.h"
 #include "tests/test_support.h"
 
 namespace opmfu::rules {
 namespace {
+
+using lint::LintedFile;
+using lint::LintOptions;
+using lint::LintPaths;
+using lint::LintReport;
+using lint::LintRuleDescriptors;
 
 namespace fs = std::filesystem;
 
@@ -72,6 +78,12 @@ TEST(Lint, DeeplyNestedExpressionsDoNotOverflowTheStack) {
 
 namespace opmfu::rules {
 namespace {
+
+using lint::LintedFile;
+using lint::LintOptions;
+using lint::LintPaths;
+using lint::LintReport;
+using lint::LintRuleDescriptors;
 
 TEST(LintLaunchers, AGeneratedTenThousandLineLauncherIsReadAndItsLaunchFollowed) {
   testing::TempDir dir;
@@ -131,6 +143,12 @@ TEST(LintLaunchers, BadLauncherInputsGiveOneLineErrorsAndTheRestIsLinted) {
 
 namespace opmfu::rules {
 namespace {
+
+using lint::LintedFile;
+using lint::LintOptions;
+using lint::LintPaths;
+using lint::LintReport;
+using lint::LintRuleDescriptors;
 
 namespace fs = std::filesystem;
 

@@ -2,6 +2,8 @@
 // `opmfu lint` end to end for a set of paths: find the files; read the bash launchers and the
 // scripts they run; parse the Python files (on every core) with the launchers' arguments bound;
 // trace their profiler settings, run the enabled rules, apply suppressions. The CLI only formats.
+// The stages are one file each in lint/ (inputs, launcher_stage, import_following, python_stage,
+// dynamic_config_stage, suppression_stage, merge); lint.cpp is the driver that calls them.
 
 #include <optional>
 #include <string>
@@ -10,7 +12,7 @@
 #include "common/config.h"
 #include "common/diagnostic.h"
 
-namespace opmfu::rules {
+namespace opmfu::lint {
 
 struct LintOptions {
   RuleOverrides overrides;
@@ -69,4 +71,4 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
 /// The rules `opmfu lint` can report, for selectors and SARIF.
 std::vector<RuleDescriptor> LintRuleDescriptors();
 
-}  // namespace opmfu::rules
+}  // namespace opmfu::lint

@@ -1,0 +1,49 @@
+#include "lint/import_following.h"
+
+#include <filesystem>
+
+#include "common/file_io.h"
+#include "common/parallel.h"
+#include "linter/python_project.h"
+
+namespace opmfu::lint {
+
+namespace fs = std::filesystem;
+
+void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t>& by_identity,
+                   const LintOptions& options) {
+  const std::size_t count = inputs.size();
+  std::vector<std::vector<fs::path>> closures(count);
+  ForEachInParallel(count, options.jobs, [&](std::size_t i) {
+    Input& input = inputs[i];
+    if (input.launches.empty() && !input.from_stdin) {
+      auto text = ReadTextFile(input.path);
+      if (!text.ok()) return;
+      if (input.from_directory && !CanMatter(*text)) {
+        input.cannot_matter = true;  // skipped without reading it again, and not kept in memory
+        return;
+      }
+      // A file no launch runs leads only if it is a program that uses torch_npu: a library module
+      // (named or found in a directory) is linted alone, its imports used only to trace values.
+      const bool entry = text->find("__main__") != std::string::npos && text->find("torch_npu") != std::string::npos;
+      input.source = std::move(*text);
+      if (!entry) return;
+    }
+    const fs::path self = fs::weakly_canonical(input.path);
+    const fs::path root = ProjectRoot(options, fs::weakly_canonical(RootStart(input)));
+    closures[i] = python::ImportClosure(python::ModuleLocator({self.parent_path(), root}, root), self);
+  });
+  for (std::size_t i = 0; i < count; ++i) {
+    for (const fs::path& module : closures[i]) {
+      auto [known, added] = by_identity.emplace(Identity(module.string()), inputs.size());
+      if (added) inputs.push_back(MakeInput(DisplayPath(module.string()), true));
+      Input& reached = inputs[known->second];
+      if (reached.entry || !reached.launches.empty()) continue;  // its own program, or already reached
+      reached.entry = inputs[i].path;
+      reached.inherited = inputs[i].launches;
+      reached.inherited.insert(reached.inherited.end(), inputs[i].inherited.begin(), inputs[i].inherited.end());
+    }
+  }
+}
+
+}  // namespace opmfu::lint

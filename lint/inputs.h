@@ -1,0 +1,59 @@
+#pragma once
+// The inputs of a lint run: the paths named and found in named directories, sorted into Python
+// files, launchers and dynamic-profiler configs, each file once; and how a found path is named.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lint/lint.h"
+#include "linter/bash_launcher.h"
+
+namespace opmfu::lint {
+
+struct Input {
+  std::string path;
+  bool from_directory = false;  ///< may be skipped when it cannot matter
+  bool from_stdin = false;
+  std::vector<linter::Launch> launches;  ///< the launcher commands that run it
+  /// Launches of a script that imports this module (bound, but not its own command line).
+  std::vector<linter::Launch> inherited;
+  /// The program this module belongs to: the entry script whose imports reach it (itself if none).
+  std::optional<std::string> entry;
+  std::optional<std::string> source;  ///< read ahead (to find entry points), moved into the lint
+  bool cannot_matter = false;         ///< found in a directory, read ahead, and mentions no profiler
+};
+
+Input MakeInput(std::string path, bool from_directory, bool from_stdin = false);
+
+/// A path found by opmfu (a followed import, a launched script) as the user would write it.
+std::string DisplayPath(const std::string& found);
+
+/// The canonical path that names one file however it was reached (the path itself if that fails).
+std::string Identity(const std::string& path);
+
+/// A file that mentions none of the profiler's names cannot configure a torch_npu profiler.
+bool CanMatter(std::string_view source);
+
+/// The project root imports are followed below (see LintOptions::root).
+std::filesystem::path ProjectRoot(const LintOptions& options, const std::filesystem::path& start);
+
+/// Where the program of an input starts: its entry script's directory, or the launcher's.
+std::filesystem::path RootStart(const Input& input);
+
+inline constexpr std::string_view kDynamicConfigName = "profiler_config.json";
+
+struct CollectedInputs {
+  std::vector<Input> python;
+  std::vector<std::string> launchers;  ///< sorted
+  std::vector<std::string> json;
+  std::optional<Input> stdin_input;
+};
+
+/// Walks `paths` (files, directories, "-"); a path that cannot be read or listed is an error in
+/// `report`, and the rest are still collected.
+CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintOptions& options, LintReport& report);
+
+}  // namespace opmfu::lint

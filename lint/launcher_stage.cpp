@@ -1,0 +1,216 @@
+#include "lint/launcher_stage.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "common/file_io.h"
+#include "common/text.h"
+#include "common/text_location.h"
+#include "lint/dynamic_config_stage.h"
+#include "lint/suppression_stage.h"
+#include "linter/bash_launcher.h"
+#include "linter/bash_syntax_check.h"
+
+namespace opmfu::lint {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where a launched script is: next to the launcher, else relative to the current directory.
+std::optional<std::string> FindScriptAt(const linter::Launch& launch, const fs::path& script);
+
+std::optional<std::string> FindScript(const linter::Launch& launch) {
+  if (!launch.script.known) return std::nullopt;
+  if (auto found = FindScriptAt(launch, launch.script.text)) return found;
+  // `python -m pkg` runs pkg/__main__.py when pkg is a package.
+  if (!launch.module.empty())
+    return FindScriptAt(launch, fs::path(launch.script.text).replace_extension() / "__main__.py");
+  return std::nullopt;
+}
+
+std::optional<std::string> FindScriptAt(const linter::Launch& launch, const fs::path& script) {
+  std::error_code ec;
+  if (script.is_absolute()) {
+    if (fs::is_regular_file(script, ec)) return script.string();
+    return std::nullopt;
+  }
+  // As bash does: relative to the current directory first (lint runs from the project root, as
+  // the launcher does; after a `cd` in the launcher, that directory), then next to the launcher
+  // (for a launcher run from its own directory).
+  if (!launch.directory.empty()) {
+    const fs::path there = (fs::path(launch.directory) / script).lexically_normal();
+    if (fs::is_regular_file(there, ec)) return there.string();
+  }
+  if (fs::is_regular_file(script, ec)) return script.lexically_normal().string();
+  const fs::path beside = (fs::path(launch.launcher).parent_path() / script).lexically_normal();
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  return std::nullopt;
+}
+
+// A launch of a known launcher is checked like a profile(...) call, from its description; the
+// findings land on the launcher's words.
+void CheckKnownLaunches(LauncherState& state) {
+  const std::vector<linter::Launch>& launches = state.lint.facts.launches;
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const linter::KnownLauncher* known = state.lint.known[i];
+    if (known == nullptr) continue;
+    linter::KnownLaunchFacts launch = linter::ReadKnownLaunch(*known, launches[i]);
+    state.configures_profiler = state.configures_profiler || launch.profiling_enabled;
+    linter::ProfilerFacts facts;
+    facts.sites = std::move(launch.sites);
+    facts.choice_violations = std::move(launch.choice_violations);
+    facts.known_launcher = known->name;
+    for (Diagnostic& d : rules::CheckProfilerFacts(facts, *state.effective)) state.diagnostics.push_back(std::move(d));
+  }
+}
+
+// After a launcher's own checks, later stages use only the launches that run a script found on
+// disk (they bind into that script's lint) or that export PROF_CONFIG_PATH (its config is
+// linted). Dropping the rest, and the commands, now lets a thousand launchers' words and
+// sources go before the next ones are read.
+void KeepWhatLaterStagesUse(rules::LauncherLint& lint) {
+  std::vector<linter::Launch> launches;
+  std::vector<std::optional<std::string>> scripts;
+  std::vector<const linter::KnownLauncher*> known;
+  for (std::size_t i = 0; i < lint.facts.launches.size(); ++i) {
+    linter::Launch& launch = lint.facts.launches[i];
+    if (!lint.scripts[i] && launch.Exported("PROF_CONFIG_PATH") == nullptr) continue;
+    launches.push_back(std::move(launch));
+    scripts.push_back(std::move(lint.scripts[i]));
+    known.push_back(lint.known[i]);
+  }
+  lint.facts.launches = std::move(launches);
+  lint.scripts = std::move(scripts);
+  lint.known = std::move(known);
+  lint.writes_traces = {};
+  lint.facts.commands = {};
+}
+
+// OPM001 for a launcher tree-sitter-bash could not parse, only when bash agrees: the grammar
+// rejects some valid bash, and a false syntax error is worse than a missed one. bash's own line
+// and words are the finding. Without a bash to ask, a warning says the file could not be read
+// whole (never a definite error).
+std::optional<Diagnostic> ConfirmSyntaxError(const std::string& path, const SyntaxTree& tree,
+                                             const std::optional<std::string>& bash, Severity severity) {
+  const TSNode error = *tree.FirstError();
+  const linter::BashVerdict verdict =
+      bash ? linter::CheckWithBash(*bash, path)
+           : linter::BashVerdict{linter::BashVerdict::Kind::kUnavailable, 0, "no bash found on PATH or at /bin/bash"};
+  if (verdict.kind == linter::BashVerdict::Kind::kAccepted) return std::nullopt;
+  if (verdict.kind == linter::BashVerdict::Kind::kUnavailable) {
+    Diagnostic d =
+        MetaDiagnostic(*rules::FindRule("OPM001"), std::min(severity, Severity::kWarning), path, tree.RangeOf(error),
+                       "possible syntax error: tree-sitter-bash could not parse this, and bash could not confirm it (" +
+                           verdict.message + "); launches after this point may be missed",
+                       std::string(tree.LineOf(ts_node_start_byte(error))));
+    d.help = "check the file with `bash -n`";
+    return d;
+  }
+  SourceRange range = tree.RangeOf(error);
+  std::string snippet(tree.LineOf(ts_node_start_byte(error)));
+  const std::string_view text = tree.source();
+  if (verdict.line > 0) {
+    // bash's line; tree-sitter's first error can be far from it.
+    std::size_t start = 0;
+    for (int line = 1; line < verdict.line && start != std::string_view::npos; ++line) {
+      start = text.find('\n', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start != std::string_view::npos && start <= text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      range = {PositionInText(text, start), PositionInText(text, end)};
+      snippet = std::string(text.substr(start, end - start));
+    }
+  }
+  Diagnostic d =
+      MetaDiagnostic(*rules::FindRule("OPM001"), severity, path, range,
+                     "bash: " + verdict.message + "; launches after this point may be missed", std::move(snippet));
+  d.help = "fix the syntax error first (`bash -n` shows it); opmfu reads what parsed but cannot vouch for the rest";
+  return d;
+}
+
+}  // namespace
+
+void FindLaunchConfigs(LauncherState& state, std::vector<std::string>& configs) {
+  const auto severity = Enabled(*state.effective, "OPM004");
+  for (const linter::Launch& launch : state.lint.facts.launches) {
+    const linter::ShellWord* variable = launch.Exported("PROF_CONFIG_PATH");
+    if (variable == nullptr) continue;
+    state.configures_profiler = true;
+    const linter::ShellWord& directory = *variable;
+    std::string message;
+    if (directory.known) {
+      if (auto found = FindDynamicConfig(directory.text, launch.launcher)) {
+        configs.push_back(std::move(*found));
+        continue;
+      }
+      message = MissingConfigMessage(directory.text);
+    } else {
+      message = "`PROF_CONFIG_PATH` is only known at run time (`" + directory.text +
+                "`), so the dynamic profiler's config is not checked";
+    }
+    if (!severity) continue;
+    Diagnostic d = MetaDiagnostic(*rules::FindRule("OPM004"), *severity, directory.where.file(),
+                                  directory.where.range(), std::move(message), directory.where.snippet());
+    d.help = kMissingConfigHelp;
+    state.diagnostics.push_back(std::move(d));
+  }
+}
+
+Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective effective, bool keep_source,
+                                        const std::vector<const linter::KnownLauncher*>& known_launchers,
+                                        const std::optional<std::string>& bash) {
+  OPMFU_ASSIGN_OR_RETURN(std::string source, ReadTextFile(path));
+  if (!IsValidUtf8(source)) return Error::Input(path + ": not valid UTF-8");
+  OPMFU_ASSIGN_OR_RETURN(linter::LauncherFacts facts, linter::ReadLauncher(path, std::move(source)));
+  LauncherState state;
+  state.effective = std::move(effective);
+  state.lint.facts = std::move(facts);
+  std::map<std::string, std::optional<std::string>> found_scripts;  // the paths of one command often agree
+  std::map<std::string, bool> writes_traces_by_script;
+  for (const linter::Launch& launch : state.lint.facts.launches) {
+    auto [cached, added] = found_scripts.try_emplace(launch.launcher + "\n" + launch.script.text);
+    if (added) cached->second = FindScript(launch);
+    std::optional<std::string> script = cached->second;
+    const auto read_script = [&]() -> std::optional<std::string> {
+      if (!script) return std::nullopt;
+      auto read = ReadTextFile(*script);
+      return read.ok() ? std::optional(std::move(*read)) : std::nullopt;
+    };
+    state.lint.known.push_back(linter::MatchKnownLauncher(known_launchers, launch, read_script));
+    // Only launches given a profiling option need to know whether the script writes traces.
+    bool writes_traces = true;
+    if (script && std::any_of(launch.arguments.begin(), launch.arguments.end(), [](const linter::ShellWord& word) {
+          return word.text.starts_with("--") && AsciiLower(word.text).find("prof") != std::string::npos;
+        })) {
+      auto [cached_text, fresh] = writes_traces_by_script.try_emplace(*script, true);
+      if (fresh) {
+        const std::optional<std::string> text = read_script();
+        cached_text->second = !text || text->find("torch") != std::string::npos;
+      }
+      writes_traces = cached_text->second;
+    }
+    state.lint.writes_traces.push_back(writes_traces);
+    state.lint.scripts.push_back(std::move(script));
+  }
+  state.diagnostics = rules::CheckLauncher(state.lint, *state.effective);
+  CheckKnownLaunches(state);
+  const SyntaxTree& tree = *state.lint.facts.tree;
+  state.suppressions = ReadFileSuppressions(tree, state.lint.facts.comments);
+  state.parsed_cleanly = !tree.has_error();
+  if (keep_source) state.source = tree.source();
+  if (tree.has_error()) {
+    if (auto severity = Enabled(*state.effective, "OPM001")) {
+      if (auto finding = ConfirmSyntaxError(path, tree, bash, *severity))
+        state.diagnostics.push_back(std::move(*finding));
+    }
+  }
+  state.lint.facts.comments.clear();
+  state.lint.facts.tree.reset();
+  KeepWhatLaterStagesUse(state.lint);
+  return state;
+}
+
+}  // namespace opmfu::lint

@@ -1,0 +1,74 @@
+#include "lint/merge.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <tuple>
+
+#include "lint/inputs.h"
+#include "lint/suppression_stage.h"
+
+namespace opmfu::lint {
+
+void MergeOutcomes(std::vector<FileOutcome>& outcomes, std::vector<LauncherState>& launchers,
+                   const std::set<std::string>& followed, const Effective* first_effective, bool any_profiler_call,
+                   LintReport& report) {
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    FileOutcome& outcome = outcomes[i];
+    if (outcome.error) report.errors.push_back(std::move(*outcome.error));
+    if (outcome.skipped) ++report.skipped_without_profiler;
+    any_profiler_call = any_profiler_call || outcome.has_profiler_call;
+    for (Diagnostic& d : outcome.elsewhere) {
+      for (LauncherState& launcher : launchers) {
+        if (launcher.lint.facts.path == d.file) launcher.diagnostics.push_back(d);
+      }
+    }
+    if (outcome.linted) report.files.push_back(std::move(*outcome.linted));
+    std::move(outcome.sites.begin(), outcome.sites.end(), std::back_inserter(report.sites));
+  }
+  // A finding in a file one launcher sources or runs (`bash other.sh`) is found again when that
+  // file is linted itself: name the file as the walk did, and report it once.
+  std::map<std::string, std::string> launcher_by_identity;
+  for (const LauncherState& launcher : launchers) {
+    launcher_by_identity.emplace(Identity(launcher.lint.facts.path), launcher.lint.facts.path);
+  }
+  std::set<std::tuple<std::string, int, int, std::string, std::string>> launcher_findings;
+  for (LauncherState& launcher : launchers) {
+    const linter::LauncherFacts& facts = launcher.lint.facts;
+    Suppress(launcher.suppressions, facts.path, *launcher.effective, launcher.diagnostics);
+    std::erase_if(launcher.diagnostics, [&](Diagnostic& d) {
+      if (d.file != facts.path) {
+        if (auto same = launcher_by_identity.find(Identity(d.file)); same != launcher_by_identity.end()) {
+          d.file = same->second;
+        }
+      }
+      return !launcher_findings.emplace(d.file, d.range.start.line, d.range.start.column, d.rule_id, d.message).second;
+    });
+    LintedFile file;
+    file.path = facts.path;
+    file.parsed_cleanly = launcher.parsed_cleanly;
+    file.source = std::move(launcher.source);
+    file.diagnostics = std::move(launcher.diagnostics);
+    report.files.push_back(std::move(file));
+  }
+  std::sort(report.files.begin(), report.files.end(),
+            [](const LintedFile& a, const LintedFile& b) { return a.path < b.path; });
+
+  if (!any_profiler_call && !report.files.empty() && first_effective != nullptr) {
+    if (auto severity = Enabled(*first_effective, "OPM010")) {
+      // On a file the user named (or found in a named directory), where a suppression can reach
+      // it: not on a module the lint followed into.
+      auto named = std::find_if(report.files.begin(), report.files.end(),
+                                [&](const LintedFile& file) { return !followed.contains(file.path); });
+      LintedFile& file = named == report.files.end() ? report.files.front() : *named;
+      Diagnostic d = MetaDiagnostic(*rules::FindRule("OPM010"), *severity, file.path, {{1, 1}, {1, 1}},
+                                    "no torch_npu.profiler.profile(...) call in the linted files: nothing was checked "
+                                    "for MFU collection",
+                                    "");
+      d.help = "lint the script that creates the profiler (or the launcher that runs it)";
+      file.diagnostics.insert(file.diagnostics.begin(), std::move(d));
+    }
+  }
+}
+
+}  // namespace opmfu::lint

@@ -1,0 +1,210 @@
+#include "lint/python_stage.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "common/file_io.h"
+#include "common/text.h"
+#include "lint/dynamic_config_stage.h"
+#include "lint/suppression_stage.h"
+#include "linter/python_project.h"
+#include "rules/lint_checks.h"
+
+namespace opmfu::lint {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The modules an input's tracing may follow: its imports, and its entry script with that
+// script's imports (where its callers are).
+std::unique_ptr<python::ModuleSet> ProgramModules(const Input& input, const LintOptions& options) {
+  const fs::path self = fs::weakly_canonical(input.path).lexically_normal();
+  const fs::path entry = fs::weakly_canonical(input.entry.value_or(input.path)).lexically_normal();
+  const fs::path root = ProjectRoot(options, fs::weakly_canonical(RootStart(input)));
+  python::ModuleLocator locator({entry.parent_path(), root}, root);
+  auto files = [locator, self, entry] {
+    std::vector<fs::path> found = python::ImportClosure(locator, self);
+    if (entry != self) {
+      found.push_back(entry);
+      for (fs::path& file : python::ImportClosure(locator, entry)) found.push_back(std::move(file));
+    }
+    std::erase(found, self);
+    return found;
+  };
+  std::vector<linter::Launch> launches = input.launches;
+  launches.insert(launches.end(), input.inherited.begin(), input.inherited.end());
+  return std::make_unique<python::ModuleSet>(std::move(locator), std::move(files), linter::InvocationsOf(launches));
+}
+
+// One traced value as torch_npu records it in profiler_info_<rank>.json; nullopt when it cannot
+// be told. Lists are sorted and joined with ",".
+std::optional<std::string> RecordedSpelling(const std::string& setting, const python::Value& value) {
+  using python::ValueKind;
+  const auto item = [&](const python::Value& v) -> std::optional<std::string> {
+    if (v.kind == ValueKind::kEnum) return setting == "export_type" ? AsciiLower(v.text) : v.text;
+    if (v.kind == ValueKind::kString) return setting == "export_type" ? AsciiLower(v.text) : v.text;
+    return std::nullopt;
+  };
+  switch (value.kind) {
+    case ValueKind::kBool:
+      return value.boolean ? "true" : "false";
+    case ValueKind::kNone:
+      if (setting == "activities") return "CPU,NPU";  // torch_npu's default set
+      return std::nullopt;
+    case ValueKind::kEnum:
+    case ValueKind::kString:
+      return item(value);
+    case ValueKind::kSequence: {
+      if (setting == "activities" && value.items.empty()) return "CPU,NPU";  // [] is "not given"
+      std::vector<std::string> items;
+      for (const python::Value& element : value.items) {
+        auto spelled = item(element);
+        if (!spelled) return std::nullopt;
+        if (std::find(items.begin(), items.end(), *spelled) == items.end()) items.push_back(std::move(*spelled));
+      }
+      std::sort(items.begin(), items.end());
+      std::string joined;
+      for (const std::string& text : items) joined += (joined.empty() ? "" : ",") + text;
+      return joined;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+TracedSite TraceSite(const linter::ProfilerCallSite& site, const python::PythonModule& module) {
+  TracedSite traced;
+  traced.file = module.path();
+  traced.line = static_cast<int>(module.tree().RangeOf(site.call).start.line);
+  traced.callee = site.callee;
+  for (const linter::Setting* setting :
+       {&site.with_flops, &site.mstx, &site.msprof_tx, &site.profiler_level, &site.export_type, &site.activities,
+        &site.record_shapes, &site.with_modules}) {
+    TracedSetting out;
+    out.name = setting->name;
+    for (const python::Value& value : setting->values) {
+      auto spelled = RecordedSpelling(setting->name, value);
+      if (!spelled) {
+        out.unknown = true;
+      } else if (std::find(out.values.begin(), out.values.end(), *spelled) == out.values.end()) {
+        out.values.push_back(std::move(*spelled));
+      }
+    }
+    traced.settings.push_back(std::move(out));
+  }
+  return traced;
+}
+
+// The dp.init(dir) calls of a file: the configs they read, or OPM004 where none can be found.
+void FindInitConfigs(const linter::ProfilerFacts& facts, const std::string& path, const Effective& effective,
+                     FileOutcome& outcome, std::vector<Diagnostic>& diagnostics) {
+  const auto severity = Enabled(effective, "OPM004");
+  const SyntaxTree& tree = facts.module->tree();
+  for (const linter::DynamicProfilerInit& init : facts.dynamic_inits) {
+    for (const python::Value& directory : init.directory) {
+      std::string message;
+      if (directory.kind == python::ValueKind::kString) {
+        if (auto found = FindDynamicConfig(directory.text, path)) {
+          outcome.dynamic_configs.push_back(std::move(*found));
+          continue;
+        }
+        message = MissingConfigMessage(directory.text);
+      } else {
+        message = "cannot tell which directory the dynamic profiler reads its config from (" +
+                  (directory.kind == python::ValueKind::kUnknown ? directory.unknown_reason : directory.Describe()) +
+                  "), so its settings are not checked";
+      }
+      if (!severity) continue;
+      Diagnostic d = MetaDiagnostic(*rules::FindRule("OPM004"), *severity, path, tree.RangeOf(init.call),
+                                    std::move(message), std::string(tree.LineOf(ts_node_start_byte(init.call))));
+      d.help = kMissingConfigHelp;
+      d.notes = directory.chain;
+      diagnostics.push_back(std::move(d));
+    }
+  }
+}
+
+}  // namespace
+
+FileOutcome LintPython(Input& input, const LintOptions& options, const Effective& effective) {
+  FileOutcome outcome;
+  std::string source;
+  if (input.cannot_matter) {
+    outcome.skipped = true;
+    return outcome;
+  }
+  if (input.from_stdin) {
+    source = *options.stdin_source;
+    if (source.find('\0') != std::string::npos) {
+      outcome.error = Error::Input(input.path + ": binary input (it contains NUL bytes)");
+      return outcome;
+    }
+  } else if (input.source) {
+    source = std::move(*input.source);
+  } else {
+    auto read = ReadTextFile(input.path);
+    if (!read.ok()) {
+      outcome.error = read.take_error();
+      return outcome;
+    }
+    source = std::move(*read);
+  }
+  if (input.from_directory && !CanMatter(source)) {
+    outcome.skipped = true;
+    return outcome;
+  }
+  if (!IsValidUtf8(source)) {
+    outcome.error = Error::Input(input.path + ": not valid UTF-8 (Python source must be)");
+    return outcome;
+  }
+  auto parsed = python::PythonModule::Parse(input.path, source);
+  if (!parsed.ok()) {
+    outcome.error = parsed.take_error();
+    return outcome;
+  }
+  auto module = std::make_unique<python::PythonModule>(std::move(*parsed));
+  // Declared before the facts so it outlives the module that refers to it.
+  std::unique_ptr<python::ModuleSet> program;
+  if (!input.from_stdin) {
+    program = ProgramModules(input, options);
+    module->AttachModules(program.get());
+  }
+  LintedFile linted;
+  linted.path = input.path;
+  linted.parsed_cleanly = !module->tree().has_error();
+  if (!linted.parsed_cleanly) {
+    if (auto severity = Enabled(effective, "OPM001")) {
+      const SyntaxTree& tree = module->tree();
+      const TSNode error = *tree.FirstError();
+      linted.diagnostics.push_back(
+          MetaDiagnostic(*rules::FindRule("OPM001"), *severity, input.path, tree.RangeOf(error),
+                         "syntax error: the file did not parse cleanly, so findings after this point may be missing",
+                         std::string(tree.LineOf(ts_node_start_byte(error)))));
+    }
+  }
+  linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches, input.inherited);
+  outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
+  if (options.keep_settings) {
+    for (const linter::ProfilerCallSite& site : facts.sites) {
+      if (site.api == linter::ProfilerApi::kTorchNpuProfile) outcome.sites.push_back(TraceSite(site, *facts.module));
+    }
+  }
+  FindInitConfigs(facts, input.path, effective, outcome, linted.diagnostics);
+  // Two calls that share one config or mapping see the same setting at the same place: one finding.
+  std::set<std::tuple<std::string, int, int, std::string>> reported;
+  for (Diagnostic& d : rules::CheckProfilerFacts(facts, effective)) {
+    if (!reported.emplace(d.file, d.range.start.line, d.range.start.column, d.rule_id).second) continue;
+    (d.file == input.path ? linted.diagnostics : outcome.elsewhere).push_back(std::move(d));
+  }
+  linter::Suppressions suppressions = ReadFileSuppressions(facts.module->tree(), facts.module->comments());
+  Suppress(suppressions, input.path, effective, linted.diagnostics);
+  if (options.keep_sources) linted.source = facts.module->tree().source();
+  outcome.linted = std::move(linted);
+  return outcome;
+}
+
+}  // namespace opmfu::lint
