@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "cli/cli_support.h"
-#include "engine/audit.h"
-#include "engine/gate.h"
+#include "report/audit.h"
+#include "report/gate.h"
 
 namespace opmfu::cli {
 namespace {
@@ -18,14 +18,14 @@ struct AuditFlags {
 };
 
 int RunAudit(const AuditFlags& flags) {
-  auto tolerance = engine::ParseRatio("--tolerance", flags.tolerance);
+  auto tolerance = report::ParseRatio("--tolerance", flags.tolerance);
   if (!tolerance.ok()) return ReportError(tolerance.error());
   auto data = flags.source.Load();
   if (!data.ok()) return ReportError(data.error());
   ReportFailedRanks(data->analysis, "is not audited");
-  const engine::AuditResult audit = engine::AuditFlops(*data, *tolerance);
+  const report::AuditResult audit = report::AuditFlops(*data, *tolerance);
   const std::string rendered =
-      engine::RenderAudit(audit, flags.format == "json" ? engine::AuditFormat::kJson : engine::AuditFormat::kText);
+      report::RenderAudit(audit, flags.format == "json" ? report::AuditFormat::kJson : report::AuditFormat::kText);
   if (Status written = EmitOutput(rendered, flags.output); !written.ok()) return ReportError(written.error());
   // Nothing checked is no pass: say why, so "0 checked" never reads like agreement.
   if (audit.checked == 0) {

@@ -163,12 +163,12 @@ void ReportFailedRanks(const engine::AnalyzeReport& analysis, std::string_view c
   }
 }
 
-Result<engine::ReportData> MfuSourceFlags::Load() const {
+Result<report::ReportData> MfuSourceFlags::Load() const {
   if (!cluster_db.empty()) {
     if (!rank_list.empty() || step_id) {
       return Error::Usage("--rank-list and --step-id need -d: a cluster DB holds only the finished rows");
     }
-    return engine::LoadClusterDb(cluster_db);
+    return report::LoadClusterDb(cluster_db);
   }
   if (profiling_path.empty()) return Error::Usage("name the data: -d PROFILING_DIR or --db cluster_analysis.db");
   engine::AnalyzeOptions options;
@@ -176,7 +176,7 @@ Result<engine::ReportData> MfuSourceFlags::Load() const {
   OPMFU_ASSIGN_OR_RETURN(options.rank_list, ParseRankList(rank_list));
   options.step_id = step_id;
   options.jobs = jobs;
-  return engine::LoadReportData(options);
+  return report::LoadReportData(options);
 }
 
 }  // namespace opmfu::cli

@@ -12,7 +12,7 @@
 #include "common/diagnostic.h"
 #include "common/diagnostic_format.h"
 #include "common/result.h"
-#include "engine/report.h"
+#include "report/report.h"
 
 namespace opmfu::cli {
 
@@ -90,7 +90,7 @@ struct MfuSourceFlags {
 
   /// `db_allowed`: whether --db is offered (audit needs the rank DBs).
   void Add(CLI::App& command, bool db_allowed = true);
-  Result<engine::ReportData> Load() const;
+  Result<report::ReportData> Load() const;
 };
 
 /// Adds `opmfu registry ...` to the app.

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/cli_support.h"
-#include "engine/gate.h"
+#include "report/gate.h"
 
 namespace opmfu::cli {
 namespace {
@@ -18,17 +18,17 @@ struct DiffFlags {
 };
 
 int RunDiff(const DiffFlags& flags) {
-  auto base = engine::LoadRun(flags.base);
+  auto base = report::LoadRun(flags.base);
   if (!base.ok()) return ReportError(base.error());
-  auto candidate = engine::LoadRun(flags.candidate);
+  auto candidate = report::LoadRun(flags.candidate);
   if (!candidate.ok()) return ReportError(candidate.error());
   ReportFailedRanks(base->analysis, "left out of the base");
   ReportFailedRanks(candidate->analysis, "left out of the candidate");
-  const engine::MfuDiff diff = engine::DiffRuns(*base, *candidate);
-  engine::DiffFormat format = engine::DiffFormat::kText;
-  if (flags.format == "markdown") format = engine::DiffFormat::kMarkdown;
-  if (flags.format == "json") format = engine::DiffFormat::kJson;
-  if (Status written = EmitOutput(engine::RenderDiff(diff, format, flags.top), flags.output); !written.ok()) {
+  const report::MfuDiff diff = report::DiffRuns(*base, *candidate);
+  report::DiffFormat format = report::DiffFormat::kText;
+  if (flags.format == "markdown") format = report::DiffFormat::kMarkdown;
+  if (flags.format == "json") format = report::DiffFormat::kJson;
+  if (Status written = EmitOutput(report::RenderDiff(diff, format, flags.top), flags.output); !written.ok()) {
     return ReportError(written.error());
   }
   // A failed rank leaves one side incomplete: the comparison is shown, but not as a clean result.

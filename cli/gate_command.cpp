@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_support.h"
-#include "engine/gate.h"
-#include "engine/presentation.h"
+#include "report/gate.h"
+#include "report/presentation.h"
 
 namespace opmfu::cli {
 namespace {
@@ -40,17 +40,17 @@ const std::vector<RuleDescriptor>& GateRules() {
   return rules;
 }
 
-Result<engine::GateThresholds> ParseThresholds(const GateFlags& flags) {
-  engine::GateThresholds thresholds;
+Result<report::GateThresholds> ParseThresholds(const GateFlags& flags) {
+  report::GateThresholds thresholds;
   if (!flags.min_mfu.empty()) {
-    OPMFU_ASSIGN_OR_RETURN(thresholds.min_mfu, engine::ParseRatio("--min-mfu", flags.min_mfu));
+    OPMFU_ASSIGN_OR_RETURN(thresholds.min_mfu, report::ParseRatio("--min-mfu", flags.min_mfu));
   }
   for (const std::string& entry : flags.min_op_mfu) {
     const std::size_t equals = entry.rfind('=');
     if (equals == std::string::npos || equals == 0) {
       return Error::Usage("--min-mfu-op takes OP=RATIO (e.g. aten::mm=0.6), got '" + entry + "'");
     }
-    OPMFU_ASSIGN_OR_RETURN(const double ratio, engine::ParseRatio("--min-mfu-op", entry.substr(equals + 1)));
+    OPMFU_ASSIGN_OR_RETURN(const double ratio, report::ParseRatio("--min-mfu-op", entry.substr(equals + 1)));
     thresholds.min_op_mfu.emplace_back(entry.substr(0, equals), ratio);
   }
   if (!flags.min_coverage.empty()) {
@@ -58,12 +58,12 @@ Result<engine::GateThresholds> ParseThresholds(const GateFlags& flags) {
       return Error::Usage(
           "--min-coverage needs -d: a cluster DB holds only the result rows, not the kernels they miss");
     }
-    OPMFU_ASSIGN_OR_RETURN(thresholds.min_coverage, engine::ParseRatio("--min-coverage", flags.min_coverage));
+    OPMFU_ASSIGN_OR_RETURN(thresholds.min_coverage, report::ParseRatio("--min-coverage", flags.min_coverage));
   }
   if (!flags.max_drop.empty()) {
     if (flags.baseline.empty())
       return Error::Usage("--max-drop needs --baseline BASE (a profiling directory or cluster DB)");
-    OPMFU_ASSIGN_OR_RETURN(thresholds.max_drop, engine::ParseRatio("--max-drop", flags.max_drop));
+    OPMFU_ASSIGN_OR_RETURN(thresholds.max_drop, report::ParseRatio("--max-drop", flags.max_drop));
   }
   if (!thresholds.min_mfu && thresholds.min_op_mfu.empty() && !thresholds.min_coverage && !thresholds.max_drop) {
     return Error::Usage("give at least one threshold: --min-mfu, --min-mfu-op, --min-coverage or --max-drop");
@@ -71,30 +71,30 @@ Result<engine::GateThresholds> ParseThresholds(const GateFlags& flags) {
   return thresholds;
 }
 
-std::string Ratio(std::optional<double> value) { return value ? engine::FormatPercent(*value) : "-"; }
+std::string Ratio(std::optional<double> value) { return value ? report::FormatPercent(*value) : "-"; }
 
-std::string RenderText(const std::vector<engine::GateCheck>& checks, bool passed) {
+std::string RenderText(const std::vector<report::GateCheck>& checks, bool passed) {
   std::vector<std::vector<std::string>> rows{{"check", "subject", "actual", "threshold", "result"}};
-  for (const engine::GateCheck& check : checks) {
+  for (const report::GateCheck& check : checks) {
     rows.push_back({check.rule, check.subject, Ratio(check.actual),
                     (check.at_most ? "<= " : ">= ") + Ratio(check.threshold), check.passed ? "pass" : "FAIL"});
   }
   std::ostringstream out;
-  out << engine::FormatTable(rows, engine::TableStyle::kText);
-  for (const engine::GateCheck& check : checks) {
+  out << report::FormatTable(rows, report::TableStyle::kText);
+  for (const report::GateCheck& check : checks) {
     if (!check.passed) out << "FAIL " << check.message << "\n";
   }
-  const auto failed = std::count_if(checks.begin(), checks.end(), [](const engine::GateCheck& c) { return !c.passed; });
+  const auto failed = std::count_if(checks.begin(), checks.end(), [](const report::GateCheck& c) { return !c.passed; });
   out << (passed ? "gate passed: " + std::to_string(checks.size()) + " checks\n"
                  : "gate failed: " + std::to_string(failed) + " of " + std::to_string(checks.size()) + " checks\n");
   return out.str();
 }
 
-std::string RenderJson(const std::vector<engine::GateCheck>& checks, bool passed) {
+std::string RenderJson(const std::vector<report::GateCheck>& checks, bool passed) {
   nlohmann::ordered_json json;
   json["passed"] = passed;
   json["checks"] = nlohmann::json::array();
-  for (const engine::GateCheck& check : checks) {
+  for (const report::GateCheck& check : checks) {
     json["checks"].push_back({{"rule", check.rule},
                               {"subject", check.subject},
                               {"actual", check.actual ? nlohmann::json(*check.actual) : nlohmann::json()},
@@ -112,16 +112,16 @@ int RunGateCommand(const GateFlags& flags) {
   auto data = flags.source.Load();
   if (!data.ok()) return ReportError(data.error());
   ReportFailedRanks(data->analysis, "the gate cannot pass");
-  const engine::MfuReport report = engine::BuildReport(*data, {});
-  std::optional<engine::MfuReport> baseline;
+  const report::MfuReport report = report::BuildReport(*data, {});
+  std::optional<report::MfuReport> baseline;
   if (!flags.baseline.empty()) {
-    auto base_data = engine::LoadRun(flags.baseline);
+    auto base_data = report::LoadRun(flags.baseline);
     if (!base_data.ok()) return ReportError(base_data.error());
-    baseline = engine::BuildReport(*base_data, {});
+    baseline = report::BuildReport(*base_data, {});
   }
-  const std::vector<engine::GateCheck> checks =
-      engine::RunGate(*data, report, baseline ? &*baseline : nullptr, *thresholds);
-  const bool passed = std::all_of(checks.begin(), checks.end(), [](const engine::GateCheck& c) { return c.passed; });
+  const std::vector<report::GateCheck> checks =
+      report::RunGate(*data, report, baseline ? &*baseline : nullptr, *thresholds);
+  const bool passed = std::all_of(checks.begin(), checks.end(), [](const report::GateCheck& c) { return c.passed; });
 
   std::string rendered;
   if (flags.output_format == "text") {
@@ -130,7 +130,7 @@ int RunGateCommand(const GateFlags& flags) {
     rendered = RenderJson(checks, passed);
   } else {
     std::vector<Diagnostic> failures;
-    for (const engine::GateCheck& check : checks) {
+    for (const report::GateCheck& check : checks) {
       if (check.passed) continue;
       Diagnostic diagnostic;
       diagnostic.rule_id = check.rule;

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "cli/cli_support.h"
-#include "engine/report.h"
+#include "report/report.h"
 
 namespace opmfu::cli {
 namespace {
@@ -34,16 +34,16 @@ int RunReport(const ReportFlags& flags) {
   if (!data->analysis.discovery.correction.empty()) ReportWarning(data->analysis.discovery.correction);
   for (const std::string& note : data->analysis.discovery.notes) ReportWarning(note);
   ReportFailedRanks(data->analysis, "in no figure of the report");
-  engine::ReportOptions options;
+  report::ReportOptions options;
   options.top = flags.top;
   options.attribute_compute = flags.attribute == "compute";
-  const engine::MfuReport report = engine::BuildReport(*data, options);
+  const report::MfuReport report = report::BuildReport(*data, options);
   const std::string format = FormatFor(flags);
-  engine::ReportFormat chosen = engine::ReportFormat::kText;
-  if (format == "markdown") chosen = engine::ReportFormat::kMarkdown;
-  if (format == "html") chosen = engine::ReportFormat::kHtml;
-  if (format == "json") chosen = engine::ReportFormat::kJson;
-  if (Status written = EmitOutput(engine::RenderReport(report, chosen, flags.top), flags.output); !written.ok()) {
+  report::ReportFormat chosen = report::ReportFormat::kText;
+  if (format == "markdown") chosen = report::ReportFormat::kMarkdown;
+  if (format == "html") chosen = report::ReportFormat::kHtml;
+  if (format == "json") chosen = report::ReportFormat::kJson;
+  if (Status written = EmitOutput(report::RenderReport(report, chosen, flags.top), flags.output); !written.ok()) {
     return ReportError(written.error());
   }
   if (!flags.output.empty() && flags.output != "-") std::cerr << "opmfu: wrote " << flags.output << "\n";

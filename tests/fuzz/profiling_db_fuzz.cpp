@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "common/sqlite.h"
-#include "engine/audit.h"
 #include "engine/db_check.h"
 #include "engine/demo.h"
 #include "engine/rank_analysis.h"
-#include "engine/report.h"
+#include "report/audit.h"
+#include "report/report.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -142,7 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto analysis = opmfu::engine::AnalyzeRank(input);
   if (analysis.ok()) {
     // Whatever the rank holds goes through the report, the audit and every renderer.
-    opmfu::engine::ReportData data;
+    opmfu::report::ReportData data;
     opmfu::engine::RankOutcome outcome;
     outcome.location.db_path = db_path;
     data.analysis.tables.string_pools.push_back(analysis->strings);
@@ -150,12 +150,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     data.analysis.tables.module_rows = std::move(analysis->module_rows);
     outcome.analysis = std::move(*analysis);
     data.analysis.ranks.push_back(std::move(outcome));
-    const opmfu::engine::MfuReport report = opmfu::engine::BuildReport(data, {});
-    for (auto format : {opmfu::engine::ReportFormat::kText, opmfu::engine::ReportFormat::kMarkdown,
-                        opmfu::engine::ReportFormat::kJson, opmfu::engine::ReportFormat::kHtml}) {
-      (void)opmfu::engine::RenderReport(report, format, 5);
+    const opmfu::report::MfuReport report = opmfu::report::BuildReport(data, {});
+    for (auto format : {opmfu::report::ReportFormat::kText, opmfu::report::ReportFormat::kMarkdown,
+                        opmfu::report::ReportFormat::kJson, opmfu::report::ReportFormat::kHtml}) {
+      (void)opmfu::report::RenderReport(report, format, 5);
     }
-    (void)opmfu::engine::RenderAudit(opmfu::engine::AuditFlops(data, 0.01), opmfu::engine::AuditFormat::kJson);
+    (void)opmfu::report::RenderAudit(opmfu::report::AuditFlops(data, 0.01), opmfu::report::AuditFormat::kJson);
   }
   opmfu::engine::RankLocation location;
   location.rank_directory = seed.rank_directory;

@@ -1,9 +1,9 @@
-#include "engine/presentation.h"
+#include "report/presentation.h"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 std::string FormatNumber(const char* format, double value) {
   char buffer[64];
@@ -58,4 +58,4 @@ std::string FormatTable(const std::vector<TableRow>& rows, TableStyle style) {
   return out;
 }
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/report.h"
+#include "report/report.h"
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 /// One kernel group, (op_name, kernel_name, input_shapes), in each run.
 struct DiffGroup {
@@ -58,4 +58,4 @@ std::vector<GateCheck> RunGate(const ReportData& data, const MfuReport& report, 
 /// "0.4", "40%" -> 0.4; an Error names the option.
 Result<double> ParseRatio(std::string_view option, std::string_view text);
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/report.h"
+#include "report/report.h"
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 struct AuditDisagreement {
   std::string op_name;        ///< the framework op
@@ -39,4 +39,4 @@ AuditResult AuditFlops(const ReportData& data, double tolerance);
 enum class AuditFormat { kText, kJson };
 std::string RenderAudit(const AuditResult& audit, AuditFormat format);
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report

@@ -1,4 +1,4 @@
-#include "engine/report.h"
+#include "report/report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,20 +8,20 @@
 
 #include "common/sqlite.h"
 #include "common/text.h"
-#include "engine/presentation.h"
+#include "report/presentation.h"
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 namespace fs = std::filesystem;
 
-Result<ReportData> LoadReportData(const AnalyzeOptions& options) {
-  AnalyzeOptions in_memory = options;
-  in_memory.export_type = ExportType::kNone;
+Result<ReportData> LoadReportData(const engine::AnalyzeOptions& options) {
+  engine::AnalyzeOptions in_memory = options;
+  in_memory.export_type = engine::ExportType::kNone;
   in_memory.with_coverage = true;
   ReportData data;
   data.source = ReportData::Source::kProfilingDirectory;
   data.path = options.profiling_path;
-  OPMFU_ASSIGN_OR_RETURN(data.analysis, RunAnalyze(in_memory));
+  OPMFU_ASSIGN_OR_RETURN(data.analysis, engine::RunAnalyze(in_memory));
   std::error_code ec;
   const fs::path existing = data.analysis.discovery.root / "cluster_analysis_output" / "cluster_analysis.db";
   if (fs::is_regular_file(existing, ec)) data.artifacts.push_back(existing);
@@ -38,8 +38,8 @@ std::int64_t AsInt64(const Statement& statement, int column) {
   return statement.Int64(column);
 }
 
-StringId InternOptional(StringPool& pool, const Statement& statement, int column) {
-  return statement.IsNull(column) ? kNoString : pool.Intern(statement.Text(column));
+engine::StringId InternOptional(engine::StringPool& pool, const Statement& statement, int column) {
+  return statement.IsNull(column) ? engine::kNoString : pool.Intern(statement.Text(column));
 }
 
 }  // namespace
@@ -55,8 +55,8 @@ Result<ReportData> LoadClusterDb(const fs::path& db_path) {
                         ": no OperatorMFU table (write one with `opmfu analyze -d DIR` or msprof-analyze -m "
                         "operator_mfu, or report on the profiling directory with -d)");
   }
-  auto pool = std::make_shared<StringPool>();
-  std::vector<OperatorMfuRow> rows;
+  auto pool = std::make_shared<engine::StringPool>();
+  std::vector<engine::OperatorMfuRow> rows;
   OPMFU_ASSIGN_OR_RETURN(
       Statement operators,
       db.Prepare("SELECT \"rank_id\", \"op_name\", \"kernel_name\", \"kernel_start(ns)\", \"kernel_end(ns)\", "
@@ -65,7 +65,7 @@ Result<ReportData> LoadClusterDb(const fs::path& db_path) {
   while (true) {
     OPMFU_ASSIGN_OR_RETURN(const bool more, operators.Step());
     if (!more) break;
-    OperatorMfuRow row;
+    engine::OperatorMfuRow row;
     row.strings = pool.get();
     row.rank_id = operators.Int64(0);
     row.op_name_id = InternOptional(*pool, operators, 1);
@@ -92,7 +92,7 @@ Result<ReportData> LoadClusterDb(const fs::path& db_path) {
     while (true) {
       OPMFU_ASSIGN_OR_RETURN(const bool more, modules.Step());
       if (!more) break;
-      ModuleMfuRow row;
+      engine::ModuleMfuRow row;
       row.rank_id = modules.Int64(0);
       row.module = modules.IsNull(1) ? "" : std::string(modules.Text(1));
       row.op_name = modules.IsNull(2) ? "" : std::string(modules.Text(2));
@@ -103,7 +103,7 @@ Result<ReportData> LoadClusterDb(const fs::path& db_path) {
   return data;
 }
 
-void MfuAggregate::Add(const OperatorMfuRow& row) {
+void MfuAggregate::Add(const engine::OperatorMfuRow& row) {
   const auto time = static_cast<double>(row.kernel_duration);
   ++count;
   duration += row.kernel_duration;
@@ -117,7 +117,7 @@ Result<ReportData> LoadRun(const fs::path& path) {
   if (fs::is_regular_file(path, ec) && !path.filename().string().starts_with("ascend_pytorch_profiler")) {
     return LoadClusterDb(path);
   }
-  AnalyzeOptions options;
+  engine::AnalyzeOptions options;
   options.profiling_path = path;
   return LoadReportData(options);
 }
@@ -182,7 +182,7 @@ std::vector<std::string> Hints(const GroupStats& group, bool shape_known) {
   }
   std::vector<std::string> aux;
   for (const std::string& kernel : group.kernels) {
-    if (!IsComputeKernelName(kernel)) aux.push_back(kernel);
+    if (!engine::IsComputeKernelName(kernel)) aux.push_back(kernel);
   }
   if (!aux.empty()) {
     hints.push_back(
@@ -228,7 +228,7 @@ struct Accumulator {
   std::set<std::string> ops;
 };
 
-void Add(Accumulator& accumulator, const OperatorMfuRow& row, std::string_view op, std::string_view kernel) {
+void Add(Accumulator& accumulator, const engine::OperatorMfuRow& row, std::string_view op, std::string_view kernel) {
   accumulator.sums.Add(row);
   if (accumulator.kernels.size() < 8) accumulator.kernels.emplace(kernel);
   if (accumulator.ops.size() < 8) accumulator.ops.emplace(op);
@@ -257,7 +257,7 @@ std::vector<GroupStats> Finish(std::unordered_map<std::string, Accumulator>& gro
   return result;
 }
 
-KernelEntry EntryOf(const OperatorMfuRow& row) {
+KernelEntry EntryOf(const engine::OperatorMfuRow& row) {
   return {row.rank_id,
           std::string(row.op_name().value_or("")),
           std::string(row.kernel_name().value_or("")),
@@ -275,11 +275,11 @@ std::string Count(std::size_t n, const char* one, const char* many) {
 
 void CoverageMissing(const RankSummary& rank, std::vector<std::string>& missing) {
   if (!rank.coverage) return;
-  const RankCoverage& coverage = *rank.coverage;
+  const engine::RankCoverage& coverage = *rank.coverage;
   const std::string who = "rank " + std::to_string(rank.rank_id) + ": ";
   if (!coverage.unmatched.empty()) {
     std::map<std::string_view, std::size_t> by_reason;
-    for (const UnmatchedRange& range : coverage.unmatched) ++by_reason[FateReason(range.fate)];
+    for (const engine::UnmatchedRange& range : coverage.unmatched) ++by_reason[engine::FateReason(range.fate)];
     std::vector<std::string> reasons;
     for (const auto& [reason, n] : by_reason) reasons.push_back(std::to_string(n) + " because " + std::string(reason));
     missing.push_back(who + std::to_string(coverage.unmatched.size()) + " of " +
@@ -297,22 +297,22 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
   report.path = data.path;
   report.artifacts = data.artifacts;
   report.attribute_compute = options.attribute_compute;
-  const AnalyzeReport& analysis = data.analysis;
+  const engine::AnalyzeReport& analysis = data.analysis;
   report.module_rows = analysis.tables.module_rows.size();
 
   std::unordered_map<std::string, Accumulator> by_op;
   std::unordered_map<std::string, Accumulator> by_op_shape;
   std::unordered_map<std::string, Accumulator> by_shape;
   std::map<std::int64_t, Accumulator> by_rank;
-  std::vector<const OperatorMfuRow*> kept;
+  std::vector<const engine::OperatorMfuRow*> kept;
   kept.reserve(analysis.tables.operator_rows.size());
   std::size_t rows_without_shapes = 0;
   std::size_t aux_rows = 0;
   std::int64_t aux_time = 0;
   MfuAggregate all;
-  for (const OperatorMfuRow& row : analysis.tables.operator_rows) {
+  for (const engine::OperatorMfuRow& row : analysis.tables.operator_rows) {
     const std::string_view kernel = row.kernel_name().value_or("");
-    if (!IsComputeKernelName(kernel)) {
+    if (!engine::IsComputeKernelName(kernel)) {
       ++aux_rows;
       aux_time += row.kernel_duration;
       if (options.attribute_compute) {
@@ -349,15 +349,15 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
   report.by_shape = Finish(by_shape, true);
 
   const std::size_t top = std::min(options.top, kept.size());
-  const auto lower = [](const OperatorMfuRow* a, const OperatorMfuRow* b) {
+  const auto lower = [](const engine::OperatorMfuRow* a, const engine::OperatorMfuRow* b) {
     return std::tie(a->mfu, a->rank_id, a->kernel_start) < std::tie(b->mfu, b->rank_id, b->kernel_start);
   };
   std::partial_sort(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(top), kept.end(), lower);
   for (std::size_t i = 0; i < top; ++i) report.lowest.push_back(EntryOf(*kept[i]));
   std::partial_sort(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(top), kept.end(),
-                    [&](const OperatorMfuRow* a, const OperatorMfuRow* b) { return lower(b, a); });
+                    [&](const engine::OperatorMfuRow* a, const engine::OperatorMfuRow* b) { return lower(b, a); });
   for (std::size_t i = 0; i < top; ++i) report.highest.push_back(EntryOf(*kept[i]));
-  std::sort(kept.begin(), kept.end(), [](const OperatorMfuRow* a, const OperatorMfuRow* b) {
+  std::sort(kept.begin(), kept.end(), [](const engine::OperatorMfuRow* a, const engine::OperatorMfuRow* b) {
     return std::tie(a->rank_id, a->kernel_start) < std::tie(b->rank_id, b->kernel_start);
   });
   const std::size_t stride = std::max<std::size_t>(1, (kept.size() + 1999) / 2000);
@@ -367,7 +367,7 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
 
   // Ranks: every rank analysed (failed or empty ones too), or those in the cluster DB's rows.
   std::set<std::int64_t> listed;
-  for (const RankOutcome& outcome : analysis.ranks) {
+  for (const engine::RankOutcome& outcome : analysis.ranks) {
     RankSummary summary;
     summary.rank_id = outcome.location.rank_id;
     summary.db_path = outcome.location.db_path;
@@ -400,7 +400,7 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
   for (std::int64_t id : analysis.unknown_ranks) {
     missing.push_back("rank " + std::to_string(id) + ": asked for with --rank-list but not found");
   }
-  for (const RankOutcome& outcome : analysis.ranks) {
+  for (const engine::RankOutcome& outcome : analysis.ranks) {
     const std::string who = "rank " + std::to_string(outcome.location.rank_id) + ": ";
     if (outcome.failure) {
       missing.push_back(who + "failed, so it is in no figure: " + DescribeFailure(outcome));
@@ -408,8 +408,8 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
     }
     if (by_rank.contains(outcome.location.rank_id)) continue;
     std::vector<std::string> why;
-    for (const RankNote& note : outcome.analysis.notes) {
-      if (note.level != RankNote::Level::kInfo) why.push_back(note.text);
+    for (const engine::RankNote& note : outcome.analysis.notes) {
+      if (note.level != engine::RankNote::Level::kInfo) why.push_back(note.text);
     }
     missing.push_back(who + "no OperatorMFU rows" + (why.empty() ? "" : " (" + Join(why, "; ") + ")") +
                       "; `opmfu check-db` says why");
@@ -445,4 +445,4 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
   return report;
 }
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report

@@ -1,4 +1,4 @@
-#include "engine/audit.h"
+#include "report/audit.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "common/text.h"
-#include "engine/presentation.h"
 #include "registry/builtin_flops.h"
+#include "report/presentation.h"
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 namespace {
 
@@ -90,7 +90,7 @@ AuditResult AuditFlops(const ReportData& data, double tolerance) {
   audit.tolerance = tolerance;
   std::map<std::tuple<std::string, std::string, std::string, std::string, std::int64_t, std::int64_t>, std::size_t>
       disagreements;
-  for (const OperatorMfuRow& row : data.analysis.tables.operator_rows) {
+  for (const engine::OperatorMfuRow& row : data.analysis.tables.operator_rows) {
     ++audit.rows;
     const std::string_view target = row.flops_op_name();
     const std::string_view kernel = row.kernel_name().value_or("");
@@ -104,7 +104,7 @@ AuditResult AuditFlops(const ReportData& data, double tolerance) {
              "group list)"];
       continue;
     }
-    if (!IsComputeKernelName(kernel)) {
+    if (!engine::IsComputeKernelName(kernel)) {
       ++audit.skipped["an auxiliary kernel (it inherits the range's FLOPs; see `opmfu report`)"];
       continue;
     }
@@ -182,4 +182,4 @@ std::string RenderAudit(const AuditResult& audit, AuditFormat format) {
   return out.str();
 }
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report

@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "common/text.h"
-#include "engine/presentation.h"
-#include "engine/report.h"
+#include "report/presentation.h"
+#include "report/report.h"
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 namespace {
 
@@ -181,16 +181,16 @@ std::string RenderPlain(const MfuReport& report, bool markdown, std::size_t top)
               ranks);
   for (const RankSummary& rank : report.ranks) {
     if (!rank.coverage) continue;
-    for (const AuxKernelCharge& aux : rank.coverage->aux_kernels) {
+    for (const engine::AuxKernelCharge& aux : rank.coverage->aux_kernels) {
       out << bullet << "rank " << rank.rank_id << ": " << aux.kernel_name << " carries " << aux.flops_op_name
           << " FLOPs in " << aux.count << " row(s), " << FormatDuration(static_cast<double>(aux.duration))
           << " (not a compute kernel)\n";
     }
     const std::size_t shown = std::min<std::size_t>(rank.coverage->unmatched.size(), top);
     for (std::size_t i = 0; i < shown; ++i) {
-      const UnmatchedRange& range = rank.coverage->unmatched[i];
+      const engine::UnmatchedRange& range = rank.coverage->unmatched[i];
       out << bullet << "rank " << rank.rank_id << ": unmatched range '" << Shorten(range.message, 60) << "' ["
-          << range.start << ", " << range.end << "]: " << FateReason(range.fate) << "\n";
+          << range.start << ", " << range.end << "]: " << engine::FateReason(range.fate) << "\n";
     }
     if (rank.coverage->unmatched.size() > shown) {
       out << bullet << "rank " << rank.rank_id << ": ... and " << rank.coverage->unmatched.size() - shown
@@ -272,7 +272,7 @@ std::string RenderJson(const MfuReport& report) {
     r["weighted_mfu"] = rank.weighted_mfu;
     r["lost_time_ns"] = rank.lost_time;
     if (rank.coverage) {
-      const RankCoverage& c = *rank.coverage;
+      const engine::RankCoverage& c = *rank.coverage;
       nlohmann::ordered_json coverage;
       coverage["compute_kernels"] = c.compute_kernels;
       coverage["compute_time_ns"] = c.compute_time;
@@ -283,14 +283,14 @@ std::string RenderJson(const MfuReport& report) {
       coverage["matched_records"] = c.charged_ranges;
       coverage["record_share"] = c.range_share();
       coverage["unmatched"] = nlohmann::json::array();
-      for (const UnmatchedRange& range : c.unmatched) {
+      for (const engine::UnmatchedRange& range : c.unmatched) {
         coverage["unmatched"].push_back({{"start_ns", range.start},
                                          {"end_ns", range.end},
                                          {"message", range.message},
-                                         {"reason", FateReason(range.fate)}});
+                                         {"reason", engine::FateReason(range.fate)}});
       }
       coverage["aux_kernels"] = nlohmann::json::array();
-      for (const AuxKernelCharge& aux : c.aux_kernels) {
+      for (const engine::AuxKernelCharge& aux : c.aux_kernels) {
         coverage["aux_kernels"].push_back({{"kernel_name", aux.kernel_name},
                                            {"flops_op_name", aux.flops_op_name},
                                            {"count", aux.count},
@@ -540,7 +540,7 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
   std::vector<Row> coverage;
   for (const RankSummary& rank : report.ranks) {
     if (!rank.coverage) continue;
-    const RankCoverage& c = *rank.coverage;
+    const engine::RankCoverage& c = *rank.coverage;
     coverage.push_back({std::to_string(rank.rank_id), FormatPercent(c.time_share()),
                         std::to_string(c.charged_ranges) + " of " + std::to_string(c.ranges),
                         std::to_string(c.unmatched.size()), std::to_string(c.aux_kernels.size())});
@@ -581,4 +581,4 @@ std::string RenderReport(const MfuReport& report, ReportFormat format, std::size
   return {};
 }
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report

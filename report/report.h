@@ -12,7 +12,7 @@
 #include "common/result.h"
 #include "engine/analyze.h"
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 /// The rows a report reads, and where they came from.
 struct ReportData {
@@ -21,13 +21,13 @@ struct ReportData {
   std::filesystem::path path;  ///< what -d or --db named
   /// From a profiling directory: the in-memory analysis with coverage. From a cluster DB: only
   /// `analysis.tables` is filled.
-  AnalyzeReport analysis;
+  engine::AnalyzeReport analysis;
   /// Files the report is based on besides the rank DBs (an existing cluster_analysis.db).
   std::vector<std::filesystem::path> artifacts;
 };
 
 /// Runs the analysis in memory (nothing is written) with per-rank coverage.
-Result<ReportData> LoadReportData(const AnalyzeOptions& options);
+Result<ReportData> LoadReportData(const engine::AnalyzeOptions& options);
 /// Reads the OperatorMFU and ModuleMFU tables of a cluster_analysis.db (read-only).
 Result<ReportData> LoadClusterDb(const std::filesystem::path& db_path);
 /// One run for `diff` and `--baseline`: a cluster DB file, or a profiling directory (or rank DB).
@@ -64,7 +64,7 @@ struct MfuAggregate {
   double mfu_time = 0;   ///< sum of MFU x duration
   double lost_time = 0;  ///< ns: sum of duration x (1 - MFU), MFU capped to [0, 1]
 
-  void Add(const OperatorMfuRow& row);
+  void Add(const engine::OperatorMfuRow& row);
   /// Time-weighted MFU: sum of MFU x time over sum of time (= sum of FLOPs over sum of time x peak).
   double weighted_mfu() const { return duration > 0 ? mfu_time / static_cast<double>(duration) : 0; }
 };
@@ -93,7 +93,7 @@ struct RankSummary {
   std::int64_t total_duration = 0;
   double weighted_mfu = 0;
   double lost_time = 0;
-  std::optional<RankCoverage> coverage;
+  std::optional<engine::RankCoverage> coverage;
 };
 
 struct ReportOptions {
@@ -138,4 +138,4 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options);
 enum class ReportFormat { kText, kMarkdown, kHtml, kJson };
 std::string RenderReport(const MfuReport& report, ReportFormat format, std::size_t top);
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report

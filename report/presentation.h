@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 /// printf-style formatting of one number ("%.2f").
 std::string FormatNumber(const char* format, double value);
@@ -20,4 +20,4 @@ enum class TableStyle { kText, kMarkdown };
 /// Markdown: a pipe table, with '|' in cells escaped.
 std::string FormatTable(const std::vector<TableRow>& rows, TableStyle style);
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report

@@ -1,4 +1,4 @@
-#include "engine/gate.h"
+#include "report/gate.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,9 +10,9 @@
 #include <unordered_map>
 
 #include "common/text.h"
-#include "engine/presentation.h"
+#include "report/presentation.h"
 
-namespace opmfu::engine {
+namespace opmfu::report {
 
 double DiffGroup::TimeWeightedChange() const {
   if (!base || !candidate) return 0;
@@ -23,7 +23,7 @@ MfuDiff DiffRuns(const ReportData& base, const ReportData& candidate) {
   MfuDiff diff;
   std::unordered_map<std::string, std::size_t> index;
   const auto collect = [&](const ReportData& data, bool is_base) {
-    for (const OperatorMfuRow& row : data.analysis.tables.operator_rows) {
+    for (const engine::OperatorMfuRow& row : data.analysis.tables.operator_rows) {
       const std::string_view op = row.op_name().value_or("");
       const std::string_view kernel = row.kernel_name().value_or("");
       const std::string_view shapes = row.input_shapes().value_or("");
@@ -146,7 +146,7 @@ Result<double> ParseRatio(std::string_view option, std::string_view text) {
 std::vector<GateCheck> RunGate(const ReportData& data, const MfuReport& report, const MfuReport* baseline,
                                const GateThresholds& thresholds) {
   std::vector<GateCheck> checks;
-  for (const RankOutcome& outcome : data.analysis.ranks) {
+  for (const engine::RankOutcome& outcome : data.analysis.ranks) {
     if (!outcome.failure) continue;
     checks.push_back({"gate/incomplete", "rank " + std::to_string(outcome.location.rank_id), std::nullopt, 0, false,
                       false, "the rank failed, so every figure misses it: " + DescribeFailure(outcome)});
@@ -209,4 +209,4 @@ std::vector<GateCheck> RunGate(const ReportData& data, const MfuReport& report, 
   return checks;
 }
 
-}  // namespace opmfu::engine
+}  // namespace opmfu::report
