@@ -4,7 +4,7 @@
 
 #include "common/file_io.h"
 #include "common/parallel.h"
-#include "linter/python_project.h"
+#include "python/project.h"
 
 namespace opmfu::lint {
 

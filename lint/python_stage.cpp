@@ -10,7 +10,7 @@
 #include "common/text.h"
 #include "lint/dynamic_config_stage.h"
 #include "lint/suppression_stage.h"
-#include "linter/python_project.h"
+#include "python/project.h"
 #include "rules/lint_checks.h"
 
 namespace opmfu::lint {

@@ -12,7 +12,7 @@
 
 #include "common/result.h"
 #include "common/text_location.h"
-#include "linter/python_values.h"
+#include "python/module.h"
 
 namespace opmfu::linter {
 

@@ -15,7 +15,7 @@
 
 #include "common/result.h"
 #include "linter/bash_launcher.h"
-#include "linter/python_values.h"
+#include "python/module.h"
 
 namespace opmfu::linter {
 

@@ -11,7 +11,7 @@
 #include "linter/bash_launcher.h"
 #include "linter/dynamic_config.h"
 #include "linter/known_launchers.h"
-#include "linter/python_values.h"
+#include "python/module.h"
 
 namespace opmfu::linter {
 

@@ -9,7 +9,7 @@
 
 #include "common/result.h"
 #include "common/tree_sitter.h"
-#include "linter/python_syntax.h"
+#include "python/syntax.h"
 
 namespace opmfu::registry {
 

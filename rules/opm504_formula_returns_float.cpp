@@ -1,6 +1,6 @@
 #include <set>
 
-#include "linter/python_syntax.h"
+#include "python/syntax.h"
 #include "rules/formula_body.h"
 #include "rules/registry_checks.h"
 

@@ -1,4 +1,4 @@
-#include "linter/python_syntax.h"
+#include "python/syntax.h"
 #include "rules/formula_body.h"
 #include "rules/registry_checks.h"
 

@@ -1,6 +1,6 @@
 // Following Python imports: the text scan, where names lead, and the bounded closure.
 
-#include "linter/python_project.h"
+#include "python/project.h"
 
 #include <gtest/gtest.h>
 

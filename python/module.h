@@ -2,6 +2,9 @@
 // Static value tracing in one Python file: what an expression can evaluate to, and how each value
 // got there (its provenance chain). Nothing is executed or imported. Where a value cannot be
 // determined, the result says "unknown" and why, rather than guessing.
+// The class is one index of one file (module_index.cpp); its questions are answered in
+// evaluator.cpp (expressions, names, calls), argparse_model.cpp, environment.cpp and
+// cross_module.cpp (values defined in the program's other modules).
 
 #include <cstdint>
 #include <initializer_list>
@@ -15,57 +18,12 @@
 #include "common/diagnostic.h"
 #include "common/result.h"
 #include "common/tree_sitter.h"
-#include "linter/python_syntax.h"
+#include "python/syntax.h"
+#include "python/value.h"
 
 namespace opmfu::python {
 
-class PythonModule;
 class ModuleSet;
-
-enum class ValueKind {
-  kUnknown,  ///< see Value::unknown_reason
-  kNone,
-  kBool,
-  kInt,
-  kFloat,
-  kString,
-  kDynamicString,  ///< an f-string or concatenation with a part known only at run time
-  kEnum,           ///< a torch_npu constant such as ProfilerLevel.Level1; `text` is its string value
-  kSequence,       ///< list, tuple or set (`container`), with `items`
-  kDict,           ///< `keys` and `items` side by side
-  kCall,           ///< the result of a call: `text` is the callee's qualified name, `node` the call
-  kFunction,       ///< a function or lambda passed as a value (`text`: its name)
-  kModule,         ///< an imported name (`text`: what it was imported as)
-  kNamespace,      ///< an argparse namespace (`args = parser.parse_args()`)
-};
-
-/// One possible value of an expression.
-struct Value {
-  ValueKind kind = ValueKind::kUnknown;
-  bool boolean = false;
-  std::int64_t integer = 0;
-  double real = 0;
-  std::string text;
-  std::string container;  ///< "list", "tuple", "set" or "dict"
-  std::vector<Value> items;
-  std::vector<Value> keys;
-  TSNode node{};  ///< the expression the value was read from (a literal, usually); null if implied
-                  ///< or read in another file
-  const PythonModule* owner = nullptr;  ///< for a kFunction defined in another module: that module
-  /// The steps from the use back to where the value was written, outermost first.
-  std::vector<Note> chain;
-  std::string unknown_reason;
-  bool from_json = false;  ///< read from a JSON file: described as JSON (`true`, `"db"`, `null`)
-
-  bool is_true() const { return kind == ValueKind::kBool && boolean; }
-  /// How the value reads in a message: `True`, `'level1'`, `ProfilerLevel.Level0`, `['text']`.
-  std::string Describe() const;
-  /// For kEnum: the constant's member name ("Db" for ExportType's "db").
-  std::string container_member() const;
-};
-
-/// Possible values of one expression (several when branches or defaults disagree).
-using Values = std::vector<Value>;
 
 /// A word a launcher passes to the script (or an exported variable's value), with where it was
 /// written. `known` is false for values only known at run time (`$(date)`).

@@ -1,4 +1,4 @@
-#include "linter/python_project.h"
+#include "python/project.h"
 
 #include <algorithm>
 #include <deque>

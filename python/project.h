@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "linter/python_values.h"
+#include "python/module.h"
 
 namespace opmfu::python {
 

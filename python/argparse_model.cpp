@@ -1,0 +1,307 @@
+#include "python/module.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <set>
+
+#include "common/text.h"
+#include "python/evaluator_internal.h"
+#include "python/project.h"
+
+namespace opmfu::python {
+
+void PythonModule::NoteArgparseFacts(TSNode call, TSNode function) {
+  // Runs for every call of every file: names first, arguments only for the rare calls that matter.
+  TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
+  const std::string_view name = tree_.Text(last);
+  // `action.choices.append(v)`: choices changed at run time.
+  if (name == "append" || name == "extend" || name == "insert" || name == "add") {
+    TSNode object = ChildByField(function, "object");
+    if (IsType(object, "attribute") && tree_.Text(ChildByField(object, "attribute")) == "choices" &&
+        !InChoicesHelper(tree_, call)) {
+      mutates_choices_ = true;
+    }
+    return;
+  }
+  const bool adds_choices = name != "add_argument" && name.find("choices") != std::string_view::npos;
+  if (!adds_choices && name != "ArgumentParser") return;
+  TSNode arguments = ChildByField(call, "arguments");
+  const std::uint32_t count = ts_node_is_null(arguments) ? 0 : ts_node_named_child_count(arguments);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(arguments, i);
+    if (IsType(child, "keyword_argument")) {
+      if (name == "ArgumentParser" && tree_.Text(ChildByField(child, "name")) == "allow_abbrev" &&
+          IsType(ChildByField(child, "value"), "false")) {
+        disallows_abbreviation_ = true;
+      }
+      continue;
+    }
+    if (!adds_choices) continue;
+    // add_parser_argument_choices_value(parser, "--x", "v"): more choices for --x at run time.
+    if (auto option = StringLiteralValue(tree_, child); option && option->starts_with('-')) {
+      choices_extended_.insert(*option);
+    }
+  }
+}
+
+Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int depth) const {
+  if (!argparse_.contains(dest) && !argparse_set_defaults_.contains(dest) && modules_ != nullptr &&
+      depth <= kMaxDepth) {
+    // Defined in another module of the program (a get_args() or an add_*_args(parser) helper).
+    std::string option(dest);
+    std::replace(option.begin(), option.end(), '_', '-');
+    for (const PythonModule* other : modules_->Containing("add_argument", {dest, option}, this)) {
+      if (other->argparse_.contains(dest) || other->argparse_set_defaults_.contains(dest)) {
+        return FromOtherModule(other->ResolveArgparse(dest, TSNode{}, depth + 1), other);
+      }
+    }
+  }
+  // Launchers first: a value they pass wins over every default; one that passes nothing leaves it.
+  Values out;
+  bool defaults_needed = invocations_.empty();
+  auto found = argparse_.find(dest);
+  // An option no module of the program defines (a framework's parser, reached through its
+  // `get_args()`): read from the launch by argparse's naming convention, `--dest-name`.
+  std::optional<ArgparseArgument> conventional;
+  if (found == argparse_.end() && !argparse_set_defaults_.contains(dest)) {
+    conventional.emplace();
+    std::string option = "--" + std::string(dest);
+    conventional->options.push_back(option);
+    std::replace(option.begin(), option.end(), '_', '-');
+    conventional->options.push_back(option);
+    conventional->option = option;
+    conventional->action = "unknown";  // a flag or a value: told by the word after it
+  }
+  for (const ScriptInvocation& invocation : invocations_) {
+    std::optional<Value> passed = found != argparse_.end() ? PassedValue(found->second.front(), invocation)
+                                  : conventional           ? PassedValue(*conventional, invocation)
+                                                           : std::nullopt;
+    if (passed) {
+      out.push_back(std::move(*passed));
+    } else {
+      defaults_needed = true;
+    }
+  }
+  if (!defaults_needed) return out;
+  if (auto defaults = argparse_set_defaults_.find(dest); defaults != argparse_set_defaults_.end()) {
+    for (Value value : ResolveIn(defaults->second, depth + 1)) {
+      out.push_back(
+          WithStep(std::move(value), StepAt(defaults->second, "set_defaults(" + std::string(dest) + "=...)")));
+    }
+    return out;
+  }
+  if (found == argparse_.end() && conventional && !invocations_.empty()) {
+    out.push_back(Unknown(use, "`" + conventional->option +
+                                   "` is not passed by the launcher, and no add_argument in this file or the "
+                                   "modules it imports defines it (its default is set elsewhere)"));
+    return out;
+  }
+  if (found == argparse_.end()) {
+    out.push_back(Unknown(use, "no add_argument in this file" +
+                                   std::string(modules_ != nullptr ? " or the modules it imports" : "") + " defines `" +
+                                   std::string(dest) + "`"));
+    return out;
+  }
+  const ArgparseArgument& argument = found->second.front();
+  std::string label = "argparse default of `" + argument.option + "`";
+  if (!invocations_.empty()) label += " (a launcher does not pass it)";
+  if (!ts_node_is_null(argument.default_value)) {
+    for (Value value : ResolveIn(argument.default_value, depth + 1)) {
+      out.push_back(WithStep(std::move(value), StepAt(argument.default_value, label)));
+    }
+    return out;
+  }
+  Value implied;
+  implied.node = argument.call;
+  if (argument.action == "store_true" || argument.action == "store_false") {
+    implied.kind = ValueKind::kBool;
+    implied.boolean = argument.action == "store_false";
+  } else {
+    implied.kind = ValueKind::kNone;
+  }
+  out.push_back(WithStep(
+      implied, StepAt(argument.call, label + " (" + (argument.action.empty() ? "none given" : argument.action) + ")")));
+  return out;
+}
+
+std::optional<std::string> PythonModule::ExpandAbbreviation(std::string_view typed) const {
+  std::optional<std::string> expanded;
+  int matches = 0;
+  // One listing of the program's parsers serves both questions (this runs for every launch word).
+  const std::vector<const PythonModule*> modules = ArgparseModules();
+  const bool abbreviations = std::none_of(modules.begin(), modules.end(),
+                                          [](const PythonModule* module) { return module->disallows_abbreviation_; });
+  for (const PythonModule* module : modules) {
+    for (const auto& [dest, arguments] : module->argparse_) {
+      for (const ArgparseArgument& argument : arguments) {
+        for (const std::string& text : argument.options) {
+          if (text == typed) return text;
+          if (abbreviations && text.starts_with(typed)) {
+            expanded = text;
+            ++matches;
+          }
+        }
+      }
+    }
+  }
+  return matches == 1 ? expanded : std::nullopt;
+}
+
+std::optional<Value> PythonModule::PassedValue(const ArgparseArgument& argument,
+                                               const ScriptInvocation& invocation) const {
+  std::optional<Value> result;
+  const auto& words = invocation.arguments;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    // argparse also accepts an unambiguous prefix of a long option (`--prof` for `--prof-level`).
+    const std::string& typed = words[i].text;
+    const std::string typed_name = typed.substr(0, typed.find('='));
+    std::string word = typed;
+    if (typed_name.starts_with("--")) {
+      if (auto full = ExpandAbbreviation(typed_name)) word = *full + typed.substr(typed_name.size());
+    }
+    for (const std::string& option : argument.options) {
+      if (!option.starts_with('-')) continue;
+      const bool exact = word == option;
+      const bool joined = word.starts_with(option + "=");
+      if (!exact && !joined) continue;
+      Value value;
+      Note step = words[i].origin;
+      const bool bare_flag =
+          argument.action == "unknown" && exact && (i + 1 >= words.size() || words[i + 1].text.starts_with("--"));
+      if (bare_flag) {
+        value.kind = ValueKind::kBool;  // `--profile-with-cpu` alone: a store_true flag
+        value.boolean = true;
+        step.message = "`" + word + "`";
+      } else if (argument.action == "boolean_optional") {
+        value.kind = ValueKind::kBool;
+        value.boolean = !option.starts_with("--no-");
+        step.message = "`" + word + "`";
+      } else if (argument.action == "store_true" || argument.action == "store_false") {
+        value.kind = ValueKind::kBool;
+        value.boolean = argument.action == "store_true";
+        step.message = "`" + word + "`";
+      } else {
+        const LaunchWord* source = nullptr;
+        std::string text;
+        if (joined) {
+          source = &words[i];
+          text = word.substr(option.size() + 1);
+        } else if (i + 1 < words.size()) {
+          source = &words[i + 1];
+          text = source->text;
+        }
+        if (source == nullptr) continue;
+        step = source->origin;
+        step.message = "`" + option + " " + text + "`";
+        if (!source->known) {
+          value.kind = ValueKind::kUnknown;
+          value.unknown_reason = "the launcher passes `" + option + "` a value known only at run time";
+        } else if (argument.type == "int") {
+          std::int64_t parsed = 0;
+          auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+          value.kind = error == std::errc() && end == text.data() + text.size() ? ValueKind::kInt : ValueKind::kUnknown;
+          value.integer = parsed;
+          value.unknown_reason = "argparse would reject `" + text + "` as an int";
+        } else {
+          value.kind = ValueKind::kString;
+          value.text = text;
+        }
+      }
+      value.chain = {step};
+      result = std::move(value);  // argparse keeps the last occurrence
+    }
+  }
+  return result;
+}
+
+std::vector<const PythonModule*> PythonModule::ArgparseModules() const {
+  std::vector<const PythonModule*> out = {this};
+  if (modules_ != nullptr) {
+    for (const PythonModule* other : modules_->Containing("add_argument", this)) out.push_back(other);
+  }
+  return out;
+}
+
+bool PythonModule::OptionsFromFramework() const {
+  if (options_from_framework_) return true;
+  // `from megatron.training import pretrain` and the like: a parser the framework builds, with
+  // options this program never sees, when that framework is not below the project root.
+  for (const auto& [local, qualified] : imports_) {
+    const std::string_view last = LastComponent(qualified);
+    if (last != "pretrain" && last != "initialize_megatron" && last != "parse_args" && last != "get_args") continue;
+    if (calls_by_name_.find(local) == calls_by_name_.end()) continue;
+    const std::size_t dot = qualified.rfind('.');
+    if (dot == std::string::npos) continue;
+    if (modules_ == nullptr || !modules_->locator().Locate(qualified.substr(0, dot), path_)) return true;
+  }
+  return false;
+}
+
+bool PythonModule::RejectsUnknownOptions() const {
+  if (OptionsFromFramework()) return false;  // the option set is open
+  bool parses = parses_args_ || parses_args_as_main_;
+  bool known_only = parses_known_args_ || parses_known_args_as_main_;
+  for (const PythonModule* module : ArgparseModules()) {
+    if (module == this) continue;
+    // Another module's `if __name__ == "__main__":` block does not run when it is imported.
+    parses = parses || module->parses_args_;
+    known_only = known_only || module->parses_known_args_;
+  }
+  return parses && !known_only;
+}
+
+std::vector<ArgparseOption> PythonModule::ArgparseOptions() const {
+  std::vector<ArgparseOption> out;
+  for (const PythonModule* module : ArgparseModules()) {
+    for (ArgparseOption& option : module->LocalArgparseOptions()) out.push_back(std::move(option));
+  }
+  // Choices another part of the program extends or replaces at run time are not a closed list.
+  std::vector<const PythonModule*> changers = {this};
+  if (modules_ != nullptr) {
+    for (const PythonModule* other : modules_->Containing("choices", this)) changers.push_back(other);
+  }
+  const bool all_open = std::any_of(changers.begin(), changers.end(),
+                                    [](const PythonModule* module) { return module->mutates_choices_; });
+  for (ArgparseOption& option : out) {
+    if (!option.choices) continue;
+    const bool extended = std::any_of(changers.begin(), changers.end(), [&](const PythonModule* module) {
+      return std::any_of(option.options.begin(), option.options.end(),
+                         [&](const std::string& name) { return module->choices_extended_.contains(name); });
+    });
+    if (all_open || extended) option.choices.reset();
+  }
+  return out;
+}
+
+std::vector<ArgparseOption> PythonModule::LocalArgparseOptions() const {
+  std::vector<ArgparseOption> out;
+  for (const auto& [dest, arguments] : argparse_) {
+    for (const ArgparseArgument& argument : arguments) {
+      ArgparseOption option;
+      option.dest = dest;
+      option.action = argument.action;
+      for (const std::string& text : argument.options) {
+        if (text.starts_with('-')) option.options.push_back(text);
+      }
+      if (!ts_node_is_null(argument.choices) &&
+          (IsType(argument.choices, "list") || IsType(argument.choices, "tuple"))) {
+        std::vector<std::string> choices;
+        bool literal = true;
+        const std::uint32_t count = ts_node_named_child_count(argument.choices);
+        for (std::uint32_t i = 0; i < count; ++i) {
+          auto text = StringLiteralValue(tree_, ts_node_named_child(argument.choices, i));
+          if (!text) literal = false;
+          if (text) choices.push_back(*text);
+        }
+        if (literal) option.choices = std::move(choices);
+      }
+      out.push_back(std::move(option));
+    }
+  }
+  return out;
+}
+
+}  // namespace opmfu::python

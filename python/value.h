@@ -1,0 +1,61 @@
+#pragma once
+// One possible value of a Python expression, as the evaluator traces it, and how it reads in a
+// message (Python spelling, or JSON spelling for a value read from a JSON file).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "common/tree_sitter.h"
+
+namespace opmfu::python {
+
+class PythonModule;
+
+enum class ValueKind {
+  kUnknown,  ///< see Value::unknown_reason
+  kNone,
+  kBool,
+  kInt,
+  kFloat,
+  kString,
+  kDynamicString,  ///< an f-string or concatenation with a part known only at run time
+  kEnum,           ///< a torch_npu constant such as ProfilerLevel.Level1; `text` is its string value
+  kSequence,       ///< list, tuple or set (`container`), with `items`
+  kDict,           ///< `keys` and `items` side by side
+  kCall,           ///< the result of a call: `text` is the callee's qualified name, `node` the call
+  kFunction,       ///< a function or lambda passed as a value (`text`: its name)
+  kModule,         ///< an imported name (`text`: what it was imported as)
+  kNamespace,      ///< an argparse namespace (`args = parser.parse_args()`)
+};
+
+/// One possible value of an expression.
+struct Value {
+  ValueKind kind = ValueKind::kUnknown;
+  bool boolean = false;
+  std::int64_t integer = 0;
+  double real = 0;
+  std::string text;
+  std::string container;  ///< "list", "tuple", "set" or "dict"
+  std::vector<Value> items;
+  std::vector<Value> keys;
+  TSNode node{};  ///< the expression the value was read from (a literal, usually); null if implied
+                  ///< or read in another file
+  const PythonModule* owner = nullptr;  ///< for a kFunction defined in another module: that module
+  /// The steps from the use back to where the value was written, outermost first.
+  std::vector<Note> chain;
+  std::string unknown_reason;
+  bool from_json = false;  ///< read from a JSON file: described as JSON (`true`, `"db"`, `null`)
+
+  bool is_true() const { return kind == ValueKind::kBool && boolean; }
+  /// How the value reads in a message: `True`, `'level1'`, `ProfilerLevel.Level0`, `['text']`.
+  std::string Describe() const;
+  /// For kEnum: the constant's member name ("Db" for ExportType's "db").
+  std::string container_member() const;
+};
+
+/// Possible values of one expression (several when branches or defaults disagree).
+using Values = std::vector<Value>;
+
+}  // namespace opmfu::python
