@@ -71,7 +71,8 @@ Diagnostic& LauncherCheckContext::ReportAt(const TextLocation& where, std::strin
 
 std::vector<Diagnostic> CheckLauncher(const LauncherLint& launcher,
                                       const std::map<std::string, std::optional<Severity>>& effective) {
-  std::vector<Diagnostic> diagnostics = RunChecks<LauncherCheckContext>(&RuleInfo::launcher_check, launcher, effective);
+  std::vector<Diagnostic> diagnostics =
+      RunChecks<LauncherCheck, LauncherCheckContext>(launcher, InputKind::kLauncher, effective);
   SortAndDeduplicate(diagnostics);
   return diagnostics;
 }
@@ -200,9 +201,15 @@ std::vector<const Value*> CallsTo(const linter::Setting& setting, std::string_vi
   return out;
 }
 
+InputKind InputOf(const linter::ProfilerFacts& facts) {
+  if (facts.module) return InputKind::kPython;
+  if (facts.dynamic_config) return InputKind::kDynamicConfig;
+  return InputKind::kKnownLauncher;
+}
+
 std::vector<Diagnostic> CheckProfilerFacts(const linter::ProfilerFacts& facts,
                                            const std::map<std::string, std::optional<Severity>>& effective) {
-  std::vector<Diagnostic> diagnostics = RunChecks<LintCheckContext>(&RuleInfo::lint_check, facts, effective);
+  std::vector<Diagnostic> diagnostics = RunChecks<SettingsCheck, LintCheckContext>(facts, InputOf(facts), effective);
   // One _ExperimentalConfig can feed several profile calls: report each place once.
   SortAndDeduplicate(diagnostics);
   return diagnostics;

@@ -20,7 +20,8 @@ struct LintCheckContext {
   Severity severity;
   std::vector<Diagnostic>& out;
 
-  /// The Python file's module; rules that read it check `facts.module` first (a dynamic config has none).
+  /// The Python file's module. Only a Python file's facts have one: a rule that reads it applies
+  /// to Python alone (the runner runs it on nothing else), or reads it for Python call sites.
   const python::PythonModule& module() const { return *facts.module; }
   /// Reports at `node`, with the node's source line as the snippet.
   Diagnostic& Report(TSNode node, std::string message, std::string help = {});
@@ -57,6 +58,10 @@ void SortAndDeduplicate(std::vector<Diagnostic>& diagnostics);
 /// Runs every enabled launcher rule over one launcher.
 std::vector<Diagnostic> CheckLauncher(const LauncherLint& launcher,
                                       const std::map<std::string, std::optional<Severity>>& effective = {});
+
+/// Which input facts are of: a Python file (only those have a module, and launches bound into
+/// it), a dynamic config, or a known launcher's launch.
+InputKind InputOf(const linter::ProfilerFacts& facts);
 
 /// Runs every lint rule that `effective` enables (rule id -> severity, nullopt = off); absent
 /// rules run at their default severity.

@@ -18,10 +18,9 @@ void CheckTraceParsed(LintCheckContext& context) {
         },
         "");
   }
-  if (!context.facts.module) return;           // a dynamic config or a known launcher: no Python call to read
   if (context.facts.analyses_offline) return;  // the file parses the data itself, later
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
-    if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
+    if (site.api != linter::ProfilerApi::kTorchNpuProfile || site.origin != linter::SiteOrigin::kPythonCall) continue;
     const std::string help =
         "pass `on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(DIR)` (analyse_flag left True), or run "
         "torch_npu.profiler.profiler.analyse(DIR, export_type='db') before msprof-analyze";

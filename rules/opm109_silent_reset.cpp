@@ -118,7 +118,6 @@ std::optional<Reset> DomainListReset(std::string_view name, const Value& v) {
 }  // namespace
 
 void CheckSilentReset(LintCheckContext& context) {
-  if (!context.facts.module) return;  // a dynamic config: OPM302 speaks for its values
   const SyntaxTree& tree = context.module().tree();
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;

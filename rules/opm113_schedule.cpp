@@ -3,7 +3,6 @@
 namespace opmfu::rules {
 
 void CheckSchedule(LintCheckContext& context) {
-  if (!context.facts.module) return;  // a dynamic config: no Python call to read
   const python::PythonModule& module = context.module();
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api == linter::ProfilerApi::kTorchProfile) continue;  // PyTorch's own profiler: OPM110's

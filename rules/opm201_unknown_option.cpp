@@ -27,7 +27,6 @@ const python::ArgparseOption* Match(const python::PythonModule& module,
 }  // namespace
 
 void CheckUnknownOption(LintCheckContext& context) {
-  if (!context.facts.module) return;           // a dynamic config: no Python call to read
   if (context.facts.launches.empty()) return;  // no command line to check
   const python::PythonModule& module = context.module();
   if (!module.RejectsUnknownOptions()) return;  // parse_known_args, or no parser here

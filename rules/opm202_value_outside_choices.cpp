@@ -15,8 +15,7 @@ void CheckValueOutsideChoices(LintCheckContext& context) {
                          DidYouMean(violation.word.text, violation.choices),
                      "pass one of the choices");
   }
-  if (!context.facts.module) return;           // a dynamic config or a known launcher: no Python call to read
-  if (context.facts.launches.empty()) return;  // no command line to check
+  if (context.facts.launches.empty()) return;  // no command line to check (only a Python file's facts have one)
   const std::vector<python::ArgparseOption> options = context.module().ArgparseOptions();
   for (const linter::Launch& launch : context.facts.launches) {
     for (std::size_t i = 0; i < launch.arguments.size(); ++i) {

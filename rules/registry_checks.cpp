@@ -37,7 +37,8 @@ std::vector<Diagnostic> CheckFormulaFile(const registry::FormulaFile& file,
                                          const std::map<std::string, std::optional<Severity>>& effective) {
   // Body rules on a tree without bodies would report phantom findings: a programming error.
   if (file.tree.bodies_skipped()) std::abort();
-  std::vector<Diagnostic> diagnostics = RunChecks<RuleCheckContext>(&RuleInfo::registry_check, file, effective);
+  std::vector<Diagnostic> diagnostics =
+      RunChecks<RegistryCheck, RuleCheckContext>(file, InputKind::kFormulas, effective);
   SortDiagnostics(diagnostics);
   return diagnostics;
 }

@@ -46,19 +46,29 @@ std::vector<Finding> Findings(const FixtureRun& run, const fs::path& root) {
   return findings;
 }
 
+// The inputs whose findings can land in a file of a fixture: in a launcher, its own, a known
+// launcher's launch (also in the launch's YAML config) and a Python script's (an option the
+// launcher passes).
+rules::InputKinds InputsLandingIn(const Fixture& fixture, const fs::path& file) {
+  using enum rules::InputKind;
+  if (fixture.kind == FixtureKind::kRegistry) return kFormulas;
+  const std::string extension = file.extension().string();
+  if (extension == ".py") return kPython;
+  if (extension == ".json") return kDynamicConfig;
+  if (extension == ".sh") return kLauncher | kKnownLauncher;
+  if (extension == ".yaml" || extension == ".yml") return kKnownLauncher;
+  return {};
+}
+
 // Why a marker can never fail in `fixture`, or nullopt.
 std::optional<std::string> WhyInert(const Fixture& fixture, const Marker& marker) {
   const rules::RuleInfo* rule = rules::FindRule(marker.rule_id);
   if (rule == nullptr) return "names no rule";
-  const bool registry_fixture = fixture.kind == FixtureKind::kRegistry;
-  if (registry_fixture && rule->scope == rules::RuleScope::kLint) return "names a lint rule in a registry fixture";
-  if (!registry_fixture && rule->scope == rules::RuleScope::kRegistry) {
-    return "names a registry rule in a lint fixture";
+  const rules::InputKinds landing = InputsLandingIn(fixture, marker.about);
+  for (const rules::InputKind input : rules::kAllInputKinds) {
+    if (landing.Contains(input) && rule->applies_to.Contains(input)) return std::nullopt;
   }
-  if (rule->launcher_check != nullptr && marker.about.extension() != ".sh") {
-    return "names a launcher rule, which reports only on launchers";
-  }
-  return std::nullopt;
+  return "names a rule that cannot report in " + marker.about.filename().string() + " (it applies to other inputs)";
 }
 
 class FixtureTest : public ::testing::TestWithParam<Fixture> {};
@@ -82,6 +92,17 @@ TEST_P(FixtureTest, FindingsMatchTheAnnotations) {
   const std::vector<std::string> inert =
       InertMarkers(markers.markers, read, [&](const Marker& marker) { return WhyInert(fixture, marker); });
   EXPECT_TRUE(inert.empty()) << fixture.name << ": markers that can never fail:\n" << Joined(inert);
+  // The table says whether a rule's findings come with fixes.
+  for (const Diagnostic& d : run.diagnostics) {
+    const rules::RuleInfo* rule = rules::FindRule(d.rule_id);
+    ASSERT_NE(rule, nullptr) << d.rule_id;
+    if (rule->fix == rules::FixAvailability::kNone) {
+      EXPECT_FALSE(d.fix) << d.rule_id << " has a fix: " << d.message;
+    }
+    if (rule->fix == rules::FixAvailability::kAlways) {
+      EXPECT_TRUE(d.fix) << d.rule_id << " has no fix: " << d.message;
+    }
+  }
 }
 
 // ---- snapshots and fix round-trips -------------------------------------------------------------
@@ -307,6 +328,20 @@ TEST(FixtureSnapshots, EveryRuleHasAFixtureThatExpectsIt) {
   }
   for (const rules::RuleInfo& rule : rules::AllRules()) {
     EXPECT_TRUE(expected.contains(std::string(rule.id))) << rule.id << " has no fixture that expects it";
+  }
+}
+
+TEST(FixtureSnapshots, EveryRuleThatCanFixHasAFixtureWithAFix) {
+  std::set<std::string> fixed;
+  for (const Fixture& fixture : AllFixtures()) {
+    for (const Diagnostic& d : RunFixture(fixture, SourceDir()).diagnostics) {
+      if (d.fix) fixed.insert(d.rule_id);
+    }
+  }
+  for (const rules::RuleInfo& rule : rules::AllRules()) {
+    if (rule.fix != rules::FixAvailability::kNone) {
+      EXPECT_TRUE(fixed.contains(std::string(rule.id))) << rule.id << " can fix, but no fixture shows a fix";
+    }
   }
 }
 

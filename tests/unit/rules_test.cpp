@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <variant>
 
 #include "common/text.h"
 #include "registry/formulas.h"
@@ -42,6 +43,38 @@ TEST(RegistryRules, MissingKwargsFixProducesValidPython) {
   ASSERT_TRUE(reparsed.ok());
   EXPECT_TRUE(reparsed->parsed_cleanly());
   EXPECT_TRUE(CheckFormulaFile(*reparsed).empty());
+}
+
+// A check of one kind reads one kind of input: the row says which, and the runner keeps to it.
+TEST(RuleTable, EachRowsCheckKindScopeAndInputsAgree) {
+  using enum InputKind;
+  for (const RuleInfo& rule : AllRules()) {
+    EXPECT_FALSE(rule.applies_to.empty()) << rule.id;
+    const bool lint_inputs = rule.applies_to.Contains(kPython) || rule.applies_to.Contains(kDynamicConfig) ||
+                             rule.applies_to.Contains(kKnownLauncher) || rule.applies_to.Contains(kLauncher);
+    EXPECT_EQ(rule.scope == RuleScope::kRegistry, rule.applies_to == InputKinds(kFormulas)) << rule.id;
+    EXPECT_EQ(rule.scope == RuleScope::kLint, !rule.applies_to.Contains(kFormulas)) << rule.id;
+    EXPECT_EQ(rule.scope == RuleScope::kMeta, lint_inputs && rule.applies_to.Contains(kFormulas)) << rule.id;
+    if (std::holds_alternative<RegistryCheck>(rule.check)) {
+      EXPECT_TRUE(rule.applies_to.Contains(kFormulas)) << rule.id;
+      EXPECT_NE(std::get<RegistryCheck>(rule.check).run, nullptr) << rule.id;
+    }
+    if (std::holds_alternative<SettingsCheck>(rule.check)) {
+      EXPECT_TRUE(rule.applies_to.Contains(kPython) || rule.applies_to.Contains(kDynamicConfig) ||
+                  rule.applies_to.Contains(kKnownLauncher))
+          << rule.id;
+      EXPECT_NE(std::get<SettingsCheck>(rule.check).run, nullptr) << rule.id;
+    }
+    if (std::holds_alternative<LauncherCheck>(rule.check)) {
+      EXPECT_TRUE(rule.applies_to.Contains(kLauncher)) << rule.id;
+      EXPECT_NE(std::get<LauncherCheck>(rule.check).run, nullptr) << rule.id;
+    }
+    if (std::holds_alternative<ReportedByTheDriver>(rule.check)) {
+      EXPECT_NE(rule.scope, RuleScope::kRegistry) << rule.id;
+    }
+    EXPECT_EQ(rule.fix == FixAvailability::kNone, rule.fix_note.empty())
+        << rule.id << ": a fix is described iff there is one";
+  }
 }
 
 TEST(RuleTable, IdsAreUniqueOrderedAndDocumented) {
