@@ -1,0 +1,22 @@
+"""opmfu: operator-level MFU for PyTorch on Ascend. This package only locates the native binary
+that the wheel installs as the `opmfu` command; all the work is done there."""
+
+import os
+import sys
+import sysconfig
+
+__version__ = "@OPMFU_VERSION@"
+
+
+def find_opmfu_bin() -> str:
+    """The path of the installed opmfu binary (in the environment's scripts directory)."""
+    candidates = [sysconfig.get_path("scripts")]
+    user_scheme = sysconfig.get_preferred_scheme("user") if hasattr(sysconfig, "get_preferred_scheme") else None
+    if user_scheme:
+        candidates.append(sysconfig.get_path("scripts", scheme=user_scheme))
+    candidates.append(os.path.dirname(sys.executable))
+    for directory in candidates:
+        path = os.path.join(directory, "opmfu")
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    raise FileNotFoundError("the opmfu binary is not installed next to this Python (looked in: " + ", ".join(candidates) + ")")
