@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# scripts/wheel makes a correctly tagged wheel from the release binary; pip installs it offline in
+# a fresh venv; `opmfu` and `python -m opmfu` then lint and analyze `opmfu demo` data.
+set -euo pipefail
+source_dir=$1 binary=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
+
+wheel=$("$source_dir/scripts/wheel" --binary "$binary" --out "$work/dist")
+name=$(basename "$wheel")
+echo "wheel: $name ($(stat -c %s "$wheel") bytes)"
+version=$("$binary" --version | awk '{print $2}')
+glibc_minor=$(LC_ALL=C readelf -V "$binary" | grep -o 'GLIBC_2\.[0-9]*' | sed 's/.*\.//' | sort -n | tail -1)
+arch=$(uname -m)
+[[ $name == "opmfu-$version-py3-none-manylinux_2_${glibc_minor}_$arch.whl" ]] ||
+  fail "$name: expected opmfu-$version-py3-none-manylinux_2_${glibc_minor}_$arch.whl"
+"$python" -m zipfile -l "$wheel" | grep -q "opmfu-$version.data/scripts/opmfu" || fail "the binary is not in .data/scripts"
+"$python" -m zipfile -e "$wheel" "$work/unpacked"
+grep -qx "Tag: py3-none-manylinux_2_${glibc_minor}_$arch" "$work/unpacked/opmfu-$version.dist-info/WHEEL" || fail "WHEEL Tag"
+grep -qx "Root-Is-Purelib: false" "$work/unpacked/opmfu-$version.dist-info/WHEEL" || fail "Root-Is-Purelib"
+
+"$python" -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install --no-index --no-cache-dir --disable-pip-version-check -q "$wheel"
+venv_opmfu=$work/venv/bin/opmfu
+[[ -x $venv_opmfu ]] || fail "pip did not install an opmfu command"
+cmp -s "$venv_opmfu" "$binary" || fail "the installed command is not the release binary"
+[[ $("$venv_opmfu" --version) == $("$binary" --version) ]] || fail "opmfu --version"
+[[ $("$work/venv/bin/python" -m opmfu --version) == $("$binary" --version) ]] || fail "python -m opmfu --version"
+
+cd "$work"
+PATH=$work/venv/bin:$PATH opmfu demo demo --ranks 2 --steps 1 >/dev/null
+PATH=$work/venv/bin:$PATH opmfu lint demo/example/train.sh --output-format json >lint.json || fail "lint of the demo launcher"
+"$python" -c 'import json, sys; d = json.load(open("lint.json")); sys.exit(0 if isinstance(d, (list, dict)) else 1)' ||
+  fail "lint --output-format json is not JSON"
+"$work/venv/bin/python" -m opmfu analyze -d demo >analyze.log 2>&1 || { cat analyze.log; fail "analyze"; }
+db=demo/cluster_analysis_output/cluster_analysis.db
+[[ -s $db ]] || fail "analyze wrote no $db"
+rows=$(sqlite3 "$db" 'SELECT COUNT(*) FROM OperatorMFU')
+((rows > 0)) || fail "OperatorMFU is empty"
+echo "analyze from the venv: $rows OperatorMFU rows"
+
+"$work/venv/bin/python" -m pip uninstall -y -q opmfu
+[[ ! -e $venv_opmfu ]] || fail "pip uninstall left the binary behind"
