@@ -1,6 +1,7 @@
 #include "common/file_io.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,7 +11,8 @@
 #include <climits>
 #include <csignal>
 #include <cstring>
-#include <random>
+#include <chrono>
+#include <cstdint>
 
 namespace opmfu {
 
@@ -115,8 +117,14 @@ extern "C" void RemoveTemporariesAndReraise(int signal_number) {
 
 TemporaryFile::TemporaryFile(const fs::path& target) {
   const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::random_device entropy;
-  path_ = directory / ("." + target.filename().string() + ".opmfu-" + std::to_string(entropy() % 1000000000U) + ".tmp");
+  // getrandom(2), not std::random_device: the static libstdc++ of the release build implements
+  // that with arc4random, which would raise the glibc the binary needs from 2.34 to 2.36.
+  std::uint32_t entropy = 0;
+  if (::getrandom(&entropy, sizeof entropy, 0) != static_cast<ssize_t>(sizeof entropy)) {
+    entropy = static_cast<std::uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+              static_cast<std::uint32_t>(::getpid());
+  }
+  path_ = directory / ("." + target.filename().string() + ".opmfu-" + std::to_string(entropy % 1000000000U) + ".tmp");
   const std::string text = path_.string();
   if (text.size() >= PATH_MAX) return;
   for (int i = 0; i < kTemporarySlots; ++i) {
