@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPack's .deb of the release build: its control data (Depends only on libc6), its files, and the
+# CPack's .deb of the release build: its control data (Depends only on libc6 and libgcc-s1), its files, and the
 # binary it installs runs (unpacked with dpkg -x into a scratch root: nothing is installed on the
 # machine).
 set -euo pipefail
@@ -15,7 +15,8 @@ echo "$info"
 [[ $(dpkg-deb -f "$deb" Package) == opmfu ]] || fail "Package"
 [[ $(dpkg-deb -f "$deb" Architecture) == $(dpkg --print-architecture) ]] || fail "Architecture"
 depends=$(dpkg-deb -f "$deb" Depends)
-[[ $depends =~ ^libc6\ \(\>=\ 2\.[0-9]+\)$ ]] || fail "Depends is '$depends', expected only libc6"
+[[ $depends =~ ^libc6\ \(\>=\ 2\.[0-9]+\)(,\ libgcc-s1\ \(\>=\ [0-9.]+\))?$ ]] ||
+  fail "Depends is '$depends', expected only libc6 (and libgcc-s1)"
 
 contents=$(dpkg-deb -c "$deb")
 for path in ./usr/bin/opmfu ./usr/share/man/man1/opmfu.1 ./usr/share/bash-completion/completions/opmfu \

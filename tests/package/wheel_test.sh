@@ -17,13 +17,17 @@ glibc_minor=$(LC_ALL=C readelf -V "$binary" | grep -o 'GLIBC_2\.[0-9]*' | sed 's
 arch=$(uname -m)
 [[ $name == "opmfu-$version-py3-none-manylinux_2_${glibc_minor}_$arch.whl" ]] ||
   fail "$name: expected opmfu-$version-py3-none-manylinux_2_${glibc_minor}_$arch.whl"
-"$python" -m zipfile -l "$wheel" | grep -q "opmfu-$version.data/scripts/opmfu" || fail "the binary is not in .data/scripts"
+"$python" -m zipfile -l "$wheel" >"$work/listing"
+grep -q "opmfu-$version.data/scripts/opmfu " "$work/listing" || fail "the binary is not in .data/scripts"
 "$python" -m zipfile -e "$wheel" "$work/unpacked"
 grep -qx "Tag: py3-none-manylinux_2_${glibc_minor}_$arch" "$work/unpacked/opmfu-$version.dist-info/WHEEL" || fail "WHEEL Tag"
 grep -qx "Root-Is-Purelib: false" "$work/unpacked/opmfu-$version.dist-info/WHEEL" || fail "Root-Is-Purelib"
 
-"$python" -m venv "$work/venv"
-"$work/venv/bin/python" -m pip install --no-index --no-cache-dir --disable-pip-version-check -q "$wheel"
+# A fresh venv without its own pip (ensurepip would take most of this test's time): Debian's
+# pip installs into it (--python), offline.
+"$python" -m venv --without-pip "$work/venv"
+venv_pip() { "$python" -m pip --python "$work/venv/bin/python" --disable-pip-version-check "$@"; }
+venv_pip install --no-index --no-cache-dir -q "$wheel"
 venv_opmfu=$work/venv/bin/opmfu
 [[ -x $venv_opmfu ]] || fail "pip did not install an opmfu command"
 cmp -s "$venv_opmfu" "$binary" || fail "the installed command is not the release binary"
@@ -42,5 +46,5 @@ rows=$(sqlite3 "$db" 'SELECT COUNT(*) FROM OperatorMFU')
 ((rows > 0)) || fail "OperatorMFU is empty"
 echo "analyze from the venv: $rows OperatorMFU rows"
 
-"$work/venv/bin/python" -m pip uninstall -y -q opmfu
+venv_pip uninstall -y -q opmfu
 [[ ! -e $venv_opmfu ]] || fail "pip uninstall left the binary behind"
