@@ -8,11 +8,11 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <csignal>
-#include <cstring>
-#include <chrono>
 #include <cstdint>
+#include <cstring>
 
 namespace opmfu {
 
