@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 #include <variant>
@@ -74,6 +75,33 @@ TEST(RuleTable, EachRowsCheckKindScopeAndInputsAgree) {
     }
     EXPECT_EQ(rule.fix == FixAvailability::kNone, rule.fix_note.empty())
         << rule.id << ": a fix is described iff there is one";
+  }
+}
+
+// A rule is a row, a file (rules/opmnnn_*.cpp, built), a page and a fixture (the last two: below
+// and FixtureSnapshots.EveryRuleHasAFixtureThatExpectsIt). The rules the lint driver reports
+// itself have no file of their own.
+TEST(RuleTable, EveryRuleWithACheckHasItsFileAndEveryRuleFileItsRule) {
+  const fs::path rules_dir = testing::SourceDir() / "rules";
+  const std::string cmake = testing::ReadFile(rules_dir / "CMakeLists.txt");
+  std::map<std::string, std::vector<std::string>> files;  // id -> files
+  for (const auto& entry : fs::directory_iterator(rules_dir)) {
+    const std::string name = entry.path().filename().string();
+    std::smatch match;
+    if (!std::regex_match(name, match, std::regex(R"(opm(\d{3})_\w+\.cpp)"))) continue;
+    files["OPM" + match[1].str()].push_back(name);
+    EXPECT_NE(FindRule("OPM" + match[1].str()), nullptr) << name << " belongs to no rule in rules/rule_table.cpp";
+    EXPECT_NE(cmake.find("  " + name + "\n"), std::string::npos) << name << " is not in rules/CMakeLists.txt";
+  }
+  for (const RuleInfo& rule : AllRules()) {
+    const auto found = files.find(std::string(rule.id));
+    if (std::holds_alternative<ReportedByTheDriver>(rule.check)) continue;
+    ASSERT_NE(found, files.end()) << rule.id << " has no rules/" << AsciiLower(rule.id) << "_*.cpp";
+    EXPECT_EQ(found->second.size(), 1U) << rule.id << " has several files";
+    if (!found->second.empty()) {
+      const std::string stem = AsciiLower(rule.id) + "_";
+      EXPECT_EQ(found->second.front().rfind(stem, 0), 0U);
+    }
   }
 }
 
