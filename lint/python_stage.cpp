@@ -10,6 +10,7 @@
 #include "common/text.h"
 #include "lint/dynamic_config_stage.h"
 #include "lint/suppression_stage.h"
+#include "linter/torch_npu.h"
 #include "python/project.h"
 #include "rules/lint_checks.h"
 
@@ -37,7 +38,8 @@ std::unique_ptr<python::ModuleSet> ProgramModules(const Input& input, const Lint
   };
   std::vector<linter::Launch> launches = input.launches;
   launches.insert(launches.end(), input.inherited.begin(), input.inherited.end());
-  return std::make_unique<python::ModuleSet>(std::move(locator), std::move(files), linter::InvocationsOf(launches));
+  return std::make_unique<python::ModuleSet>(std::move(locator), std::move(files), linter::InvocationsOf(launches),
+                                             linter::TorchNpuKnowledge());
 }
 
 // One traced value as torch_npu records it in profiler_info_<rank>.json; nullopt when it cannot
@@ -161,7 +163,7 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
     outcome.error = Error::Input(input.path + ": not valid UTF-8 (Python source must be)");
     return outcome;
   }
-  auto parsed = python::PythonModule::Parse(input.path, source);
+  auto parsed = python::PythonModule::Parse(input.path, source, linter::TorchNpuKnowledge());
   if (!parsed.ok()) {
     outcome.error = parsed.take_error();
     return outcome;

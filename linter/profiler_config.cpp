@@ -177,6 +177,55 @@ std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& l
   return invocations;
 }
 
+namespace {
+
+std::optional<TracedArgument> TraceArgument(const python::PythonModule& module, TSNode call, std::string_view keyword,
+                                            int position) {
+  auto argument = module.FindArgument(call, keyword, position);
+  if (!argument) return std::nullopt;
+  return TracedArgument{argument->node, argument->keyword, std::move(argument->values)};
+}
+
+// The values of `setting` that are calls of a callee ending in `suffix` ("schedule").
+std::vector<const Value*> CallsTo(const Setting& setting, std::string_view suffix) {
+  std::vector<const Value*> out;
+  for (const Value& value : setting.values) {
+    if (value.kind == ValueKind::kCall && value.text.ends_with(suffix)) out.push_back(&value);
+  }
+  return out;
+}
+
+// The arguments OPM112 and OPM113 read, of the calls a site's settings can be.
+void ReadCalledArguments(const python::PythonModule& module, ProfilerCallSite& site) {
+  for (const Value* schedule : CallsTo(site.schedule, "schedule")) {
+    site.schedule_calls.push_back(ScheduleCall{schedule->node, TraceArgument(module, schedule->node, "active", 1),
+                                               TraceArgument(module, schedule->node, "repeat", 3)});
+  }
+  for (const Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {
+    site.trace_handlers.push_back(TraceHandlerCall{handler->node, TraceArgument(module, handler->node, "dir_name", 0)});
+  }
+}
+
+// What OPM201 and OPM202 read of the argparse model, for the file's own command lines.
+void ReadArgparseFacts(const python::PythonModule& module, ProfilerFacts& facts) {
+  if (facts.launches.empty()) return;
+  ArgparseFacts& argparse = facts.argparse;
+  argparse.rejects_unknown_options = module.RejectsUnknownOptions();
+  argparse.options = module.ArgparseOptions();
+  if (!argparse.rejects_unknown_options || argparse.options.empty()) return;
+  for (const Launch& launch : facts.launches) {
+    for (const ShellWord& word : launch.arguments) {
+      if (!word.known || !word.text.starts_with("--") || word.text == "--") continue;
+      std::string name = word.text.substr(0, word.text.find('='));
+      if (argparse.long_options.contains(name)) continue;
+      std::optional<std::string> expanded = module.ExpandAbbreviation(name);
+      argparse.long_options.emplace(std::move(name), std::move(expanded));
+    }
+  }
+}
+
+}  // namespace
+
 ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches,
                                 const std::vector<Launch>& inherited) {
   ProfilerFacts facts;
@@ -209,7 +258,7 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
     } else if (EndsWith(*callee, "_KinetoProfile") && callee->starts_with("torch_npu")) {
       site.api = ProfilerApi::kKinetoProfile;
     } else if (*callee == "torch.profiler.profile" || *callee == "torch.autograd.profiler.profile") {
-      facts.transfers_to_npu = facts.transfers_to_npu || module.TransfersToNpu();
+      facts.transfers_to_npu = facts.transfers_to_npu || module.ImportsPatch();
       // transfer_to_npu makes torch.profiler.profile torch_npu's, process-wide.
       site.api = *callee == "torch.profiler.profile" && facts.transfers_to_npu ? ProfilerApi::kTorchNpuProfile
                                                                                : ProfilerApi::kTorchProfile;
@@ -229,8 +278,10 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
     site.experimental_config =
         ReadSetting(module, call, "experimental_config", NoneDefault(module, call, "experimental_config"));
     ReadExperimentalSettings(module, site);
+    ReadCalledArguments(module, site);
     facts.sites.push_back(std::move(site));
   }
+  ReadArgparseFacts(module, facts);
   facts.module = std::move(module_ptr);
   return facts;
 }

@@ -1,9 +1,14 @@
 #pragma once
 // What a Python file configures for profiling: one ProfilerCallSite per
 // `torch_npu.profiler.profile(...)`, `_KinetoProfile(...)` or `torch.profiler.profile(...)` call,
-// with every setting the MFU rules read traced to its possible values. Rules read only this.
+// with every setting the MFU rules read traced to its possible values, and what the launcher
+// rules need from the file's argparse model. Rules read these facts; they never call the tracer
+// (they use the syntax tree only to place findings and fixes).
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +33,28 @@ struct Setting {
   std::string remedy;
 };
 
+/// An argument of a call that a setting's value is, traced when the facts are read.
+struct TracedArgument {
+  TSNode node{};     ///< the argument's value (or the `**` expression it came from)
+  TSNode keyword{};  ///< the whole `name=value` node, when written as a keyword
+  python::Values values;
+  /// Where a finding about the argument goes: the `name=value`, else the value.
+  TSNode anchor() const { return ts_node_is_null(keyword) ? node : keyword; }
+};
+
+/// A `...schedule(...)` value of a site's `schedule`: its `active` and `repeat` arguments
+/// (nullopt: not passed).
+struct ScheduleCall {
+  TSNode call{};
+  std::optional<TracedArgument> active, repeat;
+};
+
+/// A `...tensorboard_trace_handler(...)` value of a site's `on_trace_ready`: its `dir_name`.
+struct TraceHandlerCall {
+  TSNode call{};
+  std::optional<TracedArgument> dir_name;
+};
+
 enum class ProfilerApi { kTorchNpuProfile, kKinetoProfile, kTorchProfile };
 
 /// What configures the profiler: a call in Python, the dynamic profiler's JSON, or a known
@@ -46,6 +73,23 @@ struct ProfilerCallSite {
   /// `analyse_flag` of each `tensorboard_trace_handler(...)` that a Python call's `on_trace_ready`
   /// can be (no values when it is none of those).
   Setting analyse;
+  /// The `schedule(...)` calls `schedule` can be, and the trace handlers `on_trace_ready` can be,
+  /// in the order of their values.
+  std::vector<ScheduleCall> schedule_calls;
+  std::vector<TraceHandlerCall> trace_handlers;
+};
+
+/// What the rules on a file's own command line (OPM201, OPM202) need from its argparse model;
+/// read only when the file has launches.
+struct ArgparseFacts {
+  /// argparse rejects options it does not define (parse_args, and no framework adds options).
+  bool rejects_unknown_options = false;
+  /// The program's add_argument(...) options.
+  std::vector<python::ArgparseOption> options;
+  /// The long option each `--name` a launch passes selects (itself or the option it abbreviates;
+  /// nullopt: none or ambiguous), by the name as typed, before any `=`. Read when
+  /// rejects_unknown_options and there are options.
+  std::map<std::string, std::optional<std::string>, std::less<>> long_options;
 };
 
 /// A `dynamic_profile.init(dir)` call: the dynamic profiler reads `dir/profiler_config.json`.
@@ -70,6 +114,7 @@ struct ProfilerFacts {
   bool analyses_offline = false;
   /// The launcher commands that run this file (their arguments are bound in `module`).
   std::vector<Launch> launches;
+  ArgparseFacts argparse;
   /// For a known launcher's launch: values outside its options' choices.
   std::vector<KnownChoiceViolation> choice_violations;
   std::string known_launcher;  ///< its name ("MindSpeed-LLM")

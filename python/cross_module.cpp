@@ -13,17 +13,18 @@
 
 namespace opmfu::python {
 
-bool PythonModule::TransfersToNpu() const {
-  if (!transfers_to_npu_) {
-    transfers_to_npu_ = imports_transfer_to_npu_;
-    if (!*transfers_to_npu_ && modules_ != nullptr && modules_->AnyImports(kTransferToNpu)) {
+bool PythonModule::ImportsPatch() const {
+  if (!patched_) {
+    patched_ = imports_patch_;
+    const std::string_view patch = knowledge_->patch_module;
+    if (!*patched_ && !patch.empty() && modules_ != nullptr && modules_->AnyImports(patch)) {
       // Parsed only when the text imports it: which of them import it where it runs on import.
-      for (const PythonModule* other : modules_->Containing("transfer_to_npu", this)) {
-        if (other->imports_transfer_to_npu_) transfers_to_npu_ = true;
+      for (const PythonModule* other : modules_->Containing(LastComponent(patch), this)) {
+        if (other->imports_patch_) patched_ = true;
       }
     }
   }
-  return *transfers_to_npu_;
+  return *patched_;
 }
 
 Values PythonModule::ResolveTopLevel(std::string_view name, int depth) const {

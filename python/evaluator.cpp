@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "common/text.h"
@@ -327,7 +328,13 @@ Values PythonModule::ResolveOnce(TSNode node, int depth) const {
     Values out;
     const bool minus = tree_.Text(ChildByField(node, "operator")) == "-";
     for (Value inner : ResolveIn(ChildByField(node, "argument"), depth + 1)) {
-      if (inner.kind == ValueKind::kInt && minus) inner.integer = -inner.integer;
+      if (inner.kind == ValueKind::kInt && minus) {
+        if (inner.integer == std::numeric_limits<std::int64_t>::min()) {
+          out.push_back(BeyondInt64(node));
+          continue;
+        }
+        inner.integer = -inner.integer;
+      }
       if (inner.kind == ValueKind::kFloat && minus) inner.real = -inner.real;
       inner.node = node;
       out.push_back(std::move(inner));
@@ -348,7 +355,7 @@ Values PythonModule::ResolveOnce(TSNode node, int depth) const {
     if (op == "+" && left.size() == 1 && right.size() == 1 && left[0].kind == ValueKind::kInt &&
         right[0].kind == ValueKind::kInt) {
       value.kind = ValueKind::kInt;
-      value.integer = left[0].integer + right[0].integer;
+      if (__builtin_add_overflow(left[0].integer, right[0].integer, &value.integer)) return {BeyondInt64(node)};
       return {value};
     }
     if (op == "+" && !left.empty() && !right.empty() &&
@@ -452,7 +459,7 @@ Values PythonModule::ResolveUpdate(const Binding& binding, std::string_view name
         std::optional<Value> sum = plus ? Concatenate(base, added) : std::nullopt;
         if (plus && !sum && base.kind == ValueKind::kInt && added.kind == ValueKind::kInt) {
           sum = base;
-          sum->integer += added.integer;
+          if (__builtin_add_overflow(base.integer, added.integer, &sum->integer)) sum = BeyondInt64(update);
         }
         if (plus && !sum && base.kind == ValueKind::kString && added.kind == ValueKind::kString) {
           sum = base;
@@ -557,10 +564,11 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
     module.node = use;
     return {module};
   }
-  // `os`, the builtins we follow, and torch/torch_npu in a snippet that uses them without its
-  // import line: the name can only be the module.
+  // `os`, the builtins we follow, and the libraries' implied modules (torch in a snippet that uses
+  // it without its import line): the name can only be the module.
+  const auto& implied = knowledge_->implied_modules;
   if (name == "os" || name == "argparse" || name == "dict" || name == "getattr" || name == "vars" ||
-      name == "torch_npu" || name == "torch") {
+      std::find(implied.begin(), implied.end(), name) != implied.end()) {
     Value builtin;
     builtin.kind = ValueKind::kModule;
     builtin.text = std::string(name);
@@ -706,14 +714,17 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
       value.node = attribute;
       value.chain = owner.chain;
       const std::string qualified = owner.text + "." + member;
-      if (auto constant = FindProfilerConstant(qualified)) {
+      if (auto constant = knowledge_->constant != nullptr ? knowledge_->constant(qualified) : std::nullopt) {
         value.kind = ValueKind::kEnum;
         value.container = std::string(constant->type);
         value.text = std::string(constant->value);
-        if (constant->type == "ProfilerActivity" && constant->value == "CUDA" && qualified.starts_with("torch.") &&
-            TransfersToNpu()) {
-          value.text = "NPU";  // transfer_to_npu patches torch's CUDA activity to torch_npu's NPU
-          value.chain.push_back(StepAt(attribute, "`" + Spelling(attribute) + "` is NPU after transfer_to_npu"));
+        if (constant->member != constant->value) value.member = std::string(constant->member);
+        if (!constant->patched_value.empty() && ImportsPatch()) {
+          // transfer_to_npu patches torch's CUDA activity to torch_npu's NPU
+          value.text = std::string(constant->patched_value);
+          value.member.clear();
+          value.chain.push_back(StepAt(attribute, "`" + Spelling(attribute) + "` is " + value.text + " after " +
+                                                      std::string(LastComponent(knowledge_->patch_module))));
         }
       } else if (auto imported = ResolveImported(qualified, depth)) {
         for (Value& found : *imported) {
@@ -954,7 +965,7 @@ Value PythonModule::Converted(const Value& inner, std::string_view builtin, TSNo
   switch (inner.kind) {
     case ValueKind::kString:
       return inner;
-    case ValueKind::kEnum:  // torch_npu's constants are plain strings ("Level1", "db")
+    case ValueKind::kEnum:  // library constants here are plain strings ("Level1", "db")
       out.text = inner.text;
       return out;
     case ValueKind::kInt:

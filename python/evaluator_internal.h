@@ -15,8 +15,6 @@
 
 namespace opmfu::python {
 
-inline constexpr std::string_view kTransferToNpu = "torch_npu.contrib.transfer_to_npu";
-
 // Deep enough for real alias chains; a cycle (`x = x + 1`) or absurd nesting ends as unknown.
 inline constexpr int kMaxDepth = 24;
 // A list whose items each have several values has many combinations; beyond this, only the

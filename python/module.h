@@ -52,12 +52,39 @@ struct ArgparseOption {
   }
 };
 
+/// A library constant (an enum member) named by a qualified name.
+struct NamedConstant {
+  std::string_view type;    ///< its class: "ExportType"
+  std::string_view member;  ///< "Db"
+  std::string_view value;   ///< its string value: "db"
+  /// Its value once the program imports the patch module (LibraryKnowledge::patch_module), when
+  /// the patch changes it; empty otherwise. A patched constant is named by its value.
+  std::string_view patched_value;
+};
+
+/// What the evaluator knows about the libraries a program uses, beyond Python itself. python/
+/// knows Python; the layer above supplies this (linter/torch_npu.h: torch_npu's).
+struct LibraryKnowledge {
+  /// The constant behind a qualified name ("torch_npu.profiler.ExportType.Db"); nullopt for a
+  /// name that is none. Null: no constants.
+  std::optional<NamedConstant> (*constant)(std::string_view qualified_name) = nullptr;
+  /// A module whose import patches other libraries process-wide when it runs; empty: none.
+  std::string_view patch_module;
+  /// Names that can only be these modules, even in a snippet without its import line.
+  std::vector<std::string_view> implied_modules;
+
+  /// Python alone: no constants, no patch, no implied modules.
+  static const LibraryKnowledge& None();
+};
+
 /// A parsed Python file with the indexes value tracing needs. Built once per file.
 class PythonModule {
  public:
   /// Parses and indexes. A file with syntax errors still gives a module (its ERROR subtrees are
   /// skipped); only an unparseable input fails.
-  static Result<PythonModule> Parse(std::string path, std::string source);
+  /// `knowledge` must outlive the module.
+  static Result<PythonModule> Parse(std::string path, std::string source,
+                                    const LibraryKnowledge& knowledge = LibraryKnowledge::None());
 
   const std::string& path() const { return path_; }
   const SyntaxTree& tree() const { return tree_; }
@@ -113,10 +140,9 @@ class PythonModule {
   /// prefix of (unless a parser sets `allow_abbrev=False`); nullopt when none or ambiguous.
   std::optional<std::string> ExpandAbbreviation(std::string_view typed) const;
 
-  /// `torch_npu.contrib.transfer_to_npu` is imported by this file or by a module of the program:
-  /// its patch is process-wide, so `torch.profiler.profile` is torch_npu's and
-  /// `ProfilerActivity.CUDA` is NPU.
-  bool TransfersToNpu() const;
+  /// The knowledge's patch module (torch_npu's `transfer_to_npu`) is imported where it runs on
+  /// import, by this file or by a module of the program: its patch is process-wide.
+  bool ImportsPatch() const;
 
   /// A step of a provenance chain at `node`: "`label` (file:line)".
   Note StepAt(TSNode node, std::string label) const;
@@ -146,7 +172,7 @@ class PythonModule {
     std::uint32_t scope = 0;  ///< the scope holding the definition
   };
 
-  PythonModule(std::string path, SyntaxTree tree);
+  PythonModule(std::string path, SyntaxTree tree, const LibraryKnowledge& knowledge);
   void Index();
 
   Values ResolveIn(TSNode expression, int depth) const;
@@ -194,6 +220,8 @@ class PythonModule {
   Branch BranchTaken(TSNode statement, TSNode node, int depth) const;
   std::uint32_t ScopeOf(TSNode node) const;
   Value Unknown(TSNode node, std::string reason) const;
+  /// Integer arithmetic at `node` whose result does not fit 64 bits (Python's would): unknown.
+  Value BeyondInt64(TSNode node) const;
   std::string Spelling(TSNode node) const;
 
   std::string path_;
@@ -215,8 +243,9 @@ class PythonModule {
   std::map<std::pair<std::uint32_t, std::string>, std::vector<TSNode>, std::less<>> self_attributes_;
   std::map<std::string, std::vector<ArgparseArgument>, std::less<>> argparse_;
   std::map<std::string, TSNode, std::less<>> argparse_set_defaults_;
-  bool imports_transfer_to_npu_ = false;
-  mutable std::optional<bool> transfers_to_npu_;  ///< with the program's modules, on first use
+  const LibraryKnowledge* knowledge_;
+  bool imports_patch_ = false;           ///< this file imports the patch module where it runs
+  mutable std::optional<bool> patched_;  ///< with the program's modules, on first use
   bool parses_args_ = false;
   bool parses_known_args_ = false;
   bool parses_args_as_main_ = false;                     ///< under `if __name__ == "__main__":`
@@ -228,13 +257,5 @@ class PythonModule {
   std::vector<ScriptInvocation> invocations_;
   const ModuleSet* modules_ = nullptr;
 };
-
-/// The constant behind a qualified name such as "torch_npu.profiler.ProfilerLevel.Level1":
-/// (its class, its string value); nullopt for names that are not torch_npu profiler constants.
-struct ProfilerConstant {
-  std::string_view type;  ///< "ProfilerLevel", "ExportType", "ProfilerActivity", "AiCMetrics"
-  std::string_view value;
-};
-std::optional<ProfilerConstant> FindProfilerConstant(std::string_view qualified_name);
 
 }  // namespace opmfu::python

@@ -57,11 +57,17 @@ bool InMainGuard(const SyntaxTree& tree, TSNode node) {
 
 // ---- parsing and indexing ---------------------------------------------------------------------
 
-PythonModule::PythonModule(std::string path, SyntaxTree tree) : path_(std::move(path)), tree_(std::move(tree)) {}
+const LibraryKnowledge& LibraryKnowledge::None() {
+  static const LibraryKnowledge none;
+  return none;
+}
 
-Result<PythonModule> PythonModule::Parse(std::string path, std::string source) {
+PythonModule::PythonModule(std::string path, SyntaxTree tree, const LibraryKnowledge& knowledge)
+    : path_(std::move(path)), tree_(std::move(tree)), knowledge_(&knowledge) {}
+
+Result<PythonModule> PythonModule::Parse(std::string path, std::string source, const LibraryKnowledge& knowledge) {
   OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kPython, std::move(source)));
-  PythonModule module(std::move(path), std::move(tree));
+  PythonModule module(std::move(path), std::move(tree), knowledge);
   module.Index();
   return module;
 }
@@ -134,15 +140,16 @@ void PythonModule::Index() {
       const TSSymbol type = ts_node_symbol(node);
       if (type == symbol.import_statement || type == symbol.import_from_statement) {
         CollectImportStatement(tree_, node, imports_);
-        // transfer_to_npu patches torch when the import runs: at the top of a module (or in its
-        // try/if blocks) it runs on import; inside a function only if that function is called.
+        // A patch module (transfer_to_npu) patches when the import runs: at the top of a module (or
+        // in its try/if blocks) it runs on import; inside a function only if that function is called.
         const std::string_view text = tree_.Text(node);
-        if (text.find("transfer_to_npu") != std::string_view::npos &&
-            ImportsModule(ScanImports(text), kTransferToNpu)) {
+        const std::string_view patch = knowledge_->patch_module;
+        if (!patch.empty() && text.find(LastComponent(patch)) != std::string_view::npos &&
+            ImportsModule(ScanImports(text), patch)) {
           const bool in_function = std::any_of(scopes.begin(), scopes.end(), [&](const OpenScope& open) {
             return open.id != 0 && IsType(scopes_.at(open.id).definition, "function_definition");
           });
-          imports_transfer_to_npu_ = imports_transfer_to_npu_ || !in_function;
+          imports_patch_ = imports_patch_ || !in_function;
         }
         return false;
       }
@@ -314,6 +321,10 @@ std::string PythonModule::Spelling(TSNode node) const {
   std::string text(tree_.Text(node));
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
+}
+
+Value PythonModule::BeyondInt64(TSNode node) const {
+  return Unknown(node, "`" + Spelling(node) + "` is an integer beyond 64 bits");
 }
 
 Value PythonModule::Unknown(TSNode node, std::string reason) const {

@@ -143,8 +143,11 @@ std::vector<fs::path> ImportClosure(const ModuleLocator& locator, const fs::path
 }
 
 ModuleSet::ModuleSet(ModuleLocator locator, std::function<std::vector<fs::path>()> files,
-                     std::vector<ScriptInvocation> invocations)
-    : locator_(std::move(locator)), list_files_(std::move(files)), invocations_(std::move(invocations)) {}
+                     std::vector<ScriptInvocation> invocations, const LibraryKnowledge& knowledge)
+    : locator_(std::move(locator)),
+      list_files_(std::move(files)),
+      invocations_(std::move(invocations)),
+      knowledge_(&knowledge) {}
 
 void ModuleSet::List() const {
   if (!list_files_) return;
@@ -171,7 +174,7 @@ const PythonModule* ModuleSet::Load(Entry& entry) const {
   if (entry.parsed) return entry.module.get();
   entry.parsed = true;
   if (Text(entry).empty()) return nullptr;
-  auto parsed = PythonModule::Parse(entry.path.string(), entry.text);
+  auto parsed = PythonModule::Parse(entry.path.string(), entry.text, *knowledge_);
   if (!parsed.ok()) return nullptr;
   entry.module = std::make_unique<PythonModule>(std::move(*parsed));
   entry.module->BindInvocations(invocations_);

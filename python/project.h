@@ -52,8 +52,9 @@ class ModuleSet {
  public:
   /// `files` lists the set's files; it runs on first use only, as most linted files never
   /// follow an import.
+  /// Its modules are parsed with `knowledge`, which must outlive the set.
   ModuleSet(ModuleLocator locator, std::function<std::vector<std::filesystem::path>()> files,
-            std::vector<ScriptInvocation> invocations);
+            std::vector<ScriptInvocation> invocations, const LibraryKnowledge& knowledge = LibraryKnowledge::None());
 
   /// The module an import name refers to, seen from `importer`; nullptr outside the root or
   /// when it does not parse.
@@ -87,6 +88,7 @@ class ModuleSet {
   ModuleLocator locator_;
   mutable std::function<std::vector<std::filesystem::path>()> list_files_;
   std::vector<ScriptInvocation> invocations_;
+  const LibraryKnowledge* knowledge_;
   mutable std::vector<std::unique_ptr<Entry>> entries_;
   mutable std::map<std::string, Entry*> by_path_;
 };

@@ -21,7 +21,7 @@ enum class ValueKind {
   kFloat,
   kString,
   kDynamicString,  ///< an f-string or concatenation with a part known only at run time
-  kEnum,           ///< a torch_npu constant such as ProfilerLevel.Level1; `text` is its string value
+  kEnum,           ///< a library constant such as ProfilerLevel.Level1 (`container`); `text` is its string value
   kSequence,       ///< list, tuple or set (`container`), with `items`
   kDict,           ///< `keys` and `items` side by side
   kCall,           ///< the result of a call: `text` is the callee's qualified name, `node` the call
@@ -51,8 +51,10 @@ struct Value {
   bool is_true() const { return kind == ValueKind::kBool && boolean; }
   /// How the value reads in a message: `True`, `'level1'`, `ProfilerLevel.Level0`, `['text']`.
   std::string Describe() const;
-  /// For kEnum: the constant's member name ("Db" for ExportType's "db").
-  std::string container_member() const;
+  /// For kEnum: the constant's member name ("Db" for ExportType's "db") when it differs from
+  /// its value.
+  std::string member;
+  std::string container_member() const { return member.empty() ? text : member; }
 };
 
 /// Possible values of one expression (several when branches or defaults disagree).

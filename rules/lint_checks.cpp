@@ -193,14 +193,6 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
   return fix;
 }
 
-std::vector<const Value*> CallsTo(const linter::Setting& setting, std::string_view suffix) {
-  std::vector<const Value*> out;
-  for (const Value& value : setting.values) {
-    if (value.kind == ValueKind::kCall && value.text.ends_with(suffix)) out.push_back(&value);
-  }
-  return out;
-}
-
 InputKind InputOf(const linter::ProfilerFacts& facts) {
   if (facts.module) return InputKind::kPython;
   if (facts.dynamic_config) return InputKind::kDynamicConfig;

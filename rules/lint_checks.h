@@ -1,6 +1,7 @@
 #pragma once
 // `opmfu lint`: the Python rules (OPM1xx, OPM004) over the facts of one file, and the helpers they
-// share. A rule reads only linter::ProfilerFacts, never the syntax tree's raw text.
+// share. A rule reads linter::ProfilerFacts (traced values, argparse facts), never calls the
+// tracer; the module's syntax tree only places findings and fixes.
 
 #include <functional>
 #include <map>
@@ -20,8 +21,9 @@ struct LintCheckContext {
   Severity severity;
   std::vector<Diagnostic>& out;
 
-  /// The Python file's module. Only a Python file's facts have one: a rule that reads it applies
-  /// to Python alone (the runner runs it on nothing else), or reads it for Python call sites.
+  /// The Python file's module, to place findings and fixes (its path and tree; tracing is done by
+  /// then). Only a Python file's facts have one: a rule that reads it applies to Python alone (the
+  /// runner runs it on nothing else), or reads it for Python call sites.
   const python::PythonModule& module() const { return *facts.module; }
   /// Reports at `node`, with the node's source line as the snippet.
   Diagnostic& Report(TSNode node, std::string message, std::string help = {});
@@ -91,9 +93,6 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
 /// nullopt for settings read from a config file.
 std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::Setting& setting,
                                  const std::string& replacement);
-
-/// The values of a setting that are calls to a function whose qualified name ends with `suffix`.
-std::vector<const python::Value*> CallsTo(const linter::Setting& setting, std::string_view suffix);
 
 // One function per rule file (rules/opmNNN_*.cpp), referenced by the rule table.
 void CheckUnresolvedSetting(LintCheckContext& context);           // OPM004

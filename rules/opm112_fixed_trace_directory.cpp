@@ -7,11 +7,10 @@ namespace opmfu::rules {
 namespace fs = std::filesystem;
 
 void CheckFixedTraceDirectory(LintCheckContext& context) {
-  const python::PythonModule& module = context.module();
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api == linter::ProfilerApi::kTorchProfile) continue;  // PyTorch's own profiler: OPM110's
-    for (const python::Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {
-      auto directory = module.FindArgument(handler->node, "dir_name", 0);
+    for (const linter::TraceHandlerCall& handler : site.trace_handlers) {
+      const auto& directory = handler.dir_name;
       if (!directory || directory->values.size() != 1) continue;
       const python::Value& value = directory->values.front();
       if (value.kind != python::ValueKind::kString) continue;  // formatted at run time: varies
@@ -19,7 +18,7 @@ void CheckFixedTraceDirectory(LintCheckContext& context) {
                             "': repeated runs add *_ascend_pt directories side by side, and msprof-analyze keeps "
                             "only the newest one per rank";
       // Relative paths are resolved against the script's directory, where runs usually start.
-      const fs::path base = fs::path(module.path()).parent_path();
+      const fs::path base = fs::path(context.module().path()).parent_path();
       const fs::path path = fs::path(value.text).is_absolute() ? fs::path(value.text) : base / value.text;
       std::error_code ec;
       std::size_t existing = 0;
@@ -30,7 +29,7 @@ void CheckFixedTraceDirectory(LintCheckContext& context) {
         }
       }
       if (existing > 0) message += "; it already holds " + std::to_string(existing) + " *_ascend_pt directories";
-      context.Report(ts_node_is_null(directory->keyword) ? directory->node : directory->keyword, std::move(message),
+      context.Report(directory->anchor(), std::move(message),
                      "give each run its own directory, e.g. f\"./prof/{time.strftime('%Y%m%d-%H%M%S')}\"");
     }
   }

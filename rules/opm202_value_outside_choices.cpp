@@ -16,7 +16,7 @@ void CheckValueOutsideChoices(LintCheckContext& context) {
                      "pass one of the choices");
   }
   if (context.facts.launches.empty()) return;  // no command line to check (only a Python file's facts have one)
-  const std::vector<python::ArgparseOption> options = context.module().ArgparseOptions();
+  const std::vector<python::ArgparseOption>& options = context.facts.argparse.options;
   for (const linter::Launch& launch : context.facts.launches) {
     for (std::size_t i = 0; i < launch.arguments.size(); ++i) {
       const linter::ShellWord& word = launch.arguments[i];

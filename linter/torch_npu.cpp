@@ -1,8 +1,8 @@
+#include "linter/torch_npu.h"
+
 #include <array>
 
-#include "python/module.h"
-
-namespace opmfu::python {
+namespace opmfu::linter {
 
 namespace {
 
@@ -34,7 +34,7 @@ constexpr std::array kConstants = {
 
 }  // namespace
 
-std::optional<ProfilerConstant> FindProfilerConstant(std::string_view qualified_name) {
+std::optional<python::NamedConstant> FindProfilerConstant(std::string_view qualified_name) {
   if (!qualified_name.starts_with("torch_npu.") && !qualified_name.starts_with("torch.")) return std::nullopt;
   const std::size_t last_dot = qualified_name.rfind('.');
   const std::size_t type_dot = qualified_name.rfind('.', last_dot - 1);
@@ -42,16 +42,21 @@ std::optional<ProfilerConstant> FindProfilerConstant(std::string_view qualified_
   const std::string_view type = qualified_name.substr(type_dot + 1, last_dot - type_dot - 1);
   const std::string_view member = qualified_name.substr(last_dot + 1);
   for (const ConstantEntry& entry : kConstants) {
-    if (entry.type == type && entry.member == member) return ProfilerConstant{entry.type, entry.value};
+    if (entry.type != type || entry.member != member) continue;
+    python::NamedConstant constant{entry.type, entry.member, entry.value, {}};
+    // transfer_to_npu patches torch's CUDA activity to torch_npu's NPU (not torch_npu's own CUDA).
+    if (type == "ProfilerActivity" && member == "CUDA" && qualified_name.starts_with("torch.")) {
+      constant.patched_value = "NPU";
+    }
+    return constant;
   }
   return std::nullopt;
 }
 
-std::string Value::container_member() const {
-  for (const ConstantEntry& entry : kConstants) {
-    if (entry.type == container && entry.value == text) return std::string(entry.member);
-  }
-  return text;
+const python::LibraryKnowledge& TorchNpuKnowledge() {
+  static const python::LibraryKnowledge knowledge{
+      &FindProfilerConstant, "torch_npu.contrib.transfer_to_npu", {"torch_npu", "torch"}};
+  return knowledge;
 }
 
-}  // namespace opmfu::python
+}  // namespace opmfu::linter
