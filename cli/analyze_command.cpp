@@ -30,6 +30,7 @@ struct AnalyzeFlags {
   unsigned jobs = 0;
   bool agent = false;
   bool verbose = false;
+  std::string format = "text";
 };
 
 std::string Percent(double mfu) {
@@ -45,6 +46,56 @@ void PrintKernels(std::ostream& out, const char* title, std::vector<const engine
         << row->kernel_name().value_or("?") << "  " << row->kernel_duration << " ns  " << row->actual_tflops
         << " TFLOPS  shapes " << row->input_shapes().value_or("-") << "\n";
   }
+}
+
+// docs/schema/analyze.schema.json: what was analysed and written, rank by rank.
+void PrintJsonSummary(const engine::AnalyzeReport& report, const std::string& export_type) {
+  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+  for (const engine::RankOutcome& rank : report.ranks) {
+    const bool failed = rank.failure.has_value();
+    ranks.push_back({
+        {"rank", rank.location.rank_id},
+        {"db_path", rank.location.db_path.string()},
+        {"status", failed ? "failed" : "ok"},
+        {"error", failed ? nlohmann::ordered_json(engine::DescribeFailure(rank)) : nlohmann::ordered_json(nullptr)},
+        {"operator_mfu_rows", rank.operator_rows},
+        {"module_mfu_rows", rank.module_rows},
+        {"no_rows_reason", !failed && rank.operator_rows == 0 && rank.analysis.no_rows_reason
+                               ? nlohmann::ordered_json(*rank.analysis.no_rows_reason)
+                               : nlohmann::ordered_json(nullptr)},
+    });
+  }
+  const auto& tables = report.tables;
+  nlohmann::ordered_json bands = {{"below_20", 0}, {"20_to_30", 0}, {"30_to_60", 0}, {"60_to_70", 0}, {"above_70", 0}};
+  double weighted = 0;
+  double duration = 0;
+  for (const auto& row : tables.operator_rows) {
+    const double m = row.mfu;
+    const char* band = m < 0.2   ? "below_20"
+                       : m < 0.3 ? "20_to_30"
+                       : m < 0.6 ? "30_to_60"
+                       : m < 0.7 ? "60_to_70"
+                                 : "above_70";
+    bands[band] = bands[band].get<std::size_t>() + 1;
+    weighted += row.mfu * static_cast<double>(row.kernel_duration);
+    duration += static_cast<double>(row.kernel_duration);
+  }
+  nlohmann::ordered_json written = nlohmann::ordered_json::array();
+  for (const auto& path : report.written) written.push_back(path.string());
+  const nlohmann::ordered_json answer{
+      {"root", report.discovery.root.string()},
+      {"export_type", export_type},
+      {"output_directory", report.output_directory.string()},
+      {"written", written},
+      {"operator_mfu_rows", tables.operator_rows.size()},
+      {"module_mfu_rows", tables.module_rows.size()},
+      {"time_weighted_mfu",
+       duration > 0 ? nlohmann::ordered_json(weighted / duration) : nlohmann::ordered_json(nullptr)},
+      {"mfu_bands", bands},
+      {"failed_ranks", report.failed_ranks()},
+      {"ranks", ranks},
+  };
+  std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 void PrintSummary(const engine::AnalyzeReport& report) {
@@ -227,6 +278,8 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
       ReportWarning(logged.error().message);
     }
     std::cout << answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else if (flags.format == "json") {
+    PrintJsonSummary(*report, flags.export_type);
   } else {
     PrintSummary(*report);
   }
@@ -253,6 +306,7 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
   command->add_flag("--agent", flags->agent,
                     "print one JSON line (msprof-analyze's agent format) instead of a summary");
   command->add_flag("-v,--verbose", flags->verbose, "also print each rank's progress messages");
+  AddFormatOption(*command, flags->format);
   command->footer(
       "Differences from msprof-analyze: a failing rank is reported and the others are still written (exit 1); "
       "ranks are ordered by id; --step-id really filters; tables without rows are dropped, not left stale.");

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_support.h"
 #include "engine/db_check.h"
@@ -14,6 +15,7 @@ namespace {
 
 struct CheckDbFlags {
   std::string profiling_path;
+  std::string format = "text";
 };
 
 // What MFU needs of each recorded setting (shared/spec/collection-config.md).
@@ -89,7 +91,56 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
   out << "  next: " << next << "\n";
 }
 
+// The same facts as PrintCheck, as one object of docs/schema/check-db.schema.json's `ranks`.
+nlohmann::ordered_json CheckJson(const engine::RankCheck& check, const std::string& root) {
+  const auto optional_text = [](const std::optional<std::string>& text) {
+    return text ? nlohmann::ordered_json(*text) : nlohmann::ordered_json(nullptr);
+  };
+  nlohmann::ordered_json ignored = nlohmann::ordered_json::array();
+  for (const auto& directory : check.location.ignored_directories) ignored.push_back(directory.string());
+  nlohmann::ordered_json recorded = nullptr;
+  if (check.recorded) {
+    nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : engine::RecordedSettings(*check.recorded)) {
+      const auto needed = kMfuNeeds.find(name);
+      settings[name] = {{"value", value},
+                        {"mfu_needs", needed != kMfuNeeds.end() ? nlohmann::ordered_json(needed->second)
+                                                                : nlohmann::ordered_json(nullptr)}};
+    }
+    recorded = {{"file", check.recorded->file.string()}, {"settings", settings}};
+  }
+  std::string next = check.next_step;
+  if (const std::size_t at = next.find("<dir>"); at != std::string::npos) next.replace(at, 5, root);
+  return {
+      {"rank", check.location.rank_id},
+      {"db_path", check.location.db_path.string()},
+      {"never_parsed", check.location.never_parsed},
+      {"ignored_directories", ignored},
+      {"recorded", recorded},
+      {"recorded_unreadable", optional_text(check.recorded_unreadable)},
+      {"unreadable", optional_text(check.unreadable)},
+      {"tables_missing", check.tables_missing},
+      {"flops_records", check.flops_records},
+      {"valid_flops_records", check.valid_flops_records},
+      {"malformed_examples", check.malformed_examples},
+      {"framework_ops", check.framework_ops},
+      {"op_kernel_links", check.op_kernel_links},
+      {"compute_kernels", check.compute_kernels},
+      {"kernels_without_shapes", check.kernels_without_shapes},
+      {"module_ranges", check.module_ranges},
+      {"info_file", optional_text(check.info_file)},
+      {"peak_fp16_tflops", check.peak_fp16_tflops},
+      {"peak_int8_tflops", check.peak_int8_tflops},
+      {"operator_rows", check.operator_rows},
+      {"module_rows", check.module_rows},
+      {"can_produce_mfu", check.can_produce_mfu},
+      {"verdict", check.verdict},
+      {"next_step", next},
+  };
+}
+
 int RunCheckDb(const CheckDbFlags& flags) {
+  const bool json = flags.format == "json";
   auto discovery = engine::DiscoverRanks(flags.profiling_path);
   if (!discovery.ok()) return ReportError(discovery.error());
   if (!discovery->correction.empty()) ReportWarning(discovery->correction);
@@ -99,12 +150,23 @@ int RunCheckDb(const CheckDbFlags& flags) {
   locations.insert(locations.end(), discovery->unparsed.begin(), discovery->unparsed.end());
   std::stable_sort(locations.begin(), locations.end(),
                    [](const auto& a, const auto& b) { return a.rank_id < b.rank_id; });
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
   for (const engine::RankLocation& location : locations) {
     const engine::RankCheck check = engine::CheckRank(location);
-    PrintCheck(check, discovery->root.string());
+    if (json) {
+      checks.push_back(CheckJson(check, discovery->root.string()));
+    } else {
+      PrintCheck(check, discovery->root.string());
+    }
     all_ok = all_ok && check.can_produce_mfu;
   }
   const std::size_t ranks = locations.size();
+  if (json) {
+    const nlohmann::ordered_json answer{
+        {"root", discovery->root.string()}, {"all_can_produce_mfu", all_ok}, {"ranks", checks}};
+    std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return all_ok ? kExitOk : kExitFindings;
+  }
   std::cout << (all_ok ? "Every rank can produce MFU (" : "Some ranks cannot produce MFU (") << ranks
             << (ranks == 1 ? " rank checked).\n" : " ranks checked).\n");
   return all_ok ? kExitOk : kExitFindings;
@@ -116,6 +178,7 @@ void AddCheckDbCommand(CLI::App& app, Action& action) {
   auto flags = std::make_shared<CheckDbFlags>();
   CLI::App* command = app.add_subcommand("check-db", "diagnose why a profiling database yields no MFU");
   AddProfilingPathOption(*command, flags->profiling_path, "the profiling directory (as for analyze)");
+  AddFormatOption(*command, flags->format);
   command->footer("Exit code 0 when every rank can produce MFU, 1 otherwise.");
   command->callback([flags, &action] { action = [flags] { return RunCheckDb(*flags); }; });
 }

@@ -9,21 +9,117 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <streambuf>
 
 #include "common/file_io.h"
 
 namespace opmfu::cli {
 
+namespace {
+
+// Passes everything to stdout's buffer and remembers whether anything went through, so that an
+// error in JSON mode knows whether stdout still lacks its one document.
+class CountingStreambuf : public std::streambuf {
+ public:
+  explicit CountingStreambuf(std::streambuf* target) : target_(target) {}
+  bool written() const { return written_; }
+  std::streambuf* target() const { return target_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    written_ = true;
+    return target_->sputc(traits_type::to_char_type(c));
+  }
+  std::streamsize xsputn(const char* text, std::streamsize count) override {
+    if (count > 0) written_ = true;
+    return target_->sputn(text, count);
+  }
+  int sync() override { return target_->pubsync(); }
+
+ private:
+  std::streambuf* target_;
+  bool written_ = false;
+};
+
+struct JsonModeState {
+  JsonModeState() = default;
+  JsonModeState(const JsonModeState&) = delete;
+  JsonModeState& operator=(const JsonModeState&) = delete;
+  // Runs at exit before the standard streams are flushed for the last time: std::cout must not
+  // be left pointing at a destroyed buffer.
+  ~JsonModeState() {
+    if (counter) {
+      std::cout.flush();
+      std::cout.rdbuf(counter->target());
+    }
+  }
+  std::unique_ptr<CountingStreambuf> counter;
+  std::optional<Error> first_error;  ///< for the error object at exit, when stdout stays empty
+};
+
+JsonModeState& JsonState() {
+  static JsonModeState state;
+  return state;
+}
+
+const char* KindName(Error::Kind kind) {
+  switch (kind) {
+    case Error::Kind::kInput:
+      return "input";
+    case Error::Kind::kUsage:
+      return "usage";
+    case Error::Kind::kInternal:
+      return "internal";
+  }
+  return "internal";
+}
+
+}  // namespace
+
+int ExitCodeFor(Error::Kind kind) { return kind == Error::Kind::kInternal ? kExitInternal : kExitUsage; }
+
+std::string ErrorObjectJson(const Error& error) {
+  const nlohmann::ordered_json object{
+      {"error", {{"kind", KindName(error.kind)}, {"exit_code", ExitCodeFor(error.kind)}, {"message", error.message}}}};
+  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void SetJsonMode(bool on) {
+  JsonModeState& state = JsonState();
+  if (on && !state.counter) {
+    state.counter = std::make_unique<CountingStreambuf>(std::cout.rdbuf());
+    std::cout.rdbuf(state.counter.get());
+  } else if (!on && state.counter) {
+    std::cout.flush();
+    std::cout.rdbuf(state.counter->target());
+    state.counter.reset();
+  }
+}
+
+bool JsonMode() { return JsonState().counter != nullptr; }
+
 int ReportError(const Error& error) {
   std::cerr << "opmfu: error: " << error.message << "\n";
-  switch (error.kind) {
-    case Error::Kind::kInput:
-    case Error::Kind::kUsage:
-      return kExitUsage;
-    case Error::Kind::kInternal:
-      return kExitInternal;
+  JsonModeState& state = JsonState();
+  if (state.counter && !state.first_error) state.first_error = error;
+  return ExitCodeFor(error.kind);
+}
+
+void FinishJsonOutput() {
+  JsonModeState& state = JsonState();
+  if (state.counter && state.first_error && !state.counter->written()) {
+    std::cout << ErrorObjectJson(*state.first_error) << "\n";
   }
-  return kExitInternal;
+  std::cout.flush();
+}
+
+void AddFormatOption(CLI::App& command, std::string& format) {
+  command.add_option("--format", format, "text or json (docs/schema/)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
 }
 
 void ReportWarning(std::string_view message) { std::cerr << "opmfu: warning: " << message << "\n"; }
@@ -56,7 +152,7 @@ bool UseColor(std::string_view mode, bool writing_to_file) {
 }
 
 void DiagnosticFlags::Add(CLI::App& command) {
-  command.add_option("--output-format", output_format, "full, concise, gcc, json, sarif or github")
+  command.add_option("--output-format,--format", output_format, "full, concise, gcc, json, sarif or github")
       ->capture_default_str();
   command.add_option("-o,--output", output, "write findings to FILE (atomically) instead of stdout");
   command.add_option("--color", color, "colour in the full format: auto, always or never")->capture_default_str();

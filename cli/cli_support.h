@@ -27,10 +27,28 @@ enum ExitCode : int {
 /// A subcommand sets this while its options are parsed; main runs it afterwards.
 using Action = std::function<int()>;
 
-/// Prints "opmfu: error: <message>" on stderr and returns the matching exit code.
+/// Prints "opmfu: error: <message>" on stderr and returns the matching exit code. In JSON mode
+/// (SetJsonMode) the first error also becomes the error object (docs/schema/error.schema.json)
+/// that FinishJsonOutput prints when the command wrote nothing on stdout.
 int ReportError(const Error& error);
+/// At exit, in JSON mode: stdout holds exactly one JSON document, the command's result or else
+/// the error object of the first error.
+void FinishJsonOutput();
 /// Prints "opmfu: warning: <message>" on stderr.
 void ReportWarning(std::string_view message);
+
+/// The exit code an error kind maps to (2 for input and usage errors, 3 for internal ones).
+int ExitCodeFor(Error::Kind kind);
+/// The one error object every command prints in JSON mode:
+/// {"error": {"kind": "input"|"usage"|"internal", "exit_code": 2|3, "message": "..."}}.
+std::string ErrorObjectJson(const Error& error);
+/// JSON mode: the command line asked for `--format json` / `--output-format json`. Set by main
+/// before parsing, so usage errors are JSON too. Counts what reaches stdout from here on.
+void SetJsonMode(bool on);
+bool JsonMode();
+
+/// `--format text|json` for a command whose text output has a JSON twin (docs/schema/).
+void AddFormatOption(CLI::App& command, std::string& format);
 
 /// Writes to `output_path` atomically, or to stdout when it is empty or "-".
 Status EmitOutput(std::string_view content, const std::string& output_path);
@@ -40,7 +58,8 @@ std::optional<std::string> GetEnv(const char* name);
 /// Colour for the `full` format: --color always|never|auto (auto: a terminal, and NO_COLOR unset).
 bool UseColor(std::string_view mode, bool writing_to_file);
 
-/// The finding options `registry check` and `lint` share.
+/// The finding options `registry check` and `lint` share (`--format` is the same option as
+/// `--output-format`, so `--format json` works on every command).
 struct DiagnosticFlags {
   std::string output_format = "full";
   std::string output;

@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_support.h"
 #include "cli/embedded_files.h"
@@ -22,6 +23,7 @@ struct DemoFlags {
   int layers = 4;
   std::uint64_t seed = 1;
   bool without_modules = false;
+  std::string format = "text";
 };
 
 int RunDemo(const DemoFlags& flags) {
@@ -60,6 +62,21 @@ int RunDemo(const DemoFlags& flags) {
     if (Status written = WriteFileAtomically(path, file.content); !written.ok()) return ReportError(written.error());
     if (path.extension() == ".sh") fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add, ec);
   }
+  if (flags.format == "json") {
+    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+    for (const fs::path& rank : summary->rank_directories) ranks.push_back(rank.string());
+    const nlohmann::ordered_json answer{
+        {"directory", directory.string()},
+        {"ranks", flags.ranks},
+        {"steps", flags.steps},
+        {"kernels_per_rank", summary->kernels_per_rank},
+        {"rank_directories", ranks},
+        {"example_directory", (directory / "example").string()},
+        {"next", {"opmfu", "analyze", "-d", directory.string()}},
+    };
+    std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return kExitOk;
+  }
   std::cout << "Wrote a synthetic profiling directory: " << flags.ranks << (flags.ranks == 1 ? " rank" : " ranks")
             << ", " << summary->kernels_per_rank << " kernels per rank, under " << directory.string() << "\n";
   for (const fs::path& rank : summary->rank_directories) std::cout << "  " << rank.string() << "\n";
@@ -87,6 +104,7 @@ void AddDemoCommand(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 1000000));
   command->add_option("--seed", flags->seed, "random seed; the same seed gives the same data")->capture_default_str();
   command->add_flag("--without-modules", flags->without_modules, "no Module ranges (so no ModuleMFU)");
+  AddFormatOption(*command, flags->format);
   command->callback([flags, &action] { action = [flags] { return RunDemo(*flags); }; });
 }
 

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cli_support.h"
@@ -28,7 +29,23 @@ struct FlopsFlags {
   bool list = false;
 };
 
-int ListTargets() {
+int ListTargets(bool json) {
+  if (json) {
+    nlohmann::ordered_json targets = nlohmann::ordered_json::array();
+    for (const registry::BuiltinTarget& target : registry::BuiltinTargets()) {
+      nlohmann::ordered_json reads = nlohmann::ordered_json::array();
+      for (std::string_view name : target.used) reads.push_back(std::string(name));
+      targets.push_back(
+          {{"op_name", std::string(target.op_name)}, {"target", std::string(target.target)}, {"reads", reads}});
+    }
+    nlohmann::ordered_json versions = nlohmann::ordered_json::array();
+    for (const registry::FormulasVersion& version : registry::KnownFormulasVersions()) {
+      versions.push_back(
+          {{"name", std::string(version.name)}, {"default", &version == &registry::NewestFormulasVersion()}});
+    }
+    std::cout << nlohmann::ordered_json{{"targets", targets}, {"formulas_versions", versions}}.dump(2) << "\n";
+    return kExitOk;
+  }
   for (const registry::BuiltinTarget& target : registry::BuiltinTargets()) {
     std::string used;
     for (std::string_view name : target.used) used += (used.empty() ? "" : ", ") + std::string(name);
@@ -115,7 +132,7 @@ std::string OutcomeText(const Result<registry::FlopsOutcome>& outcome, std::stri
 }
 
 int RunFlops(const FlopsFlags& flags) {
-  if (flags.list) return ListTargets();
+  if (flags.list) return ListTargets(flags.format == "json");
   if (flags.target.empty())
     return ReportError(Error::Usage("name a target (e.g. `opmfu flops mm ...`) or pass --list"));
   const registry::BuiltinTarget* target = registry::FindBuiltinTarget(flags.target);

@@ -163,7 +163,7 @@ void AddGateCommand(CLI::App& app, Action& action) {
   command->add_option("--max-drop", flags->max_drop,
                       "largest relative MFU drop against --baseline, overall and per op, e.g. 5%");
   command->add_option("--baseline", flags->baseline, "the run to compare with: a profiling directory or cluster DB");
-  command->add_option("--output-format", flags->output_format, "text, json, sarif or github")
+  command->add_option("--output-format,--format", flags->output_format, "text, json, sarif or github")
       ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
   command->add_option("-o,--output", flags->output, "write here (atomically) instead of stdout");
   command->footer("Exit codes: 0 every check passed; 1 a check failed (or a rank failed); 2 usage or input error.");

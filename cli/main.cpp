@@ -37,6 +37,20 @@ std::string VersionText() {
          std::to_string(TREE_SITTER_LANGUAGE_VERSION) + ", SQLite " + sqlite3_libversion() + ")";
 }
 
+// `--format json`, `--output-format=json`, ...: known before parsing, so that even a usage error
+// comes out as the JSON error object.
+bool AsksForJson(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") return false;
+    for (const std::string_view option : {"--format", "--output-format"}) {
+      if (word == option && i + 1 < argc && std::string_view(argv[i + 1]) == "json") return true;
+      if (word.starts_with(option) && word.substr(option.size()) == "=json") return true;
+    }
+  }
+  return false;
+}
+
 // CLI11 reports a mistyped subcommand as "arguments not expected"; name it and suggest instead.
 Status CheckSubcommandNames(CLI::App& app, int argc, char** argv) {
   CLI::App* level = &app;
@@ -65,6 +79,7 @@ int Run(int argc, char** argv) {
     std::cerr << "opmfu: error: " << abi.error().message << "\n";
     return kExitUsage;
   }
+  SetJsonMode(AsksForJson(argc, argv));
   CLI::App app{"opmfu: operator-level MFU for PyTorch on Ascend, from collection config to analysis", "opmfu"};
   app.set_version_flag("--version", VersionText());
   app.footer(kExitCodeHelp);
@@ -74,8 +89,9 @@ int Run(int argc, char** argv) {
   for (AddCommand add : kCommands) add(app, action);
 
   if (Status known = CheckSubcommandNames(app, argc, argv); !known.ok()) {
-    std::cerr << "opmfu: error: " << known.error().message << "\nRun with --help for more information.\n";
-    return kExitUsage;
+    const int code = ReportError(known.error());
+    std::cerr << "Run with --help for more information.\n";
+    return code;
   }
   try {
     app.parse(argc, argv);
@@ -93,9 +109,9 @@ int Run(int argc, char** argv) {
     if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
       return app.exit(error);
     }
-    std::cerr << "opmfu: error: " << error.what() << "\n";
+    const int code = ReportError(Error::Usage(error.what()));
     std::cerr << "Run with --help for more information.\n";
-    return kExitUsage;
+    return code;
   }
   if (!action) {
     std::cerr << app.help();
@@ -120,10 +136,12 @@ int main(int argc, char** argv) {
   (void)std::signal(SIGXFSZ, SIG_IGN);
   // Ctrl-C while an output is being written removes the temporary file, never the old output.
   opmfu::InstallInterruptCleanup();
+  int code = opmfu::cli::kExitInternal;
   try {
-    return opmfu::cli::Run(argc, argv);
+    code = opmfu::cli::Run(argc, argv);
   } catch (const std::exception& error) {
-    std::cerr << "opmfu: internal error: " << error.what() << "\n";
-    return opmfu::cli::kExitInternal;
+    code = opmfu::cli::ReportError(opmfu::Error::Internal(std::string("internal error: ") + error.what()));
   }
+  opmfu::cli::FinishJsonOutput();
+  return code;
 }

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cli_support.h"
 #include "common/config.h"
@@ -155,7 +157,28 @@ struct AddFlags {
   std::string from;
   bool write = false;
   std::string color = "auto";
+  std::string format = "text";
 };
+
+// docs/schema/registry-add.schema.json: what was (or would be) added, or why it was refused.
+void PrintAddJson(const AddFlags& flags, const std::string& formulas_path, const std::string& function_name,
+                  int decorator_line, const std::string& diff, const std::string& backup,
+                  const std::vector<Diagnostic>& findings) {
+  FormatOptions options;
+  options.tool_version = OPMFU_VERSION;
+  const nlohmann::ordered_json answer{
+      {"target", flags.target},
+      {"function", function_name},
+      {"formulas_file", formulas_path},
+      {"decorator_line", decorator_line},
+      {"refused", !findings.empty()},
+      {"findings", nlohmann::ordered_json::parse(FormatDiagnostics(findings, OutputFormat::kJson, options))},
+      {"diff", findings.empty() ? nlohmann::ordered_json(diff) : nlohmann::ordered_json(nullptr)},
+      {"written", !backup.empty()},
+      {"backup", backup.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(backup)},
+  };
+  std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 // Findings on the inserted function, moved back to where the user wrote it (the --from file).
 std::vector<Diagnostic> FindingsOnAddition(const registry::FormulaFile& edited, const registry::PlannedAddition& plan,
@@ -202,6 +225,14 @@ int RunAdd(const AddFlags& flags) {
   auto edited = registry::ParseFormulaFile(formulas->path, plan->new_source);
   if (!edited.ok()) return ReportError(edited.error());
   const std::vector<Diagnostic> findings = FindingsOnAddition(*edited, *plan, flags.from);
+  const bool json = flags.format == "json";
+  const std::string diff = UnifiedDiff(formulas->path, formulas->tree.source(), {plan->edit});
+  if (json && !findings.empty()) {
+    std::cerr << "opmfu: error: refusing to add `" << plan->function_name
+              << "`: it fails `opmfu registry check` (a wrong formula is worse than none)\n";
+    PrintAddJson(flags, formulas->path, plan->function_name, plan->decorator_line, diff, "", findings);
+    return kExitFindings;
+  }
   if (!findings.empty()) {
     std::cerr << "opmfu: error: refusing to add `" << plan->function_name
               << "`: it fails `opmfu registry check` (a wrong formula is worse than none)\n\n";
@@ -213,7 +244,11 @@ int RunAdd(const AddFlags& flags) {
   }
 
   if (!flags.write) {
-    std::cout << UnifiedDiff(formulas->path, formulas->tree.source(), {plan->edit});
+    if (json) {
+      PrintAddJson(flags, formulas->path, plan->function_name, plan->decorator_line, diff, "", findings);
+      return kExitOk;
+    }
+    std::cout << diff;
     std::cerr << "Preview only: run again with --write to change " << formulas->path << " (a .bak copy is kept).\n";
     return kExitOk;
   }
@@ -230,6 +265,7 @@ int RunAdd(const AddFlags& flags) {
   }
   std::cerr << "Added `" << plan->function_name << "` as target '" << flags.target << "' at " << formulas->path << ":"
             << plan->decorator_line << " (backup: " << backup << ").\n";
+  if (json) PrintAddJson(flags, formulas->path, plan->function_name, plan->decorator_line, diff, backup, findings);
   return kExitOk;
 }
 
@@ -238,7 +274,37 @@ struct VerifyFlags {
   std::string target;
   std::string op_name;
   std::optional<std::int64_t> expect;
+  std::string format = "text";
 };
+
+// docs/schema/registry-verify.schema.json.
+void PrintVerifyJson(const std::string& op, const std::string& path, const nlohmann::ordered_json& ranks,
+                     const std::map<std::int64_t, std::size_t>& values, std::optional<std::int64_t> expect,
+                     std::size_t reached_kernel, const std::string& verdict, std::size_t failed_ranks,
+                     std::vector<std::string> ops_with_records) {
+  std::size_t records = 0;
+  nlohmann::ordered_json value_list = nlohmann::ordered_json::array();
+  for (const auto& [flops, count] : values) {
+    records += count;
+    value_list.push_back({{"flops", flops}, {"records", count}});
+  }
+  nlohmann::ordered_json matching = nullptr;
+  if (expect) matching = values.contains(*expect) ? values.at(*expect) : 0;
+  const nlohmann::ordered_json answer{
+      {"op_name", op},
+      {"path", path},
+      {"verdict", verdict},
+      {"records", records},
+      {"reached_kernel", reached_kernel},
+      {"values", value_list},
+      {"expected", expect ? nlohmann::ordered_json(*expect) : nlohmann::ordered_json(nullptr)},
+      {"matching", matching},
+      {"failed_ranks", failed_ranks},
+      {"ops_with_records", ops_with_records},
+      {"ranks", ranks},
+  };
+  std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 // After a formula is registered and data collected: did its records land, with the right value?
 int RunVerify(const VerifyFlags& flags) {
@@ -254,8 +320,13 @@ int RunVerify(const VerifyFlags& flags) {
   ReportFailedRanks(data->analysis, "not verified");
   const std::size_t failed = data->analysis.failed_ranks();
 
-  std::cout << "registry verify: FLOPs records of `" << op << "` (messages \"<flops>-" << op << "\") under "
-            << data->path.string() << "\n";
+  // In JSON mode the text goes nowhere and the same facts are collected for the one document.
+  const bool json = flags.format == "json";
+  std::ostringstream discarded;
+  std::ostream& out = json ? static_cast<std::ostream&>(discarded) : std::cout;
+  nlohmann::ordered_json rank_objects = nlohmann::ordered_json::array();
+  out << "registry verify: FLOPs records of `" << op << "` (messages \"<flops>-" << op << "\") under "
+      << data->path.string() << "\n";
   std::map<std::int64_t, std::size_t> values;
   std::size_t records = 0;
   std::size_t charged = 0;
@@ -263,13 +334,17 @@ int RunVerify(const VerifyFlags& flags) {
   for (const engine::RankOutcome& rank : data->analysis.ranks) {
     const std::string who = "  rank " + std::to_string(rank.location.rank_id) + ": ";
     if (rank.failure) {
-      std::cout << who << "failed, not verified: " << engine::DescribeFailure(rank) << "\n";
+      out << who << "failed, not verified: " << engine::DescribeFailure(rank) << "\n";
+      rank_objects.push_back(
+          {{"rank", rank.location.rank_id}, {"status", "failed"}, {"error", engine::DescribeFailure(rank)}});
       continue;
     }
     if (!rank.analysis.coverage) {
-      std::cout << who << "no kernel data, not verified\n";
+      out << who << "no kernel data, not verified\n";
+      rank_objects.push_back({{"rank", rank.location.rank_id}, {"status", "no kernel data"}, {"error", nullptr}});
       continue;
     }
+    nlohmann::ordered_json rank_values_json = nlohmann::ordered_json::array();
     std::size_t rank_records = 0;
     std::size_t rank_charged = 0;
     std::string rank_values;
@@ -282,45 +357,60 @@ int RunVerify(const VerifyFlags& flags) {
       rank_charged += tally.charged;
       values[tally.flops] += tally.records;
       rank_values += " " + std::to_string(tally.flops) + " x" + std::to_string(tally.records);
+      rank_values_json.push_back({{"flops", tally.flops}, {"records", tally.records}});
     }
-    std::cout << who << rank_records << " records" << (rank_values.empty() ? "" : ";" + rank_values) << "; "
-              << rank_charged << " reached a kernel\n";
+    rank_objects.push_back({{"rank", rank.location.rank_id},
+                            {"status", "verified"},
+                            {"error", nullptr},
+                            {"records", rank_records},
+                            {"reached_kernel", rank_charged},
+                            {"values", rank_values_json}});
+    out << who << rank_records << " records" << (rank_values.empty() ? "" : ";" + rank_values) << "; " << rank_charged
+        << " reached a kernel\n";
     records += rank_records;
     charged += rank_charged;
   }
   if (records == 0) {
     std::vector<std::string> names;
     for (const auto& [name, count] : other_ops) names.push_back(name);
-    std::cout << "verdict: no records for `" << op << "`" << DidYouMean(op, names)
-              << ". The formula never ran: was the registration imported before the profiler entered RECORD, "
-                 "with_flops=True and MSTX on, and does the target name the function the model calls? "
-              << (names.empty() ? std::string("No op has FLOPs records at all.")
-                                : "Ops with records: " + Join(names, ", ") + ".")
-              << (failed > 0 ? " " + std::to_string(failed) + " rank(s) failed first (above)." : std::string()) << "\n";
+    out << "verdict: no records for `" << op << "`" << DidYouMean(op, names)
+        << ". The formula never ran: was the registration imported before the profiler entered RECORD, "
+           "with_flops=True and MSTX on, and does the target name the function the model calls? "
+        << (names.empty() ? std::string("No op has FLOPs records at all.")
+                          : "Ops with records: " + Join(names, ", ") + ".")
+        << (failed > 0 ? " " + std::to_string(failed) + " rank(s) failed first (above)." : std::string()) << "\n";
+    if (json) {
+      PrintVerifyJson(op, data->path.string(), rank_objects, values, flags.expect, 0, "no records", failed,
+                      std::move(names));
+    }
     return kExitFindings;
   }
   bool ok = true;
   if (flags.expect) {
     const std::size_t matching = values.contains(*flags.expect) ? values[*flags.expect] : 0;
-    std::cout << "  expected " << *flags.expect << ": " << matching << " of " << records << " records match";
+    out << "  expected " << *flags.expect << ": " << matching << " of " << records << " records match";
     if (matching != records) {
       std::string others;
       for (const auto& [value, count] : values) {
         if (value != *flags.expect) others += " " + std::to_string(value) + " x" + std::to_string(count);
       }
-      std::cout << "; the others record" << others;
+      out << "; the others record" << others;
       ok = false;
     }
-    std::cout << "\n";
+    out << "\n";
   }
   if (charged < records) {
-    std::cout << "  note: " << records - charged
-              << " records reached no kernel (`opmfu report -d DIR` lists them with the reason)\n";
+    out << "  note: " << records - charged
+        << " records reached no kernel (`opmfu report -d DIR` lists them with the reason)\n";
   }
-  std::cout << "verdict: " << (ok ? "ok" : "the recorded FLOPs differ from the expected value")
-            << (failed > 0 ? ", but incomplete: " + std::to_string(failed) + " rank(s) failed and were not verified"
-                           : std::string())
-            << "\n";
+  if (json) {
+    PrintVerifyJson(op, data->path.string(), rank_objects, values, flags.expect, charged, ok ? "ok" : "differs", failed,
+                    {});
+  }
+  out << "verdict: " << (ok ? "ok" : "the recorded FLOPs differ from the expected value")
+      << (failed > 0 ? ", but incomplete: " + std::to_string(failed) + " rank(s) failed and were not verified"
+                     : std::string())
+      << "\n";
   return ok && failed == 0 ? kExitOk : kExitFindings;
 }
 
@@ -358,6 +448,7 @@ void AddRegistryCommand(CLI::App& app, Action& action) {
   add->locate.Add(*add_command);
   add_command->add_flag("--write", add->write, "change the formulas file (atomically, keeping FILE.bak)");
   add_command->add_option("--color", add->color, "colour for refusals: auto, always or never");
+  AddFormatOption(*add_command, add->format);
   add_command->callback([add, &action] { action = [add] { return RunAdd(*add); }; });
 
   auto verify = std::make_shared<VerifyFlags>();
@@ -368,6 +459,7 @@ void AddRegistryCommand(CLI::App& app, Action& action) {
   verify_command->add_option("--op-name", verify->op_name, "its explicit op_name, when it has one");
   verify_command->add_option("--expect", verify->expect,
                              "the hand-computed FLOPs every record must carry (see `opmfu flops` for built-ins)");
+  AddFormatOption(*verify_command, verify->format);
   verify_command->footer("Exit codes: 0 records found (and all equal --expect); 1 none found, or a value differs.");
   verify_command->callback([verify, &action] { action = [verify] { return RunVerify(*verify); }; });
 }
