@@ -127,12 +127,24 @@ void PrintSummary(const engine::AnalyzeReport& report) {
     }
     out << "MFU bands: <20%: " << bands[0] << "  20-30%: " << bands[1] << "  30-60%: " << bands[2]
         << "  60-70%: " << bands[3] << "  >70%: " << bands[4] << "\n";
-    std::vector<const engine::OperatorMfuRow*> sorted;
-    for (const auto& row : tables.operator_rows) sorted.push_back(&row);
-    std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->mfu < b->mfu; });
-    const std::size_t n = std::min<std::size_t>(5, sorted.size());
-    PrintKernels(out, "Lowest MFU kernels:", {sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n)});
-    PrintKernels(out, "Highest MFU kernels:", {sorted.rbegin(), sorted.rbegin() + static_cast<std::ptrdiff_t>(n)});
+    // The five lowest and highest, as a stable sort by MFU would list them (ties in row order),
+    // without sorting every row.
+    std::vector<std::pair<const engine::OperatorMfuRow*, std::size_t>> rows;
+    rows.reserve(tables.operator_rows.size());
+    for (const auto& row : tables.operator_rows) rows.emplace_back(&row, rows.size());
+    const auto lower = [](const auto& a, const auto& b) {
+      return a.first->mfu != b.first->mfu ? a.first->mfu < b.first->mfu : a.second < b.second;
+    };
+    const std::size_t n = std::min<std::size_t>(5, rows.size());
+    const auto take = [&](auto less) {
+      std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end(), less);
+      std::vector<const engine::OperatorMfuRow*> picked;
+      for (std::size_t i = 0; i < n; ++i) picked.push_back(rows[i].first);
+      return picked;
+    };
+    PrintKernels(out, "Lowest MFU kernels:", take(lower));
+    // The highest, from the last row of a stable ascending sort backwards.
+    PrintKernels(out, "Highest MFU kernels:", take([&](const auto& a, const auto& b) { return lower(b, a); }));
   }
   for (const auto& path : report.written) out << "Wrote " << path.string() << "\n";
   if (report.nothing_to_write) {
@@ -244,6 +256,20 @@ int RunAnalyzeCommand(const AnalyzeFlags& flags) {
                                                               : "") +
            note.text + (note.text.find(db) == std::string::npos ? " (" + db + ")" : ""));
     }
+  }
+  if (flags.verbose) {
+    for (const engine::RankOutcome& rank : report->ranks) {
+      std::string stages;
+      for (const auto& [stage, seconds] : rank.analysis.stage_seconds) {
+        std::ostringstream text;
+        text << std::fixed << std::setprecision(2) << seconds;
+        stages += (stages.empty() ? "" : ", ") + stage + " " + text.str() + " s";
+      }
+      if (!stages.empty()) emit("rank " + std::to_string(rank.location.rank_id) + ": stages: " + stages);
+    }
+    std::ostringstream write;
+    write << std::fixed << std::setprecision(2) << report->write_seconds;
+    emit("stage write: " + write.str() + " s");
   }
   const bool failed = report->failed_ranks() > 0;
   if (flags.agent) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <thread>
 #include <unordered_map>
@@ -84,6 +85,10 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
 
   report.ranks.resize(selected.size());
   const unsigned jobs = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
+  // The cores not taken by ranks running side by side read one rank's tables in parallel.
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  const auto read_threads = static_cast<unsigned>(
+      std::max<std::size_t>(1, cores / std::max<std::size_t>(1, std::min<std::size_t>(jobs, selected.size()))));
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   const auto work = [&] {
@@ -97,7 +102,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
         continue;
       }
       auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path,
-                                   options.step_id, options.with_coverage});
+                                   options.step_id, options.with_coverage, read_threads});
       if (analysis.ok()) {
         outcome.analysis = std::move(*analysis);
         outcome.failure = outcome.analysis.failure;
@@ -141,6 +146,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   // result), and an earlier output is left as it was.
   report.nothing_to_write = report.tables.operator_rows.empty() && report.tables.module_rows.empty();
   if (report.nothing_to_write) return report;
+  const auto write_start = std::chrono::steady_clock::now();
   switch (options.export_type) {
     case ExportType::kDb: {
       const fs::path db = report.output_directory / "cluster_analysis.db";
@@ -164,6 +170,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     case ExportType::kNone:
       break;
   }
+  report.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   return report;
 }
 

@@ -1,6 +1,7 @@
 #include "engine/rank_analysis.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/sqlite.h"
 #include "engine/chip.h"
@@ -153,6 +154,12 @@ std::string NoMatchReason(const MfuCalculation& calculation, bool shapes_all_una
 
 Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   RankAnalysis analysis;
+  auto stage_start = std::chrono::steady_clock::now();
+  const auto stage_done = [&](const char* stage) {
+    const auto now = std::chrono::steady_clock::now();
+    analysis.stage_seconds.emplace_back(stage, std::chrono::duration<double>(now - stage_start).count());
+    stage_start = now;
+  };
   analysis.rank_id = input.rank_id;
   const std::string rank = std::to_string(input.rank_id);
   if (auto recorded = ReadRecordedConfig(input.rank_directory, input.rank_id); recorded.ok()) {
@@ -160,9 +167,10 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   } else {
     analysis.notes.push_back({RankNote::Level::kWarning, recorded.error().message});
   }
-  auto data = ReadRank(input.db_path, analysis.notes);
+  auto data = ReadRank(input.db_path, analysis.notes, input.read_threads);
   if (!data.ok()) return data.take_error();
   if (input.step_id) OPMFU_RETURN_IF_ERROR(RestrictToStep(input, *data));
+  stage_done("read");
 
   // The root cause comes first: without FLOPs records nothing downstream (kernels, chip) matters.
   const std::optional<std::string> flops_cause = FlopsRecordCause(*data, analysis.recorded);
@@ -190,10 +198,12 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   if (calculation->results.empty()) {
     analysis.notes.push_back({RankNote::Level::kWarning, "No MFU calculated for kernels."});
   }
+  stage_done("calculate");
   if (input.with_coverage) analysis.coverage = ComputeCoverage(*data, *calculation);
   // The shapes are in the results now; free them before the two biggest steps.
   std::vector<KernelShape>().swap(data->shapes);
   const std::vector<MergedKernel> merged = MergeMfu(*data, *calculation);
+  stage_done("merge");
   const auto got_mfu = [](const MergedKernel& m) { return m.mfu.has_value(); };
   analysis.all_kernels_matched = std::all_of(merged.begin(), merged.end(), got_mfu);
   analysis.all_messages_parsed = calculation->all_messages_parsed;
@@ -202,7 +212,9 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   }
   // ModuleMFU first: its working set is freed before the OperatorMFU rows are built.
   OPMFU_ASSIGN_OR_RETURN(analysis.module_rows, ModuleRows(input.rank_id, *data, *calculation, merged, analysis.notes));
+  stage_done("modules");
   analysis.operator_rows = BuildOperatorRows(input.rank_id, *data, *calculation, merged);
+  stage_done("rows");
   analysis.strings = data->strings;
   if (analysis.operator_rows.empty()) {
     if (flops_cause) {

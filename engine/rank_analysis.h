@@ -35,6 +35,8 @@ struct RankAnalysis {
   std::optional<std::string> no_rows_reason;
   /// profiler_info_<rank>.json of the rank directory, when there is one.
   std::optional<RecordedConfig> recorded;
+  /// Wall seconds per stage (read, calculate, merge, modules, rows), for `analyze -v` and the bench.
+  std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
 struct RankInput {
@@ -43,6 +45,7 @@ struct RankInput {
   std::filesystem::path db_path;
   std::optional<std::int64_t> step_id;  ///< restrict to one STEP_TIME step
   bool with_coverage = false;           ///< also compute RankAnalysis::coverage (for reports)
+  unsigned read_threads = 0;            ///< threads reading the DB's tables (0: one per core)
 };
 
 /// Analyses one rank. An Error means this rank produced nothing and why (a broken DB, an

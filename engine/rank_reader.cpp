@@ -7,6 +7,7 @@
 
 #include "common/sqlite.h"
 #include "common/text.h"
+#include "engine/scan_reader.h"
 
 namespace opmfu::engine {
 
@@ -151,7 +152,30 @@ std::int64_t CoerceInt(int sqlite_type, std::int64_t as_int, double as_double, s
   }
 }
 
-Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes) {
+namespace {
+
+// Strips quotes once per distinct shape string, and drops kernels whose shapes are N/A (Q5's
+// post-processing, the same after either way of reading).
+void FinishShapes(RankData& data) {
+  StringPool& strings = *data.strings;
+  std::unordered_map<StringId, StringId> stripped;
+  const auto strip = [&](StringId id) {
+    if (id == kNoString) return id;
+    auto [it, inserted] = stripped.try_emplace(id, kNoString);
+    if (inserted) it->second = strings.Intern(StripQuotes(strings.View(id)));
+    return it->second;
+  };
+  const StringId not_available = strings.Intern("N/A");
+  for (KernelShape& shape : data.shapes) {
+    shape.input_shapes = strip(shape.input_shapes);
+    shape.output_shapes = strip(shape.output_shapes);
+  }
+  std::erase_if(data.shapes, [&](const KernelShape& shape) {
+    return shape.input_shapes == not_available || shape.output_shapes == not_available;
+  });
+}
+
+Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::vector<RankNote>& notes) {
   OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(db_path));
   RankData data;
   StringPool& strings = *data.strings;
@@ -211,24 +235,29 @@ Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<Rank
   if (has_communication) read_links(kCommunicationLinkQuery);
   if (has_schedule) read_links(TaskLinkQuery("COMMUNICATION_SCHEDULE_TASK_INFO"));
 
-  // Strip quotes once per distinct shape string, and drop kernels whose shapes are N/A.
-  std::unordered_map<StringId, StringId> stripped;
-  const auto strip = [&](StringId id) {
-    if (id == kNoString) return id;
-    auto [it, inserted] = stripped.try_emplace(id, kNoString);
-    if (inserted) it->second = strings.Intern(StripQuotes(strings.View(id)));
-    return it->second;
-  };
-  const StringId not_available = strings.Intern("N/A");
   OPMFU_RETURN_IF_ERROR(shapes_read.get());
   notes.insert(notes.end(), shape_notes.begin(), shape_notes.end());
-  for (KernelShape& shape : data.shapes) {
-    shape.input_shapes = strip(shape.input_shapes);
-    shape.output_shapes = strip(shape.output_shapes);
+  return data;
+}
+
+}  // namespace
+
+Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes, unsigned threads,
+                          ReadMethod method) {
+  std::string scan_declined;
+  if (method != ReadMethod::kQueries) {
+    OPMFU_ASSIGN_OR_RETURN(ScanResult scan, ReadRankByScan(db_path, threads));
+    if (scan.data) {
+      FinishShapes(*scan.data);
+      return std::move(*scan.data);
+    }
+    if (method == ReadMethod::kScan)
+      return Error::Input(db_path.string() + ": the scan does not apply: " + scan.declined);
+    scan_declined = std::move(scan.declined);
   }
-  std::erase_if(data.shapes, [&](const KernelShape& shape) {
-    return shape.input_shapes == not_available || shape.output_shapes == not_available;
-  });
+  OPMFU_ASSIGN_OR_RETURN(RankData data, ReadRankWithQueries(db_path, notes));
+  FinishShapes(data);
+  if (method == ReadMethod::kAuto) notes.push_back({RankNote::Level::kInfo, "Read with SQL joins: " + scan_declined});
   return data;
 }
 

@@ -17,9 +17,15 @@ struct RankNote {
   std::string text;
 };
 
-/// Reads the tables the analysis needs. A database that cannot be opened at all is an Error; a
-/// missing table or a failing query is logged in `notes` and read as empty, as upstream does.
-Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes);
+/// kAuto: a scan of each table joined in memory (scan_reader.h) where it reproduces SQLite's
+/// plans, else the queries. kQueries and kScan force one way (kScan fails where it declines).
+enum class ReadMethod { kAuto, kQueries, kScan };
+
+/// Reads the tables the analysis needs, on up to `threads` threads (0: one per core). A database
+/// that cannot be opened at all is an Error; a missing table or a failing query is logged in
+/// `notes` and read as empty, as upstream does.
+Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes, unsigned threads = 0,
+                          ReadMethod method = ReadMethod::kAuto);
 
 /// Every query ReadRank runs, in order (for the benchmark's SQLite floor).
 std::vector<std::string> AnalysisQueries();

@@ -11,9 +11,9 @@ Status StringPool::Load(Database& db) {
   while (true) {
     OPMFU_ASSIGN_OR_RETURN(bool row, statement.Step());
     if (!row) break;
-    if (sqlite3_column_type(statement.handle(), 0) != SQLITE_INTEGER || statement.IsNull(1)) continue;
+    if (sqlite3_column_type(statement.handle(), 0) != SQLITE_INTEGER) continue;
     const std::int64_t db_id = statement.Int64(0);
-    const StringId id = Intern(statement.Text(1));
+    const StringId id = statement.IsNull(1) ? kNullValue : Intern(statement.Text(1));
     if (db_id >= 0 && db_id < (std::int64_t{1} << 26)) {
       if (static_cast<std::size_t>(db_id) >= by_db_id_.size())
         by_db_id_.resize(static_cast<std::size_t>(db_id) + 1, kNoString);
@@ -27,10 +27,19 @@ Status StringPool::Load(Database& db) {
 }
 
 StringId StringPool::FromDb(std::int64_t db_id) const {
+  StringId id = kNoString;
+  if (db_id >= 0 && static_cast<std::size_t>(db_id) < by_db_id_.size()) {
+    id = by_db_id_[static_cast<std::size_t>(db_id)];
+  } else if (auto found = sparse_by_db_id_.find(db_id); found != sparse_by_db_id_.end()) {
+    id = found->second;
+  }
+  return id == kNullValue ? kNoString : id;
+}
+
+bool StringPool::HasDbId(std::int64_t db_id) const {
   if (db_id >= 0 && static_cast<std::size_t>(db_id) < by_db_id_.size())
-    return by_db_id_[static_cast<std::size_t>(db_id)];
-  auto found = sparse_by_db_id_.find(db_id);
-  return found == sparse_by_db_id_.end() ? kNoString : found->second;
+    return by_db_id_[static_cast<std::size_t>(db_id)] != kNoString;
+  return sparse_by_db_id_.contains(db_id);
 }
 
 StringId StringPool::Intern(std::string_view text) {

@@ -28,6 +28,9 @@ class StringPool {
 
   /// The canonical id of a STRING_IDS id, or kNoString for an unknown id or a NULL value.
   StringId FromDb(std::int64_t db_id) const;
+  /// Whether STRING_IDS has a row with this id, even one whose value is NULL (what an inner
+  /// join on the id needs).
+  bool HasDbId(std::int64_t db_id) const;
   /// Adds a string that is not in the DB (a stripped shape); returns its canonical id.
   StringId Intern(std::string_view text);
 
@@ -46,6 +49,7 @@ class StringPool {
   std::unordered_map<std::string_view, StringId> by_value_;
   std::vector<StringId> by_db_id_;  // dense ids (the usual case)
   std::unordered_map<std::int64_t, StringId> sparse_by_db_id_;
+  static constexpr StringId kNullValue = -2;  // in the two maps: a row whose value is NULL
 };
 
 }  // namespace opmfu::engine

@@ -1,0 +1,549 @@
+#include "engine/scan_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <span>
+#include <tuple>
+#include <unordered_map>
+
+#include "common/parallel.h"
+#include "common/sqlite.h"
+#include "engine/rank_reader.h"
+
+namespace opmfu::engine {
+
+namespace {
+
+// ---- what SQLite would do: the query plans the scan reproduces --------------------------------
+
+// EXPLAIN QUERY PLAN of each query in AnalysisQueries() order. A Bloom filter only skips lookups
+// that find nothing, so it changes no order and is left out.
+Result<std::vector<std::string>> PlanOf(Database& db, const std::string& sql) {
+  OPMFU_ASSIGN_OR_RETURN(Statement statement, db.Prepare("EXPLAIN QUERY PLAN " + sql));
+  std::vector<std::string> lines;
+  while (true) {
+    OPMFU_ASSIGN_OR_RETURN(bool row, statement.Step());
+    if (!row) break;
+    std::string detail(statement.Text(3));
+    if (detail.rfind("BLOOM FILTER ON ", 0) == 0) continue;
+    // The shapes query's scalar sub-selects of STRING_IDS by primary key cannot reorder rows.
+    if (detail.rfind("CORRELATED SCALAR SUBQUERY ", 0) == 0 ||
+        detail == "SEARCH STRING_IDS USING INTEGER PRIMARY KEY (rowid=?)")
+      continue;
+    lines.push_back(std::move(detail));
+  }
+  return lines;
+}
+
+using Plan = std::vector<std::string>;
+
+const Plan kMstxPlan = {"SCAN e", "SEARCH message USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN",
+                        "SEARCH domain USING INTEGER PRIMARY KEY (rowid=?)", "USE TEMP B-TREE FOR ORDER BY"};
+// For each kernel in storage order: its TASK rows by the automatic index (globalTaskId, startNs,
+// endNs, connectionId, rowid), their CONNECTION_IDS rows by (connectionId, id, rowid), their
+// PYTORCH_API rows by (connectionId, startNs, endNs, name, rowid); then a stable sort.
+const Plan kComputeLinkPlan = {"SCAN k",
+                               "SEARCH t USING AUTOMATIC COVERING INDEX (globalTaskId=?) LEFT-JOIN",
+                               "SEARCH kernel_string USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN",
+                               "SEARCH c USING AUTOMATIC COVERING INDEX (connectionId=?)",
+                               "SEARCH api USING AUTOMATIC COVERING INDEX (connectionId=?)",
+                               "SEARCH op_string USING INTEGER PRIMARY KEY (rowid=?)",
+                               "USE TEMP B-TREE FOR ORDER BY"};
+const Plan kCommunicationLinkPlan = {"SCAN m",
+                                     "SEARCH kernel_string USING INTEGER PRIMARY KEY (rowid=?)",
+                                     "SEARCH c USING AUTOMATIC COVERING INDEX (connectionId=?)",
+                                     "SEARCH api USING AUTOMATIC COVERING INDEX (connectionId=?)",
+                                     "SEARCH op_string USING INTEGER PRIMARY KEY (rowid=?)",
+                                     "USE TEMP B-TREE FOR ORDER BY"};
+
+// The shapes query's plans, and the order each gives to rows of equal TASK.startNs.
+enum class ShapesPlan {
+  kKernelsThenTasks,  ///< kernels in storage order, TASK by (globalTaskId, startNs, endNs, rowid), stable sort
+  kTaskIndex,         ///< TASK by an index on (startNs, globalTaskId); kernels by primary key
+  kTasksThenSort,     ///< TASK in storage order, kernels by primary key, stable sort
+};
+
+Result<std::optional<ShapesPlan>> ShapesPlanOf(Database& db, const Plan& plan) {
+  if (plan ==
+      Plan{"SCAN k", "SEARCH t USING AUTOMATIC COVERING INDEX (globalTaskId=?)", "USE TEMP B-TREE FOR ORDER BY"})
+    return std::optional(ShapesPlan::kKernelsThenTasks);
+  if (plan == Plan{"SCAN t", "SEARCH k USING INTEGER PRIMARY KEY (rowid=?)", "USE TEMP B-TREE FOR ORDER BY"})
+    return std::optional(ShapesPlan::kTasksThenSort);
+  constexpr std::string_view kIndexScan = "SCAN t USING INDEX ";
+  if (plan.size() != 2 || plan[0].rfind(kIndexScan, 0) != 0 ||
+      plan[1] != "SEARCH k USING INTEGER PRIMARY KEY (rowid=?)")
+    return std::optional<ShapesPlan>();
+  // Only an index whose keys are exactly (startNs, globalTaskId), ascending, binary, not partial.
+  const std::string index = plan[0].substr(kIndexScan.size());
+  OPMFU_ASSIGN_OR_RETURN(Statement list, db.Prepare("SELECT partial FROM pragma_index_list('TASK') WHERE name = ?1"));
+  OPMFU_RETURN_IF_ERROR(list.Bind(1, std::string_view(index)));
+  OPMFU_ASSIGN_OR_RETURN(bool listed, list.Step());
+  if (!listed || list.Int64(0) != 0) return std::optional<ShapesPlan>();
+  OPMFU_ASSIGN_OR_RETURN(
+      Statement columns,
+      db.Prepare("SELECT name, desc, coll FROM pragma_index_xinfo(?1) WHERE key = 1 ORDER BY seqno"));
+  OPMFU_RETURN_IF_ERROR(columns.Bind(1, std::string_view(index)));
+  std::vector<std::string> keys;
+  while (true) {
+    OPMFU_ASSIGN_OR_RETURN(bool row, columns.Step());
+    if (!row) break;
+    if (columns.Int64(1) != 0 || columns.Text(2) != "BINARY") return std::optional<ShapesPlan>();
+    keys.emplace_back(columns.Text(0));
+  }
+  if (keys != std::vector<std::string>{"startNs", "globalTaskId"}) return std::optional<ShapesPlan>();
+  return std::optional(ShapesPlan::kTaskIndex);
+}
+
+// ---- reading values as the queries would see them ---------------------------------------------
+
+struct Declined {
+  std::string reason;
+};
+
+// A join key: an integer, or NULL (joins nothing). Anything else would compare by SQLite's
+// affinity rules, which the scan does not model.
+bool ReadKey(sqlite3_stmt* row, int column, std::optional<std::int64_t>& out) {
+  switch (sqlite3_column_type(row, column)) {
+    case SQLITE_INTEGER:
+      out = sqlite3_column_int64(row, column);
+      return true;
+    case SQLITE_NULL:
+      out.reset();
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A time column that an ORDER BY or an automatic index sorts on. Its values order like their
+// integer values when every kept row holds an integer, or every one holds a text of the same
+// number of decimal digits (CANN writes PYTORCH_API's times as 19-digit text). Anything else
+// (NULL, reals, mixed storage classes or widths) is declined.
+class TimeColumn {
+ public:
+  explicit TimeColumn(bool integers_only = false) : integers_only_(integers_only) {}
+
+  bool Read(sqlite3_stmt* row, int column, std::int64_t& out) {
+    const int type = sqlite3_column_type(row, column);
+    if (type == SQLITE_INTEGER) {
+      if (mode_ == Mode::kText) return false;
+      mode_ = Mode::kInteger;
+      out = sqlite3_column_int64(row, column);
+      return true;
+    }
+    if (type != SQLITE_TEXT || integers_only_ || mode_ == Mode::kInteger) return false;
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(row, column));
+    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(row, column));
+    if (size == 0 || size > 19 || (mode_ == Mode::kText && size != text_size_)) return false;
+    if (!std::all_of(text, text + size, [](char c) { return c >= '0' && c <= '9'; })) return false;
+    auto [end, error] = std::from_chars(text, text + size, out);
+    if (error != std::errc() || end != text + size) return false;
+    mode_ = Mode::kText;
+    text_size_ = size;
+    return true;
+  }
+
+ private:
+  enum class Mode { kUnset, kInteger, kText };
+  bool integers_only_;
+  Mode mode_ = Mode::kUnset;
+  std::size_t text_size_ = 0;
+};
+
+// "NULL->0 int" of any value, as rank_reader's Coerced.
+std::int64_t Coerced(sqlite3_stmt* row, int column) {
+  const int type = sqlite3_column_type(row, column);
+  if (type == SQLITE_TEXT) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(row, column));
+    return CoerceInt(type, 0, 0.0, std::string_view(text, static_cast<std::size_t>(sqlite3_column_bytes(row, column))));
+  }
+  return CoerceInt(type, sqlite3_column_int64(row, column), sqlite3_column_double(row, column), {});
+}
+
+// Steps through `sql` (a plain scan in rowid order); `on_row` returns false to decline.
+template <typename OnRow>
+Result<std::optional<Declined>> Scan(Database& db, const std::string& sql, std::string_view table, OnRow&& on_row) {
+  OPMFU_ASSIGN_OR_RETURN(Statement statement, db.Prepare(sql));
+  std::uint32_t ordinal = 0;
+  while (true) {
+    OPMFU_ASSIGN_OR_RETURN(bool row, statement.Step());
+    if (!row) return std::optional<Declined>();
+    if (!on_row(statement.handle(), ordinal++)) {
+      return std::optional(
+          Declined{std::string(table) + " holds a value the scan cannot order or join as SQLite would"});
+    }
+  }
+}
+
+// ---- the tables, as far as the joins need them (rows that can join nothing are left out) -------
+
+struct ApiRow {
+  std::int64_t start, end, connection, name;
+  StringId name_id;
+  std::uint32_t ordinal;
+};
+struct ConnectionRow {
+  std::int64_t id, connection;
+  std::uint32_t ordinal;
+};
+struct TaskRow {
+  std::int64_t start, end, connection, global_task_id;
+  std::uint32_t ordinal;
+  bool has_connection;
+};
+struct ComputeRow {
+  std::int64_t global_task_id;
+  StringId name, input_shapes, input_types, output_shapes;
+};
+struct CommunicationRow {
+  std::int64_t start, end, connection;
+  StringId op_type;
+};
+
+// Row indices grouped by an integer key, each group in a given order: a hash join's build side.
+class GroupIndex {
+ public:
+  template <typename Rows, typename KeyOf, typename Less>
+  GroupIndex(const Rows& rows, KeyOf key_of, Less less) {
+    const std::size_t n = rows.size();
+    if (n == 0) return;
+    std::int64_t low = key_of(rows[0]);
+    std::int64_t high = low;
+    for (const auto& row : rows) {
+      low = std::min(low, key_of(row));
+      high = std::max(high, key_of(row));
+    }
+    const auto span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+    order_.resize(n);
+    const auto group_less = [&](std::uint32_t a, std::uint32_t b) { return less(rows[a], rows[b]); };
+    if (span <= 4 * static_cast<std::uint64_t>(n) + 64) {  // dense keys (the usual case): counting sort
+      low_ = low;
+      offsets_.assign(span + 2, 0);
+      for (const auto& row : rows) ++offsets_[static_cast<std::uint64_t>(key_of(row) - low) + 1];
+      std::partial_sum(offsets_.begin(), offsets_.end(), offsets_.begin());
+      std::vector<std::uint32_t> next(offsets_.begin(), offsets_.end() - 1);
+      for (std::uint32_t i = 0; i < n; ++i) order_[next[static_cast<std::uint64_t>(key_of(rows[i]) - low)]++] = i;
+      for (std::size_t g = 0; g + 1 < offsets_.size(); ++g) {
+        if (offsets_[g + 1] - offsets_[g] > 1)
+          std::sort(order_.begin() + offsets_[g], order_.begin() + offsets_[g + 1], group_less);
+      }
+      dense_ = true;
+      return;
+    }
+    std::iota(order_.begin(), order_.end(), 0U);
+    std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const std::int64_t ka = key_of(rows[a]);
+      const std::int64_t kb = key_of(rows[b]);
+      return ka != kb ? ka < kb : less(rows[a], rows[b]);
+    });
+    for (std::uint32_t i = 0; i < n;) {
+      std::uint32_t j = i + 1;
+      while (j < n && key_of(rows[order_[j]]) == key_of(rows[order_[i]])) ++j;
+      sparse_.emplace(key_of(rows[order_[i]]), std::pair(i, j));
+      i = j;
+    }
+  }
+
+  std::span<const std::uint32_t> Find(std::int64_t key) const {
+    if (dense_) {
+      if (key < low_) return {};
+      const std::uint64_t slot = static_cast<std::uint64_t>(key) - static_cast<std::uint64_t>(low_);
+      if (slot + 1 >= offsets_.size()) return {};
+      return std::span(order_).subspan(offsets_[slot], offsets_[slot + 1] - offsets_[slot]);
+    }
+    auto found = sparse_.find(key);
+    if (found == sparse_.end()) return {};
+    return std::span(order_).subspan(found->second.first, found->second.second - found->second.first);
+  }
+
+ private:
+  std::vector<std::uint32_t> order_;
+  bool dense_ = false;
+  std::int64_t low_ = 0;
+  std::vector<std::uint32_t> offsets_;
+  std::unordered_map<std::int64_t, std::pair<std::uint32_t, std::uint32_t>> sparse_;
+};
+
+// TASK.endNs - TASK.startNs as SQLite computes it (an overflow goes to a real), then NULL->0 int.
+std::int64_t TaskDuration(std::int64_t start, std::int64_t end) {
+  std::int64_t difference = 0;
+  if (!__builtin_sub_overflow(end, start, &difference)) return difference;
+  return CoerceInt(SQLITE_FLOAT, 0, static_cast<double>(end) - static_cast<double>(start), {});
+}
+
+struct Tables {
+  std::vector<ModuleRange> modules;
+  std::vector<FlopsRange> flops_ranges;
+  std::vector<ApiRow> apis;
+  std::vector<ConnectionRow> connections;
+  std::vector<TaskRow> tasks;
+  std::vector<ComputeRow> computes;
+  std::vector<CommunicationRow> communications;
+};
+
+}  // namespace
+
+Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned jobs) {
+  OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(db_path));
+  ScanResult result;
+  const auto decline = [&](std::string reason) {
+    result.declined = std::move(reason);
+    return result;
+  };
+  for (const char* table :
+       {"STRING_IDS", "MSTX_EVENTS", "PYTORCH_API", "CONNECTION_IDS", "TASK", "COMPUTE_TASK_INFO"}) {
+    OPMFU_ASSIGN_OR_RETURN(bool present, db.HasTable(table));
+    if (!present) return decline(std::string("no ") + table + " table");
+  }
+  OPMFU_ASSIGN_OR_RETURN(bool has_schedule, db.HasTable("COMMUNICATION_SCHEDULE_TASK_INFO"));
+  if (has_schedule) return decline("a COMMUNICATION_SCHEDULE_TASK_INFO table");
+  OPMFU_ASSIGN_OR_RETURN(bool has_communication, db.HasTable("COMMUNICATION_OP"));
+
+  // The plans SQLite would run; a plan the scan does not reproduce means the queries run instead.
+  const std::vector<std::string> queries = AnalysisQueries();
+  const auto plan_of = [&](std::size_t query) -> Result<std::optional<Plan>> {
+    auto plan = PlanOf(db, queries[query]);
+    if (!plan.ok()) return std::optional<Plan>();  // e.g. a missing column: the queries report it
+    return std::optional(std::move(*plan));
+  };
+  for (std::size_t query = 0; query < 2; ++query) {
+    OPMFU_ASSIGN_OR_RETURN(auto plan, plan_of(query));
+    if (plan != kMstxPlan) return decline("SQLite plans the MSTX_EVENTS query differently");
+  }
+  {
+    OPMFU_ASSIGN_OR_RETURN(auto plan, plan_of(2));
+    if (plan != kComputeLinkPlan) return decline("SQLite plans the op-to-kernel query differently");
+  }
+  if (has_communication) {
+    OPMFU_ASSIGN_OR_RETURN(auto plan, plan_of(3));
+    if (plan != kCommunicationLinkPlan) return decline("SQLite plans the HCCL op-to-kernel query differently");
+  }
+  OPMFU_ASSIGN_OR_RETURN(auto shapes_plan_lines, plan_of(5));
+  if (!shapes_plan_lines) return decline("the shapes query does not prepare");
+  OPMFU_ASSIGN_OR_RETURN(std::optional<ShapesPlan> shapes_plan, ShapesPlanOf(db, *shapes_plan_lines));
+  if (!shapes_plan) return decline("SQLite plans the shapes query differently");
+
+  RankData data;
+  StringPool& strings = *data.strings;
+  OPMFU_RETURN_IF_ERROR(strings.Load(db));
+  const StringPool& pool = strings;
+
+  // Each table once, in storage order, on its own connection; the tables on `jobs` threads.
+  Tables tables;
+  using Reader = std::function<Result<std::optional<Declined>>(Database&)>;
+  const std::vector<Reader> readers = {
+      [&](Database& in) {
+        TimeColumn start;
+        return Scan(in, "SELECT startNs, endNs, eventType, message, domainId FROM MSTX_EVENTS ORDER BY rowid",
+                    "MSTX_EVENTS", [&](sqlite3_stmt* row, std::uint32_t) {
+                      std::optional<std::int64_t> event_type, message, domain;
+                      if (!ReadKey(row, 2, event_type) || !ReadKey(row, 3, message) || !ReadKey(row, 4, domain))
+                        return false;
+                      if (!domain) return true;
+                      const std::string_view domain_name = pool.View(pool.FromDb(*domain));
+                      const bool module = domain_name == "Module" && event_type == 2;
+                      const bool flops = domain_name == "mfu_flops";
+                      if (!module && !flops) return true;
+                      std::int64_t begin = 0;
+                      if (!start.Read(row, 0, begin)) return false;
+                      const StringId text = message ? pool.FromDb(*message) : kNoString;
+                      if (module) tables.modules.push_back({begin, Coerced(row, 1), text});
+                      if (flops) tables.flops_ranges.push_back({begin, Coerced(row, 1), text});
+                      return true;
+                    });
+      },
+      [&](Database& in) {
+        TimeColumn start;
+        TimeColumn end;
+        return Scan(in, "SELECT startNs, endNs, connectionId, name FROM PYTORCH_API ORDER BY rowid", "PYTORCH_API",
+                    [&](sqlite3_stmt* row, std::uint32_t ordinal) {
+                      std::optional<std::int64_t> connection, name;
+                      if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, name)) return false;
+                      if (!connection || !name || !pool.HasDbId(*name)) return true;  // the inner joins drop it
+                      ApiRow api{0, 0, *connection, *name, pool.FromDb(*name), ordinal};
+                      return start.Read(row, 0, api.start) && end.Read(row, 1, api.end) &&
+                             (tables.apis.push_back(api), true);
+                    });
+      },
+      [&](Database& in) {
+        return Scan(in, "SELECT id, connectionId FROM CONNECTION_IDS ORDER BY rowid", "CONNECTION_IDS",
+                    [&](sqlite3_stmt* row, std::uint32_t ordinal) {
+                      std::optional<std::int64_t> id, connection;
+                      if (!ReadKey(row, 0, id) || !ReadKey(row, 1, connection)) return false;
+                      if (id && connection) tables.connections.push_back({*id, *connection, ordinal});
+                      return true;
+                    });
+      },
+      [&](Database& in) {
+        // Q5 keeps TASK times as stored, so only integers compare with the links' coerced ones.
+        TimeColumn start(true);
+        TimeColumn end(true);
+        return Scan(in, "SELECT startNs, endNs, connectionId, globalTaskId FROM TASK ORDER BY rowid", "TASK",
+                    [&](sqlite3_stmt* row, std::uint32_t ordinal) {
+                      std::optional<std::int64_t> connection, task;
+                      if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, task)) return false;
+                      if (!task) return true;
+                      TaskRow t{0, 0, connection.value_or(0), *task, ordinal, connection.has_value()};
+                      return start.Read(row, 0, t.start) && end.Read(row, 1, t.end) &&
+                             (tables.tasks.push_back(t), true);
+                    });
+      },
+      [&](Database& in) {
+        return Scan(in,
+                    "SELECT name, globalTaskId, inputShapes, inputDataTypes, outputShapes FROM COMPUTE_TASK_INFO "
+                    "ORDER BY rowid",
+                    "COMPUTE_TASK_INFO", [&](sqlite3_stmt* row, std::uint32_t) {
+                      std::optional<std::int64_t> values[5];
+                      for (int i = 0; i < 5; ++i) {
+                        if (!ReadKey(row, i, values[i])) return false;
+                      }
+                      if (!values[1]) return true;
+                      const auto id = [&](int i) { return values[i] ? pool.FromDb(*values[i]) : kNoString; };
+                      tables.computes.push_back({*values[1], id(0), id(2), id(3), id(4)});
+                      return true;
+                    });
+      },
+      [&](Database& in) -> Result<std::optional<Declined>> {
+        if (!has_communication) return std::optional<Declined>();
+        TimeColumn start;
+        return Scan(in, "SELECT startNs, endNs, connectionId, opType FROM COMMUNICATION_OP ORDER BY rowid",
+                    "COMMUNICATION_OP", [&](sqlite3_stmt* row, std::uint32_t) {
+                      std::optional<std::int64_t> connection, op_type;
+                      if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, op_type)) return false;
+                      if (!connection || !op_type || !pool.HasDbId(*op_type)) return true;
+                      CommunicationRow m{0, Coerced(row, 1), *connection, pool.FromDb(*op_type)};
+                      return start.Read(row, 0, m.start) && (tables.communications.push_back(m), true);
+                    });
+      },
+  };
+  std::vector<Result<std::optional<Declined>>> outcomes(readers.size(), std::optional<Declined>());
+  ForEachInParallel(readers.size(), jobs, [&](std::size_t i) {
+    auto connection = Database::OpenReadOnly(db_path);
+    if (!connection.ok()) {
+      outcomes[i] = connection.take_error();
+      return;
+    }
+    outcomes[i] = readers[i](*connection);
+  });
+  for (auto& outcome : outcomes) {
+    if (!outcome.ok()) return decline("a table cannot be scanned: " + outcome.error().message);
+    if (*outcome) return decline((*outcome)->reason);
+  }
+
+  // The build sides of the joins, in the order of SQLite's automatic indexes (see the plans).
+  const auto by_task = [](const TaskRow& a, const TaskRow& b) {
+    return std::tuple(a.start, a.end, a.has_connection, a.connection, a.ordinal) <
+           std::tuple(b.start, b.end, b.has_connection, b.connection, b.ordinal);
+  };
+  std::optional<GroupIndex> tasks_by_id;
+  std::optional<GroupIndex> connections_by_flow;
+  std::optional<GroupIndex> apis_by_connection;
+  ForEachInParallel(3, jobs, [&](std::size_t i) {
+    if (i == 0) {
+      tasks_by_id.emplace(
+          tables.tasks, [](const TaskRow& t) { return t.global_task_id; }, by_task);
+    } else if (i == 1) {
+      connections_by_flow.emplace(
+          tables.connections, [](const ConnectionRow& c) { return c.connection; },
+          [](const ConnectionRow& a, const ConnectionRow& b) {
+            return std::tie(a.id, a.ordinal) < std::tie(b.id, b.ordinal);
+          });
+    } else {
+      apis_by_connection.emplace(
+          tables.apis, [](const ApiRow& a) { return a.connection; },
+          [](const ApiRow& a, const ApiRow& b) {
+            return std::tie(a.start, a.end, a.name, a.ordinal) < std::tie(b.start, b.end, b.name, b.ordinal);
+          });
+    }
+  });
+
+  // Links (Q3 then Q4) on one thread; shapes (Q5) and the MSTX orders on the other.
+  const auto by_op_then_kernel = [](const KernelLink& a, const KernelLink& b) {
+    return std::tie(a.op_ts, a.kernel_ts) < std::tie(b.op_ts, b.kernel_ts);
+  };
+  ForEachInParallel(2, jobs, [&](std::size_t part) {
+    if (part == 0) {
+      std::vector<KernelLink>& links = data.kernel_links;
+      links.reserve(tables.computes.size());
+      const auto add_links = [&](StringId kernel, std::int64_t kernel_ts, std::int64_t kernel_end, std::int64_t flow) {
+        for (std::uint32_t c : connections_by_flow->Find(flow)) {
+          for (std::uint32_t a : apis_by_connection->Find(tables.connections[c].id)) {
+            const ApiRow& api = tables.apis[a];
+            links.push_back({kernel, kernel_ts, kernel_end, api.name_id, api.start, api.end});
+          }
+        }
+      };
+      for (const ComputeRow& kernel : tables.computes) {
+        for (std::uint32_t t : tasks_by_id->Find(kernel.global_task_id)) {
+          const TaskRow& task = tables.tasks[t];
+          if (task.has_connection) add_links(kernel.name, task.start, task.end, task.connection);
+        }
+      }
+      std::stable_sort(links.begin(), links.end(), by_op_then_kernel);
+      data.compute_link_count = links.size();
+      for (const CommunicationRow& m : tables.communications) add_links(m.op_type, m.start, m.end, m.connection);
+      std::stable_sort(links.begin() + static_cast<std::ptrdiff_t>(data.compute_link_count), links.end(),
+                       by_op_then_kernel);
+      return;
+    }
+    struct Pair {
+      std::uint32_t kernel, task;
+    };
+    std::vector<Pair> pairs;
+    pairs.reserve(tables.computes.size());
+    for (std::uint32_t k = 0; k < tables.computes.size(); ++k) {
+      for (std::uint32_t t : tasks_by_id->Find(tables.computes[k].global_task_id)) pairs.push_back({k, t});
+    }
+    const auto& tasks = tables.tasks;
+    switch (*shapes_plan) {
+      case ShapesPlan::kKernelsThenTasks:
+        std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
+          const TaskRow& x = tasks[a.task];
+          const TaskRow& y = tasks[b.task];
+          return std::tuple(x.start, a.kernel, x.end, x.ordinal) < std::tuple(y.start, b.kernel, y.end, y.ordinal);
+        });
+        break;
+      case ShapesPlan::kTaskIndex:
+        std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
+          const TaskRow& x = tasks[a.task];
+          const TaskRow& y = tasks[b.task];
+          return std::tie(x.start, x.global_task_id, x.ordinal) < std::tie(y.start, y.global_task_id, y.ordinal);
+        });
+        break;
+      case ShapesPlan::kTasksThenSort:
+        std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
+          const TaskRow& x = tasks[a.task];
+          const TaskRow& y = tasks[b.task];
+          return std::tie(x.start, x.ordinal) < std::tie(y.start, y.ordinal);
+        });
+        break;
+    }
+    data.shapes.reserve(pairs.size());
+    for (const Pair& pair : pairs) {
+      const ComputeRow& kernel = tables.computes[pair.kernel];
+      const TaskRow& task = tasks[pair.task];
+      KernelShape shape;
+      shape.kernel_name = kernel.name;
+      shape.input_shapes = kernel.input_shapes;
+      shape.input_types = kernel.input_types;
+      shape.output_shapes = kernel.output_shapes;
+      shape.kernel_ts = task.start;
+      shape.kernel_end = task.end;
+      shape.task_duration = TaskDuration(task.start, task.end);
+      data.shapes.push_back(shape);
+    }
+    data.shapes_query_returned_rows = !pairs.empty();
+    const auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };
+    std::stable_sort(tables.modules.begin(), tables.modules.end(), by_start);
+    std::stable_sort(tables.flops_ranges.begin(), tables.flops_ranges.end(), by_start);
+  });
+  data.modules = std::move(tables.modules);
+  data.flops_ranges = std::move(tables.flops_ranges);
+  result.data = std::move(data);
+  return result;
+}
+
+}  // namespace opmfu::engine

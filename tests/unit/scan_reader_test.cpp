@@ -1,0 +1,178 @@
+// The scan reader (each table once, joined in memory) against the queries it replaces: on random
+// databases full of ties (equal times, one flow id under several ops, several TASK rows per kernel,
+// NULL keys, names missing from STRING_IDS), both ways must give the same rows in the same order.
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+#include "common/sqlite.h"
+#include "engine/rank_reader.h"
+#include "tests/test_support.h"
+
+namespace opmfu::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class Schema {
+  kDemo,  ///< as `opmfu demo` writes: no keys, no indexes
+  kCann,  ///< as real CANN exports: globalTaskId and opId primary keys, TaskIndex, PYTORCH_API times as text
+};
+
+// A value of SQL text for a time: an integer, or (CANN) a 19-digit text.
+std::string Time(Schema schema, std::int64_t t) {
+  if (schema == Schema::kDemo) return std::to_string(t);
+  return "'" + std::to_string(1700000000000000000 + t) + "'";
+}
+
+std::string Key(std::mt19937& random, int range, int null_percent) {
+  if (static_cast<int>(random() % 100) < null_percent) return "NULL";
+  return std::to_string(random() % range);
+}
+
+void WriteRandomDb(const fs::path& path, Schema schema, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  const bool cann = schema == Schema::kCann;
+  std::ostringstream sql;
+  sql << "BEGIN;";
+  sql << "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);";
+  sql << "CREATE TABLE PYTORCH_API (startNs " << (cann ? "TEXT" : "INTEGER") << ", endNs "
+      << (cann ? "TEXT" : "INTEGER") << ", globalTid INTEGER, connectionId INTEGER, name INTEGER, type INTEGER);";
+  sql << "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);";
+  sql << "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, "
+         "globalTaskId INTEGER, streamId INTEGER);";
+  sql << "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER" << (cann ? " PRIMARY KEY" : "")
+      << ", opType INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, outputShapes INTEGER);";
+  sql << "CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, "
+         "opId INTEGER"
+      << (cann ? " PRIMARY KEY" : "") << ", opType INTEGER);";
+  sql << "CREATE TABLE MSTX_EVENTS (startNs INTEGER, endNs INTEGER, eventType INTEGER, message INTEGER, "
+         "domainId INTEGER);";
+  if (cann) sql << "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);";
+  // Strings 1-30; 31 has a NULL value; 32-40 are missing.
+  const char* const values[] = {"Module", "mfu_flops",       "other", "aten::mm",  "aten::add", "MatMulV2",
+                                "Add",    "FLOAT16;FLOAT16", "INT8",  "\"16,16\"", "N/A",       "'4,4'"};
+  for (int id = 1; id <= 30; ++id) {
+    std::string value = values[id % 12];
+    for (std::size_t at = value.find('\''); at != std::string::npos; at = value.find('\'', at + 2))
+      value.insert(at, "'");
+    sql << "INSERT INTO STRING_IDS VALUES (" << id << ", '" << value << "');";
+  }
+  sql << "INSERT INTO STRING_IDS VALUES (31, NULL);";
+  const auto name = [&] { return Key(random, 41, 5); };
+  for (int i = 0; i < 60; ++i) {
+    const std::int64_t start = random() % 12;
+    sql << "INSERT INTO PYTORCH_API VALUES (" << Time(schema, start) << ", " << Time(schema, start + random() % 4)
+        << ", 1, " << Key(random, 25, 5) << ", " << name() << ", 50001);";
+  }
+  for (int i = 0; i < 80; ++i)
+    sql << "INSERT INTO CONNECTION_IDS VALUES (" << Key(random, 25, 3) << ", " << Key(random, 30, 3) << ");";
+  for (int i = 0; i < 70; ++i) {
+    const std::int64_t start = 100 + random() % 10;
+    sql << "INSERT INTO TASK VALUES (" << start << ", " << start + random() % 5 << ", 0, " << Key(random, 30, 5) << ", "
+        << Key(random, 50, 3) << ", 1);";
+  }
+  for (int i = 0; i < 50; ++i) {
+    sql << "INSERT INTO COMPUTE_TASK_INFO VALUES (" << name() << ", " << (cann ? std::to_string(i) : Key(random, 50, 3))
+        << ", 6, " << name() << ", " << name() << ", " << name() << ");";
+  }
+  for (int i = 0; i < 10; ++i) {
+    const std::int64_t start = 200 + random() % 3;
+    sql << "INSERT INTO COMMUNICATION_OP VALUES (1, " << start << ", " << start + 5 << ", " << Key(random, 30, 5)
+        << ", " << i << ", " << name() << ");";
+  }
+  const char* const domains[] = {"NULL", "0", "1", "2", "12", "24"};  // none, missing, mfu_flops, other, Module
+  for (int i = 0; i < 40; ++i) {
+    const std::int64_t start = random() % 12;
+    sql << "INSERT INTO MSTX_EVENTS VALUES (" << start << ", " << start + random() % 6 << ", " << random() % 4 << ", "
+        << name() << ", " << domains[random() % 6] << ");";
+  }
+  sql << "COMMIT;";
+  fs::create_directories(path.parent_path());
+  auto db = Database::OpenForWrite(path);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(db->Execute(sql.str()).ok());
+}
+
+// Everything ReadRank returns, as text (string ids differ between two pools).
+std::string Render(const RankData& data) {
+  const StringPool& s = *data.strings;
+  const auto text = [&](StringId id) {
+    return id == kNoString ? std::string("None") : "'" + std::string(s.View(id)) + "'";
+  };
+  const auto optional = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "None"; };
+  std::ostringstream out;
+  for (const ModuleRange& m : data.modules) out << "module " << m.start << " " << m.end << " " << text(m.name) << "\n";
+  if (data.flops_ranges) {
+    for (const FlopsRange& r : *data.flops_ranges)
+      out << "flops " << r.start << " " << r.end << " " << text(r.message) << "\n";
+  }
+  for (std::size_t i = 0; i < data.kernel_links.size(); ++i) {
+    const KernelLink& l = data.kernel_links[i];
+    out << (i < data.compute_link_count ? "compute " : "hccl ") << text(l.kernel_name) << " " << l.kernel_ts << " "
+        << l.kernel_end << " " << text(l.op_name) << " " << l.op_ts << " " << l.op_end << "\n";
+  }
+  for (const KernelShape& k : data.shapes) {
+    out << "shape " << text(k.kernel_name) << " " << optional(k.kernel_ts) << " " << optional(k.kernel_end) << " "
+        << k.task_duration << " " << text(k.input_types) << " " << text(k.input_shapes) << " " << text(k.output_shapes)
+        << "\n";
+  }
+  out << "shapes returned rows: " << data.shapes_query_returned_rows << "\n";
+  return out.str();
+}
+
+TEST(ScanReader, EqualsTheQueriesRowForRowOnTiesInBothSchemas) {
+  testing::TempDir temp;
+  for (Schema schema : {Schema::kDemo, Schema::kCann}) {
+    for (std::uint32_t seed = 1; seed <= 25; ++seed) {
+      const fs::path path = temp.path() / ("r" + std::to_string(seed) + (schema == Schema::kCann ? "c" : "d") + ".db");
+      WriteRandomDb(path, schema, seed);
+      std::vector<RankNote> query_notes;
+      std::vector<RankNote> scan_notes;
+      auto by_queries = ReadRank(path, query_notes, 1, ReadMethod::kQueries);
+      auto by_scan = ReadRank(path, scan_notes, 2, ReadMethod::kScan);
+      ASSERT_TRUE(by_queries.ok()) << by_queries.error().message;
+      ASSERT_TRUE(by_scan.ok()) << by_scan.error().message;
+      EXPECT_FALSE(by_queries->kernel_links.empty());
+      EXPECT_EQ(Render(*by_scan), Render(*by_queries)) << "seed " << seed;
+      EXPECT_TRUE(scan_notes.empty());
+    }
+  }
+}
+
+TEST(ScanReader, DeclinesWhatItCannotReproduceAndTheQueriesRunInstead) {
+  testing::TempDir temp;
+  const fs::path path = temp.path() / "r.db";
+  WriteRandomDb(path, Schema::kDemo, 7);
+  std::vector<RankNote> notes;
+  auto expected = ReadRank(path, notes, 1, ReadMethod::kQueries);
+  ASSERT_TRUE(expected.ok());
+  const std::string rendered = Render(*expected);
+  // An index SQLite would use changes its tie order; a real in a key column compares by affinity.
+  for (const char* change : {"CREATE INDEX api_connection ON PYTORCH_API (connectionId)",
+                             "UPDATE TASK SET startNs = startNs + 0.5 WHERE rowid = 3",
+                             "UPDATE CONNECTION_IDS SET id = 'one' WHERE rowid = 2"}) {
+    const fs::path changed = temp.path() / "changed.db";
+    fs::copy_file(path, changed, fs::copy_options::overwrite_existing);
+    {
+      auto db = Database::OpenForWrite(changed);
+      ASSERT_TRUE(db.ok());
+      ASSERT_TRUE(db->Execute(change).ok());
+    }
+    std::vector<RankNote> scan_notes;
+    EXPECT_FALSE(ReadRank(changed, scan_notes, 2, ReadMethod::kScan).ok()) << change;
+    std::vector<RankNote> auto_notes;
+    std::vector<RankNote> query_notes;
+    auto automatic = ReadRank(changed, auto_notes, 2, ReadMethod::kAuto);
+    auto queries = ReadRank(changed, query_notes, 2, ReadMethod::kQueries);
+    ASSERT_TRUE(automatic.ok() && queries.ok());
+    EXPECT_EQ(Render(*automatic), Render(*queries)) << change;
+    ASSERT_FALSE(auto_notes.empty());
+    EXPECT_NE(auto_notes.back().text.find("Read with SQL joins"), std::string::npos) << change;
+  }
+}
+
+}  // namespace
+}  // namespace opmfu::engine
