@@ -11,13 +11,8 @@ namespace opmfu::lint {
 
 /// The profiler_config.json of a dynamic-profiler directory as the program would see it: relative
 /// to the file that names it (launcher or script), else to the current directory.
-std::optional<std::string> FindDynamicConfig(const std::string& directory, const std::string& named_in);
-
-/// OPM004's message for a dynamic-profiler directory without a config.
-std::string MissingConfigMessage(const std::string& directory);
-
-inline constexpr std::string_view kMissingConfigHelp =
-    "write the config before the run and lint it: `opmfu lint DIR/profiler_config.json`";
+std::optional<std::string> FindDynamicConfig(const FileReader& files, const std::string& directory,
+                                             const std::string& named_in);
 
 /// A dynamic-profiler config: what torch_npu's json.load would reject, then the same rules as a
 /// profile(...) call plus the JSON-only ones.

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "common/file_io.h"
 #include "common/parallel.h"
+#include "lint/stage.h"
 #include "python/project.h"
 
 namespace opmfu::lint {
@@ -17,7 +17,7 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
   ForEachInParallel(count, options.jobs, [&](std::size_t i) {
     Input& input = inputs[i];
     if (input.launches.empty() && !input.from_stdin) {
-      auto text = ReadTextFile(input.path);
+      auto text = FilesOf(options).ReadFile(input.path);
       if (!text.ok()) return;
       if (input.from_directory && !CanMatter(*text)) {
         input.cannot_matter = true;  // skipped without reading it again, and not kept in memory

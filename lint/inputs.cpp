@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "common/file_io.h"
+#include "lint/stage.h"
 
 namespace opmfu::lint {
 
@@ -79,13 +79,15 @@ std::string Identity(const std::string& path) {
 
 CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintOptions& options, LintReport& report) {
   CollectedInputs inputs;
+  const FileReader& files = FilesOf(options);
   for (const std::string& path : paths) {
     if (path == "-") {
       inputs.stdin_input = MakeInput(options.stdin_filename, false, true);
       continue;
     }
     std::error_code ec;
-    if (fs::is_directory(path, ec)) {
+    const bool named_file = files.IsFile(path);
+    if (!named_file && fs::is_directory(path, ec)) {
       std::vector<std::string> found_python;
       fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
       if (ec) {
@@ -112,7 +114,7 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
       for (std::string& file : found_python) inputs.python.push_back(MakeInput(std::move(file), true));
       continue;
     }
-    if (!fs::exists(path, ec)) {
+    if (!named_file && !fs::exists(path, ec)) {
       // The real cause: a symlink loop or a permission problem is not a missing file.
       report.errors.push_back(Error::Input(path + ": " + (ec ? ec.message() : "no such file or directory")));
       continue;
@@ -125,7 +127,7 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
     bool launcher = extension == ".sh" || extension == ".bash";
     if (extension != ".py" && !launcher) {
       // No telling extension: a shell shebang makes it a launcher.
-      auto head = ReadTextFile(path);
+      auto head = files.ReadFile(path);
       launcher = head.ok() && linter::IsShellScript(path, *head);
     }
     (launcher ? inputs.launchers.push_back(path) : inputs.python.push_back(MakeInput(path, false)));

@@ -4,13 +4,13 @@
 #include <filesystem>
 #include <map>
 
-#include "common/file_io.h"
 #include "common/text.h"
 #include "common/text_location.h"
 #include "lint/dynamic_config_stage.h"
 #include "lint/suppression_stage.h"
 #include "linter/bash_launcher.h"
 #include "linter/bash_syntax_check.h"
+#include "rules/meta_checks.h"
 
 namespace opmfu::lint {
 
@@ -19,21 +19,20 @@ namespace fs = std::filesystem;
 namespace {
 
 // Where a launched script is: next to the launcher, else relative to the current directory.
-std::optional<std::string> FindScriptAt(const linter::Launch& launch, const fs::path& script);
+std::optional<std::string> FindScriptAt(const FileReader& files, const linter::Launch& launch, const fs::path& script);
 
-std::optional<std::string> FindScript(const linter::Launch& launch) {
+std::optional<std::string> FindScript(const FileReader& files, const linter::Launch& launch) {
   if (!launch.script.known) return std::nullopt;
-  if (auto found = FindScriptAt(launch, launch.script.text)) return found;
+  if (auto found = FindScriptAt(files, launch, launch.script.text)) return found;
   // `python -m pkg` runs pkg/__main__.py when pkg is a package.
   if (!launch.module.empty())
-    return FindScriptAt(launch, fs::path(launch.script.text).replace_extension() / "__main__.py");
+    return FindScriptAt(files, launch, fs::path(launch.script.text).replace_extension() / "__main__.py");
   return std::nullopt;
 }
 
-std::optional<std::string> FindScriptAt(const linter::Launch& launch, const fs::path& script) {
-  std::error_code ec;
+std::optional<std::string> FindScriptAt(const FileReader& files, const linter::Launch& launch, const fs::path& script) {
   if (script.is_absolute()) {
-    if (fs::is_regular_file(script, ec)) return script.string();
+    if (files.IsFile(script.string())) return script.string();
     return std::nullopt;
   }
   // As bash does: relative to the current directory first (lint runs from the project root, as
@@ -41,11 +40,11 @@ std::optional<std::string> FindScriptAt(const linter::Launch& launch, const fs::
   // (for a launcher run from its own directory).
   if (!launch.directory.empty()) {
     const fs::path there = (fs::path(launch.directory) / script).lexically_normal();
-    if (fs::is_regular_file(there, ec)) return there.string();
+    if (files.IsFile(there.string())) return there.string();
   }
-  if (fs::is_regular_file(script, ec)) return script.lexically_normal().string();
+  if (files.IsFile(script.string())) return script.lexically_normal().string();
   const fs::path beside = (fs::path(launch.launcher).parent_path() / script).lexically_normal();
-  if (fs::is_regular_file(beside, ec)) return beside.string();
+  if (files.IsFile(beside.string())) return beside.string();
   return std::nullopt;
 }
 
@@ -88,81 +87,37 @@ void KeepWhatLaterStagesUse(rules::LauncherLint& lint) {
   lint.facts.commands = {};
 }
 
-// OPM001 for a launcher tree-sitter-bash could not parse, only when bash agrees: the grammar
-// rejects some valid bash, and a false syntax error is worse than a missed one. bash's own line
-// and words are the finding. Without a bash to ask, a warning says the file could not be read
-// whole (never a definite error).
-std::optional<Diagnostic> ConfirmSyntaxError(const std::string& path, const SyntaxTree& tree,
-                                             const std::optional<std::string>& bash, Severity severity) {
-  const TSNode error = *tree.FirstError();
-  const linter::BashVerdict verdict =
-      bash ? linter::CheckWithBash(*bash, path)
-           : linter::BashVerdict{linter::BashVerdict::Kind::kUnavailable, 0, "no bash found on PATH or at /bin/bash"};
-  if (verdict.kind == linter::BashVerdict::Kind::kAccepted) return std::nullopt;
-  if (verdict.kind == linter::BashVerdict::Kind::kUnavailable) {
-    Diagnostic d =
-        MetaDiagnostic(*rules::FindRule("OPM001"), std::min(severity, Severity::kWarning), path, tree.RangeOf(error),
-                       "possible syntax error: tree-sitter-bash could not parse this, and bash could not confirm it (" +
-                           verdict.message + "); launches after this point may be missed",
-                       std::string(tree.LineOf(ts_node_start_byte(error))));
-    d.help = "check the file with `bash -n`";
-    return d;
-  }
-  SourceRange range = tree.RangeOf(error);
-  std::string snippet(tree.LineOf(ts_node_start_byte(error)));
-  const std::string_view text = tree.source();
-  if (verdict.line > 0) {
-    // bash's line; tree-sitter's first error can be far from it.
-    std::size_t start = 0;
-    for (int line = 1; line < verdict.line && start != std::string_view::npos; ++line) {
-      start = text.find('\n', start);
-      if (start != std::string_view::npos) ++start;
-    }
-    if (start != std::string_view::npos && start <= text.size()) {
-      const std::size_t end = std::min(text.find('\n', start), text.size());
-      range = {PositionInText(text, start), PositionInText(text, end)};
-      snippet = std::string(text.substr(start, end - start));
-    }
-  }
-  Diagnostic d =
-      MetaDiagnostic(*rules::FindRule("OPM001"), severity, path, range,
-                     "bash: " + verdict.message + "; launches after this point may be missed", std::move(snippet));
-  d.help = "fix the syntax error first (`bash -n` shows it); opmfu reads what parsed but cannot vouch for the rest";
-  return d;
-}
-
 }  // namespace
 
-void FindLaunchConfigs(LauncherState& state, std::vector<std::string>& configs) {
-  const auto severity = Enabled(*state.effective, "OPM004");
+void FindLaunchConfigs(const FileReader& files, LauncherState& state, std::vector<std::string>& configs) {
   for (const linter::Launch& launch : state.lint.facts.launches) {
     const linter::ShellWord* variable = launch.Exported("PROF_CONFIG_PATH");
     if (variable == nullptr) continue;
     state.configures_profiler = true;
     const linter::ShellWord& directory = *variable;
-    std::string message;
+    rules::UnfoundDynamicConfig unfound;
+    unfound.source = rules::UnfoundDynamicConfig::Source::kEnvironment;
     if (directory.known) {
-      if (auto found = FindDynamicConfig(directory.text, launch.launcher)) {
+      if (auto found = FindDynamicConfig(files, directory.text, launch.launcher)) {
         configs.push_back(std::move(*found));
         continue;
       }
-      message = MissingConfigMessage(directory.text);
+      unfound.directory = directory.text;
     } else {
-      message = "`PROF_CONFIG_PATH` is only known at run time (`" + directory.text +
-                "`), so the dynamic profiler's config is not checked";
+      unfound.unknown_reason = directory.text;
     }
-    if (!severity) continue;
-    Diagnostic d = MetaDiagnostic(*rules::FindRule("OPM004"), *severity, directory.where.file(),
-                                  directory.where.range(), std::move(message), directory.where.snippet());
-    d.help = kMissingConfigHelp;
-    state.diagnostics.push_back(std::move(d));
+    unfound.file = directory.where.file();
+    unfound.range = directory.where.range();
+    unfound.snippet = directory.where.snippet();
+    for (Diagnostic& d : rules::CheckMeta(unfound, *state.effective)) state.diagnostics.push_back(std::move(d));
   }
 }
 
-Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective effective, bool keep_source,
+Result<LauncherState> ReadLauncherState(const FileReader& files, const std::string& path, SharedEffective effective,
+                                        bool keep_source,
                                         const std::vector<const linter::KnownLauncher*>& known_launchers,
                                         const std::optional<std::string>& bash) {
-  OPMFU_ASSIGN_OR_RETURN(std::string source, ReadTextFile(path));
+  OPMFU_ASSIGN_OR_RETURN(std::string source, files.ReadFile(path));
   if (!IsValidUtf8(source)) return Error::Input(path + ": not valid UTF-8");
   OPMFU_ASSIGN_OR_RETURN(linter::LauncherFacts facts, linter::ReadLauncher(path, std::move(source)));
   LauncherState state;
@@ -172,11 +127,11 @@ Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective
   std::map<std::string, bool> writes_traces_by_script;
   for (const linter::Launch& launch : state.lint.facts.launches) {
     auto [cached, added] = found_scripts.try_emplace(launch.launcher + "\n" + launch.script.text);
-    if (added) cached->second = FindScript(launch);
+    if (added) cached->second = FindScript(files, launch);
     std::optional<std::string> script = cached->second;
     const auto read_script = [&]() -> std::optional<std::string> {
       if (!script) return std::nullopt;
-      auto read = ReadTextFile(*script);
+      auto read = files.ReadFile(*script);
       return read.ok() ? std::optional(std::move(*read)) : std::nullopt;
     };
     state.lint.known.push_back(linter::MatchKnownLauncher(known_launchers, launch, read_script));
@@ -202,9 +157,13 @@ Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective
   state.parsed_cleanly = !tree.has_error();
   if (keep_source) state.source = tree.source();
   if (tree.has_error()) {
-    if (auto severity = Enabled(*state.effective, "OPM001")) {
-      if (auto finding = ConfirmSyntaxError(path, tree, bash, *severity))
-        state.diagnostics.push_back(std::move(*finding));
+    const auto ask_bash = [&] {
+      return bash ? linter::CheckWithBash(*bash, path)
+                  : linter::BashVerdict{linter::BashVerdict::Kind::kUnavailable, 0,
+                                        "no bash found on PATH or at /bin/bash"};
+    };
+    for (Diagnostic& d : rules::CheckMeta(rules::LauncherParse{path, tree, ask_bash}, *state.effective)) {
+      state.diagnostics.push_back(std::move(d));
     }
   }
   state.lint.facts.comments.clear();

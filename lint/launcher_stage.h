@@ -28,12 +28,13 @@ struct LauncherState {
 };
 
 /// Reads, evaluates and checks one launcher; its tree is dropped before returning.
-Result<LauncherState> ReadLauncherState(const std::string& path, SharedEffective effective, bool keep_source,
+Result<LauncherState> ReadLauncherState(const FileReader& files, const std::string& path, SharedEffective effective,
+                                        bool keep_source,
                                         const std::vector<const linter::KnownLauncher*>& known_launchers,
                                         const std::optional<std::string>& bash);
 
 /// PROF_CONFIG_PATH in a launch's environment: torch_npu's dynamic profiler reads the config in
 /// that directory. Found configs are added to `configs`; a missing one is OPM004 at the word.
-void FindLaunchConfigs(LauncherState& state, std::vector<std::string>& configs);
+void FindLaunchConfigs(const FileReader& files, LauncherState& state, std::vector<std::string>& configs);
 
 }  // namespace opmfu::lint

@@ -55,8 +55,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   std::vector<std::optional<LauncherState>> launcher_states(launcher_paths.size());
   std::vector<std::optional<Error>> launcher_errors(launcher_paths.size());
   ForEachInParallel(launcher_paths.size(), options.jobs, [&](std::size_t i) {
-    auto state =
-        ReadLauncherState(launcher_paths[i], launcher_effective[i], options.keep_sources, launcher_known[i], bash);
+    auto state = ReadLauncherState(FilesOf(options), launcher_paths[i], launcher_effective[i], options.keep_sources,
+                                   launcher_known[i], bash);
     if (state.ok()) {
       launcher_states[i] = std::move(*state);
     } else {
@@ -72,7 +72,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     if (!launcher_states[i]) continue;
     LauncherState& state = *launcher_states[i];
     for (const Error& problem : state.lint.facts.problems) report.warnings.push_back(problem.message);
-    FindLaunchConfigs(state, json_paths);
+    FindLaunchConfigs(FilesOf(options), state, json_paths);
     for (std::size_t l = 0; l < state.lint.facts.launches.size(); ++l) {
       const std::optional<std::string>& script = state.lint.scripts[l];
       if (!script) continue;

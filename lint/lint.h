@@ -11,6 +11,7 @@
 
 #include "common/config.h"
 #include "common/diagnostic.h"
+#include "common/file_reader.h"
 
 namespace opmfu::lint {
 
@@ -29,6 +30,9 @@ struct LintOptions {
   std::optional<std::string> bash;
   /// Fill LintReport::sites (for `lint --run`: the prediction held against a run's record).
   bool keep_settings = false;
+  /// Where the files are read (the launchers, the scripts they run, Python modules named or followed,
+  /// dynamic configs); nullptr: the disk. A directory named is always walked on disk.
+  const FileReader* files = nullptr;
 };
 
 /// One MFU-relevant setting of a torch_npu profiler call as lint traced it, each possible value

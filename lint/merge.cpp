@@ -7,6 +7,7 @@
 
 #include "lint/inputs.h"
 #include "lint/suppression_stage.h"
+#include "rules/meta_checks.h"
 
 namespace opmfu::lint {
 
@@ -54,20 +55,15 @@ void MergeOutcomes(std::vector<FileOutcome>& outcomes, std::vector<LauncherState
   std::sort(report.files.begin(), report.files.end(),
             [](const LintedFile& a, const LintedFile& b) { return a.path < b.path; });
 
-  if (!any_profiler_call && !report.files.empty() && first_effective != nullptr) {
-    if (auto severity = Enabled(*first_effective, "OPM010")) {
-      // On a file the user named (or found in a named directory), where a suppression can reach
-      // it: not on a module the lint followed into.
-      auto named = std::find_if(report.files.begin(), report.files.end(),
-                                [&](const LintedFile& file) { return !followed.contains(file.path); });
-      LintedFile& file = named == report.files.end() ? report.files.front() : *named;
-      Diagnostic d = MetaDiagnostic(*rules::FindRule("OPM010"), *severity, file.path, {{1, 1}, {1, 1}},
-                                    "no torch_npu.profiler.profile(...) call in the linted files: nothing was checked "
-                                    "for MFU collection",
-                                    "");
-      d.help = "lint the script that creates the profiler (or the launcher that runs it)";
-      file.diagnostics.insert(file.diagnostics.begin(), std::move(d));
-    }
+  if (!report.files.empty() && first_effective != nullptr) {
+    // On a file the user named (or found in a named directory), where a suppression can reach
+    // it: not on a module the lint followed into.
+    auto named = std::find_if(report.files.begin(), report.files.end(),
+                              [&](const LintedFile& file) { return !followed.contains(file.path); });
+    LintedFile& file = named == report.files.end() ? report.files.front() : *named;
+    std::vector<Diagnostic> found = rules::CheckMeta(rules::RunSummary{any_profiler_call, file.path}, *first_effective);
+    file.diagnostics.insert(file.diagnostics.begin(), std::make_move_iterator(found.begin()),
+                            std::make_move_iterator(found.end()));
   }
 }
 

@@ -6,13 +6,13 @@
 #include <set>
 #include <tuple>
 
-#include "common/file_io.h"
 #include "common/text.h"
 #include "lint/dynamic_config_stage.h"
 #include "lint/suppression_stage.h"
 #include "linter/torch_npu.h"
 #include "python/project.h"
 #include "rules/lint_checks.h"
+#include "rules/meta_checks.h"
 
 namespace opmfu::lint {
 
@@ -101,31 +101,29 @@ TracedSite TraceSite(const linter::ProfilerCallSite& site, const python::PythonM
   return traced;
 }
 
-// The dp.init(dir) calls of a file: the configs they read, or OPM004 where none can be found.
-void FindInitConfigs(const linter::ProfilerFacts& facts, const std::string& path, const Effective& effective,
-                     FileOutcome& outcome, std::vector<Diagnostic>& diagnostics) {
-  const auto severity = Enabled(effective, "OPM004");
+// The dp.init(dir) calls of a file: the configs they read, or the meta rules (OPM004) where none
+// can be found.
+void FindInitConfigs(const FileReader& files, const linter::ProfilerFacts& facts, const std::string& path,
+                     const Effective& effective, FileOutcome& outcome, std::vector<Diagnostic>& diagnostics) {
   const SyntaxTree& tree = facts.module->tree();
   for (const linter::DynamicProfilerInit& init : facts.dynamic_inits) {
     for (const python::Value& directory : init.directory) {
-      std::string message;
+      rules::UnfoundDynamicConfig unfound;
       if (directory.kind == python::ValueKind::kString) {
-        if (auto found = FindDynamicConfig(directory.text, path)) {
+        if (auto found = FindDynamicConfig(files, directory.text, path)) {
           outcome.dynamic_configs.push_back(std::move(*found));
           continue;
         }
-        message = MissingConfigMessage(directory.text);
+        unfound.directory = directory.text;
       } else {
-        message = "cannot tell which directory the dynamic profiler reads its config from (" +
-                  (directory.kind == python::ValueKind::kUnknown ? directory.unknown_reason : directory.Describe()) +
-                  "), so its settings are not checked";
+        unfound.unknown_reason =
+            directory.kind == python::ValueKind::kUnknown ? directory.unknown_reason : directory.Describe();
       }
-      if (!severity) continue;
-      Diagnostic d = MetaDiagnostic(*rules::FindRule("OPM004"), *severity, path, tree.RangeOf(init.call),
-                                    std::move(message), std::string(tree.LineOf(ts_node_start_byte(init.call))));
-      d.help = kMissingConfigHelp;
-      d.notes = directory.chain;
-      diagnostics.push_back(std::move(d));
+      unfound.file = path;
+      unfound.range = tree.RangeOf(init.call);
+      unfound.snippet = std::string(tree.LineOf(ts_node_start_byte(init.call)));
+      unfound.chain = directory.chain;
+      for (Diagnostic& d : rules::CheckMeta(unfound, effective)) diagnostics.push_back(std::move(d));
     }
   }
 }
@@ -148,7 +146,7 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
   } else if (input.source) {
     source = std::move(*input.source);
   } else {
-    auto read = ReadTextFile(input.path);
+    auto read = FilesOf(options).ReadFile(input.path);
     if (!read.ok()) {
       outcome.error = read.take_error();
       return outcome;
@@ -179,14 +177,7 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
   linted.path = input.path;
   linted.parsed_cleanly = !module->tree().has_error();
   if (!linted.parsed_cleanly) {
-    if (auto severity = Enabled(effective, "OPM001")) {
-      const SyntaxTree& tree = module->tree();
-      const TSNode error = *tree.FirstError();
-      linted.diagnostics.push_back(
-          MetaDiagnostic(*rules::FindRule("OPM001"), *severity, input.path, tree.RangeOf(error),
-                         "syntax error: the file did not parse cleanly, so findings after this point may be missing",
-                         std::string(tree.LineOf(ts_node_start_byte(error)))));
-    }
+    linted.diagnostics = rules::CheckMeta(rules::PythonParse{input.path, module->tree()}, effective);
   }
   linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches, input.inherited);
   outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
@@ -195,7 +186,7 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
       if (site.api == linter::ProfilerApi::kTorchNpuProfile) outcome.sites.push_back(TraceSite(site, *facts.module));
     }
   }
-  FindInitConfigs(facts, input.path, effective, outcome, linted.diagnostics);
+  FindInitConfigs(FilesOf(options), facts, input.path, effective, outcome, linted.diagnostics);
   // Two calls that share one config or mapping see the same setting at the same place: one finding.
   std::set<std::tuple<std::string, int, int, std::string>> reported;
   for (Diagnostic& d : rules::CheckProfilerFacts(facts, effective)) {

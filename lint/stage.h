@@ -16,16 +16,14 @@
 
 namespace opmfu::lint {
 
-using rules::RuleInfo;
-
 /// Rule id -> severity (nullopt: off); a rule absent from the map keeps its default.
 using Effective = std::map<std::string, std::optional<Severity>>;
 using SharedEffective = std::shared_ptr<const Effective>;
 
-Diagnostic MetaDiagnostic(const RuleInfo& rule, Severity severity, std::string file, SourceRange range,
-                          std::string message, std::string snippet);
-
-std::optional<Severity> Enabled(const Effective& effective, std::string_view id);
+/// The reader of a run's files (LintOptions::files, else the disk).
+inline const FileReader& FilesOf(const LintOptions& options) {
+  return options.files != nullptr ? *options.files : DiskFiles();
+}
 
 // The rules in force for each file. Files under one config without per-file ignores share one
 // map: a thousand launchers would otherwise each build and keep their own.

@@ -14,8 +14,8 @@ namespace opmfu::lint {
 /// The suppression comments among `comments`, with rule names resolved to ids.
 linter::Suppressions ReadFileSuppressions(const SyntaxTree& tree, const std::vector<TSNode>& comments);
 
-/// Applies a file's suppression comments to its findings, then reports malformed (OPM002) and
-/// unused (OPM003) ones; the findings come back sorted.
+/// Applies a file's suppression comments to its findings, then runs the meta rules about them
+/// (OPM002 malformed, OPM003 unused); the findings come back sorted.
 void Suppress(linter::Suppressions& suppressions, const std::string& path, const Effective& effective,
               std::vector<Diagnostic>& diagnostics);
 

@@ -1,6 +1,8 @@
+#include <filesystem>
 #include <set>
 
 #include "rules/lint_checks.h"
+#include "rules/meta_checks.h"
 
 namespace opmfu::rules {
 
@@ -32,6 +34,33 @@ void CheckUnresolvedSetting(LintCheckContext& context) {
       }
     }
   }
+}
+
+}  // namespace opmfu::rules
+
+namespace opmfu::rules {
+
+// A dynamic profiler (dp.init(dir), PROF_CONFIG_PATH) whose profiler_config.json was not found:
+// its settings cannot be checked.
+void CheckUnfoundDynamicConfig(MetaCheckContext& context) {
+  const auto* unfound = std::get_if<UnfoundDynamicConfig>(&context.facts);
+  if (unfound == nullptr) return;
+  std::string message;
+  if (unfound->directory) {
+    message = "the dynamic profiler reads `" +
+              (std::filesystem::path(*unfound->directory) / "profiler_config.json").string() +
+              "`, which was not found, so its settings are not checked (torch_npu writes a template there that "
+              "collects no FLOPs)";
+  } else if (unfound->source == UnfoundDynamicConfig::Source::kEnvironment) {
+    message = "`PROF_CONFIG_PATH` is only known at run time (`" + unfound->unknown_reason +
+              "`), so the dynamic profiler's config is not checked";
+  } else {
+    message = "cannot tell which directory the dynamic profiler reads its config from (" + unfound->unknown_reason +
+              "), so its settings are not checked";
+  }
+  Diagnostic& d = context.Report(unfound->file, unfound->range, std::move(message), unfound->snippet);
+  d.help = "write the config before the run and lint it: `opmfu lint DIR/profiler_config.json`";
+  d.notes = unfound->chain;
 }
 
 }  // namespace opmfu::rules

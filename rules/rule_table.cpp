@@ -1,6 +1,7 @@
 #include "rules/rule_table.h"
 
 #include "rules/lint_checks.h"
+#include "rules/meta_checks.h"
 #include "rules/registry_checks.h"
 
 namespace opmfu::rules {
@@ -13,27 +14,28 @@ using enum InputKind;
 
 // clang-format off
 constexpr RuleInfo kRules[] = {
-  // On a formulas file a check; on the lint inputs the driver reports it (a parse is its job).
+  // On a formulas file a registry check; on the lint inputs a meta check of the parse the stage did.
   {.id = "OPM001",
    .name = "syntax-error",
    .severity = kError,
    .scope = kMeta,
    .summary = "The file did not parse cleanly; findings after the error may be missing.",
    .check = RegistryCheck{CheckSyntaxError},
-   .applies_to = kPython | kDynamicConfig | kLauncher | kFormulas},
+   .applies_to = kPython | kDynamicConfig | kLauncher | kFormulas,
+   .meta = MetaCheck{CheckLintSyntaxError}},
   {.id = "OPM002",
    .name = "malformed-suppression",
    .severity = kError,
    .scope = kLint,
    .summary = "An `# opmfu:` or `# noqa:` comment is not a directive opmfu understands; it suppresses nothing.",
-   .check = ReportedByTheDriver{},
+   .check = MetaCheck{CheckMalformedSuppression},
    .applies_to = kPython | kLauncher},
   {.id = "OPM003",
    .name = "unused-suppression",
    .severity = kWarning,
    .scope = kLint,
    .summary = "A suppression comment matched no finding.",
-   .check = ReportedByTheDriver{},
+   .check = MetaCheck{CheckUnusedSuppression},
    .applies_to = kPython | kLauncher},
   {.id = "OPM004",
    .name = "unresolved-setting",
@@ -41,13 +43,14 @@ constexpr RuleInfo kRules[] = {
    .scope = kLint,
    .summary = "A setting MFU collection depends on could not be traced to a value.",
    .check = SettingsCheck{CheckUnresolvedSetting},
-   .applies_to = kPython | kDynamicConfig | kKnownLauncher | kLauncher},
+   .applies_to = kPython | kDynamicConfig | kKnownLauncher | kLauncher,
+   .meta = MetaCheck{CheckUnfoundDynamicConfig}},
   {.id = "OPM010",
    .name = "no-profiler-call",
    .severity = kInfo,
    .scope = kLint,
    .summary = "None of the linted files calls a torch_npu profiler, so nothing was checked.",
-   .check = ReportedByTheDriver{},
+   .check = MetaCheck{CheckNoProfilerCall},
    .applies_to = kPython | kLauncher},
   {.id = "OPM101",
    .name = "with-flops-not-true",

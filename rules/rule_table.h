@@ -58,10 +58,14 @@ std::string_view FixAvailabilityName(FixAvailability fix);  ///< "none", "someti
 struct RuleCheckContext;
 struct LintCheckContext;
 struct LauncherCheckContext;
+struct MetaCheckContext;
 
 // What a rule's check reads; one per row.
-/// The lint driver reports the rule itself (syntax errors, suppressions, "no profiler call").
-struct ReportedByTheDriver {};
+/// Reads one fact the lint stages gather about the linting itself (a failed parse, a file's
+/// suppressions, an unfound dynamic config, the run; rules/meta_checks.h).
+struct MetaCheck {
+  void (*run)(MetaCheckContext& context) = nullptr;
+};
 /// Reads a parsed formulas file.
 struct RegistryCheck {
   void (*run)(RuleCheckContext& context);
@@ -76,7 +80,7 @@ struct SettingsCheck {
 struct LauncherCheck {
   void (*run)(LauncherCheckContext& context);
 };
-using RuleCheck = std::variant<ReportedByTheDriver, RegistryCheck, SettingsCheck, LauncherCheck>;
+using RuleCheck = std::variant<MetaCheck, RegistryCheck, SettingsCheck, LauncherCheck>;
 
 /// One rule, all of it: what it is, what it reads, where it can report, whether it can fix. The
 /// header of its docs page (docs/rules/<id>.md) and the README's rule list are written from this.
@@ -88,6 +92,9 @@ struct RuleInfo {
   std::string_view summary;
   RuleCheck check;
   InputKinds applies_to;
+  /// A meta rule whose `check` reads another input also reads the lint stages' facts: OPM001 a
+  /// lint input's failed parse, OPM004 an unfound dynamic config.
+  MetaCheck meta = {};
   FixAvailability fix = FixAvailability::kNone;
   std::string_view severity_note = {};  ///< for the docs: when it reports at another severity
   std::string_view fix_note = {};       ///< for the docs: what the fix does
