@@ -74,7 +74,9 @@ TEST(RuleTable, EachRowsCheckKindScopeAndInputsAgree) {
       EXPECT_NE(rule.scope, RuleScope::kRegistry) << rule.id;
       EXPECT_NE(std::get<MetaCheck>(rule.check).run, nullptr) << rule.id;
     }
-    if (rule.meta.run != nullptr) EXPECT_NE(rule.scope, RuleScope::kRegistry) << rule.id;
+    if (rule.meta.run != nullptr) {
+      EXPECT_NE(rule.scope, RuleScope::kRegistry) << rule.id;
+    }
     EXPECT_EQ(rule.fix == FixAvailability::kNone, rule.fix_note.empty())
         << rule.id << ": a fix is described iff there is one";
   }
