@@ -12,10 +12,12 @@
 #include <sstream>
 
 #include "cli/cli_support.h"
+#include "common/config.h"
 #include "common/file_io.h"
 #include "common/text.h"
 #include "engine/analyze.h"
 #include "engine/numeric.h"
+#include "rules/rule_table.h"
 
 namespace opmfu::cli {
 namespace {
@@ -31,6 +33,10 @@ struct AnalyzeFlags {
   bool agent = false;
   bool verbose = false;
   std::string format = "text";
+  bool no_config = false;
+  // Whether the flag was on the command line: only then does it win over `.opmfu.yaml`.
+  bool export_type_given = false;
+  bool jobs_given = false;
 };
 
 std::string Percent(double mfu) {
@@ -168,10 +174,34 @@ std::filesystem::path AgentLogPath() {
   return directory / ("opmfu_analyze_" + std::to_string(seconds) + "_" + std::to_string(::getpid()) + ".log");
 }
 
-int RunAnalyzeCommand(const AnalyzeFlags& flags) {
-  if (!flags.mode.empty() && flags.mode != "operator_mfu") {
-    return ReportError(Error::Usage("-m " + flags.mode + ": opmfu analyze runs operator_mfu only"));
+// The `analyze:` section of the nearest `.opmfu.yaml` above the profiling directory fills in what
+// the command line left out (docs/configuration.md).
+Result<AnalyzeFlags> ApplyConfig(AnalyzeFlags flags) {
+  if (flags.no_config) return flags;
+  const std::vector<RuleDescriptor> rules = rules::RuleDescriptors();
+  OPMFU_ASSIGN_OR_RETURN(const Config config, ConfigFor(flags.profiling_path, rules));
+  std::string applied;
+  if (config.analyze.export_type && !flags.export_type_given) {
+    flags.export_type = *config.analyze.export_type;
+    applied += " export-type " + flags.export_type;
   }
+  if (config.analyze.jobs && !flags.jobs_given) {
+    flags.jobs = static_cast<unsigned>(*config.analyze.jobs);
+    applied += " jobs " + std::to_string(flags.jobs);
+  }
+  if (flags.verbose && !applied.empty()) {
+    std::cerr << "opmfu: " << config.path.string() << ":" << applied << "\n";
+  }
+  return flags;
+}
+
+int RunAnalyzeCommand(const AnalyzeFlags& given) {
+  if (!given.mode.empty() && given.mode != "operator_mfu") {
+    return ReportError(Error::Usage("-m " + given.mode + ": opmfu analyze runs operator_mfu only"));
+  }
+  auto configured = ApplyConfig(given);
+  if (!configured.ok()) return ReportError(configured.error());
+  const AnalyzeFlags& flags = *configured;
   engine::AnalyzeOptions options;
   options.profiling_path = flags.profiling_path;
   if (!flags.output_path.empty()) options.output_path = flags.output_path;
@@ -321,22 +351,29 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
                          "the profiling directory (parent of the *_ascend_pt directories)");
   command->add_option("-o,--output-path,--output_path", flags->output_path,
                       "where cluster_analysis_output/ goes (default: the profiling directory)");
-  command
-      ->add_option("--export-type,--export_type", flags->export_type,
-                   "db (cluster_analysis.db), text (per-rank .xlsx), csv or json")
-      ->capture_default_str();
+  CLI::Option* export_type = command
+                                 ->add_option("--export-type,--export_type", flags->export_type,
+                                              "db (cluster_analysis.db), text (per-rank .xlsx), csv or json "
+                                              "(default: .opmfu.yaml's analyze: export-type, else db)")
+                                 ->capture_default_str();
   command->add_option("--rank-list,--rank_list", flags->rank_list, "ranks to analyse, e.g. 0,1,3 (default: all)");
   command->add_option("--step-id,--step_id", flags->step_id, "only what starts inside this STEP_TIME step");
-  command->add_option("--jobs", flags->jobs, "ranks analysed at once (default: one per core)");
+  CLI::Option* jobs = command->add_option(
+      "--jobs", flags->jobs, "ranks analysed at once (default: .opmfu.yaml's analyze: jobs, else one per core)");
   command->add_option("-m,--mode", flags->mode, "accepted for msprof-analyze compatibility: operator_mfu");
   command->add_flag("--agent", flags->agent,
                     "print one JSON line (msprof-analyze's agent format) instead of a summary");
   command->add_flag("-v,--verbose", flags->verbose, "also print each rank's progress messages");
   AddFormatOption(*command, flags->format);
+  command->add_flag("--no-config", flags->no_config, "ignore .opmfu.yaml files");
   command->footer(
       "Differences from msprof-analyze: a failing rank is reported and the others are still written (exit 1); "
       "ranks are ordered by id; --step-id really filters; tables without rows are dropped, not left stale.");
-  command->callback([flags, &action] { action = [flags] { return RunAnalyzeCommand(*flags); }; });
+  command->callback([flags, export_type, jobs, &action] {
+    flags->export_type_given = export_type->count() > 0;
+    flags->jobs_given = jobs->count() > 0;
+    action = [flags] { return RunAnalyzeCommand(*flags); };
+  });
 }
 
 }  // namespace opmfu::cli

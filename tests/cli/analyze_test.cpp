@@ -115,6 +115,50 @@ TEST(Analyze, OneBrokenRankDoesNotEmptyTheOthers) {
   EXPECT_EQ(Count(db, "SELECT typeof(\"kernel_duration(ns)\") = 'integer' FROM OperatorMFU"), 1);
 }
 
+// `analyze:` in the nearest .opmfu.yaml above the profiling directory sets the defaults; a flag on
+// the command line wins, and --no-config ignores the file.
+TEST(Analyze, TheConfigsAnalyzeSectionAppliesAndFlagsOverrideIt) {
+  TempDir dir;
+  const fs::path profiling = dir.path() / "runs" / "prof";
+  WriteRank(profiling, 0);
+  const fs::path config = dir.path() / ".opmfu.yaml";
+  dir.Write(".opmfu.yaml", "analyze:\n  export-type: json\n  jobs: 1\n");
+  const fs::path output = profiling / "cluster_analysis_output";
+
+  const auto configured = RunOpmfu({"analyze", "-d", profiling.string(), "-v"});
+  EXPECT_EQ(configured.exit_code, 0) << configured.err;
+  EXPECT_NE(configured.err.find(config.string() + ": export-type json jobs 1"), std::string::npos) << configured.err;
+  EXPECT_TRUE(fs::exists(output / "operator_mfu.json"));
+  EXPECT_FALSE(fs::exists(output / "cluster_analysis.db"));
+
+  fs::remove_all(output);
+  const auto overridden = RunOpmfu({"analyze", "-d", profiling.string(), "-v", "--export-type", "db", "--jobs", "2"});
+  EXPECT_EQ(overridden.exit_code, 0) << overridden.err;
+  EXPECT_EQ(overridden.err.find(config.string()), std::string::npos) << overridden.err;
+  EXPECT_EQ(Count(output / "cluster_analysis.db", "SELECT count(*) FROM OperatorMFU"), 1);
+  EXPECT_FALSE(fs::exists(output / "operator_mfu.json"));
+
+  fs::remove_all(output);
+  const auto only_jobs = RunOpmfu({"analyze", "-d", profiling.string(), "-v", "--export-type", "csv"});
+  EXPECT_NE(only_jobs.err.find(config.string() + ": jobs 1"), std::string::npos) << only_jobs.err;
+  EXPECT_TRUE(fs::exists(output / "operator_mfu.csv"));
+
+  fs::remove_all(output);
+  const auto ignored = RunOpmfu({"analyze", "-d", profiling.string(), "-v", "--no-config"});
+  EXPECT_EQ(ignored.exit_code, 0) << ignored.err;
+  EXPECT_EQ(ignored.err.find(config.string()), std::string::npos) << ignored.err;
+  EXPECT_TRUE(fs::exists(output / "cluster_analysis.db"));
+
+  // A broken config is a usage error naming the file, not silently skipped; nothing is written.
+  fs::remove_all(output);
+  dir.Write(".opmfu.yaml", "analyze:\n  export-type: xlsx\n");
+  const auto broken = RunOpmfu({"analyze", "-d", profiling.string()});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find(config.string() + ":2:"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("unknown export-type 'xlsx'"), std::string::npos) << broken.err;
+  EXPECT_FALSE(fs::exists(output));
+}
+
 TEST(Analyze, CorrectsADirectoryOneLevelTooDeepOrTheDbItself) {
   TempDir dir;
   WriteRank(dir.path(), 0);
