@@ -1,0 +1,66 @@
+#pragma once
+// FLOPs and bytes of one kernel derived from what COMPUTE_TASK_INFO records about it (its opType,
+// input/output shapes, formats and dtypes), for runs that have no `mfu_flops` records. Derived,
+// never recorded: everything built on it is labelled "derived from kernel shapes (not
+// msprof-analyze)". A kernel whose FLOPs are not certain from its own record is skipped with the
+// reason, never guessed (docs/derived-mfu.md lists the families and the rules).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opmfu::report {
+
+/// One COMPUTE_TASK_INFO row as recorded (';'-separated lists; shapes with or without quotes).
+struct KernelRecord {
+  std::string_view op_type;  ///< "MatMulV2"
+  std::string_view input_formats;
+  std::string_view input_types;
+  std::string_view input_shapes;
+  std::string_view output_formats;
+  std::string_view output_types;
+  std::string_view output_shapes;
+};
+
+enum class KernelFamily { kMatmul, kBatchMatmul, kGroupedMatmul, kQuantMatmul, kConvolution, kAttention, kOther };
+const char* FamilyName(KernelFamily family);
+KernelFamily FamilyOf(std::string_view op_type);
+
+/// Which of the chip's peaks a kernel's FLOPs are measured against.
+enum class PeakClass {
+  kFloat16,  ///< FP16/BF16 cube
+  kFloat32,  ///< FP32: no published cube rate; measured against the FP16 peak, as msprof-analyze does
+  kInt8,
+  kUnknown,  ///< a dtype with no peak opmfu knows (FP8, INT4, ...): no MFU
+};
+
+struct DerivedKernel {
+  KernelFamily family = KernelFamily::kOther;
+  /// The FLOPs, when derived; otherwise `skip_reason` says why.
+  std::optional<double> flops;
+  std::string skip_reason;
+  /// How the FLOPs were obtained, e.g. "2*M*K*N, M=32 K=9216 N=4096 (B transposed)".
+  std::string formula;
+  /// Convolutions in NC1HWC0/FRACTAL_Z: the count the cube executes with the channels padded to
+  /// C0/16, not the model's (the true input channel count is not recorded).
+  bool padded = false;
+  PeakClass peak = PeakClass::kUnknown;
+  /// Each input read once and each output written once, from the shapes as stored (a lower bound of
+  /// the memory traffic); nullopt when a shape or dtype is not readable.
+  std::optional<double> bytes_read;
+  std::optional<double> bytes_written;
+};
+
+/// Derives one kernel. Pure: the same record always gives the same answer.
+DerivedKernel DeriveKernel(const KernelRecord& kernel);
+
+/// Bytes of one element of a recorded dtype ("FLOAT16" -> 2); nullopt for an unknown one.
+std::optional<double> DtypeBytes(std::string_view dtype);
+
+/// A recorded shape list: "32,1,224,224,8;121,4,16,8;64" -> three shapes; an empty entry is an
+/// absent tensor (empty shape). nullopt when a dimension is not a non-negative integer.
+std::optional<std::vector<std::vector<std::int64_t>>> ParseShapeList(std::string_view text);
+
+}  // namespace opmfu::report
