@@ -114,7 +114,7 @@ class RankWriter {
   // not the two matrices (attention records q, k and v).
   void Gemm(const char* op, const char* flops_name, const char* kernel, std::int64_t m, std::int64_t k, std::int64_t n,
             const char* types, double efficiency, int batch = 1, const char* aux_kernel = nullptr,
-            const char* shapes = nullptr) {
+            const char* shapes = nullptr, const char* outputs = nullptr) {
     const std::int64_t flops = std::int64_t{2} * batch * m * k * n;
     std::uniform_real_distribution<double> spread(0.6, 1.3);
     const double peak = std::string_view(types).rfind("INT8", 0) == 0 ? 2 * kPeakFp16 : kPeakFp16;
@@ -133,6 +133,7 @@ class RankWriter {
       aux.input_types = types;
       aux.input_shapes = "\"" + std::to_string(k) + "," + std::to_string(n) + "\"";
       aux.output_shapes = aux.input_shapes;
+      aux.output_types = std::string(std::string_view(types).substr(0, std::string_view(types).find(';')));
       db_.AddKernel({connection}, aux);
       kernel_clock_ = aux.end + 200;
     }
@@ -149,6 +150,14 @@ class RankWriter {
     launched.output_shapes =
         "\"" + (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(m) + "," + std::to_string(n) + "\"";
     launched.op_type = kernel;
+    // The output dtype: a quantized matmul dequantizes to BF16; the others keep the input's.
+    const std::string_view input_type = std::string_view(types).substr(0, std::string_view(types).find(';'));
+    launched.output_types = std::string(input_type == "INT8" ? "BF16" : input_type);
+    if (outputs != nullptr) {
+      // FlashAttentionScore records softmax_max, softmax_sum, softmax_out (absent) and the output.
+      launched.output_shapes = "\"" + std::string(outputs) + "\"";
+      launched.output_types = "FLOAT;FLOAT;;" + std::string(input_type);
+    }
     db_.AddKernel({connection}, launched);
     kernel_clock_ = launched.end + 200;
     clock_ += 300;
@@ -186,15 +195,16 @@ class RankWriter {
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 3 * kHidden, "BF16;BF16", 0.55);
       // BNSD q, k, v of [8, 32, 4096, 128]: QK^T and PV, 2*B*N*S*S*(Dq+Dv), as torch_npu's formula.
       Gemm("torch_npu::npu_fusion_attention", "npu_fusion_attention", "FlashAttentionScore", 4096,
-           std::int64_t{2} * 128, 4096, "FLOAT16;FLOAT16", 0.42, 8 * 32, nullptr,
-           "8,32,4096,128;8,32,4096,128;8,32,4096,128");
+           std::int64_t{2} * 128, 4096, "FLOAT16;FLOAT16;FLOAT16", 0.42, 8 * 32, nullptr,
+           "8,32,4096,128;8,32,4096,128;8,32,4096,128", "8,32,4096,8;8,32,4096,8;;8,32,4096,128");
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, kHidden, "BF16;BF16", 0.5, 1, "TransData");
       Elementwise("aten::add", "Add", 25'000);
     });
     sub("MLP", [&] {
       Elementwise("aten::layer_norm", "LayerNorm", 30'000);
-      // The MoE router: N = 8 experts is far too narrow for the cube (a low-MFU group with hints).
-      Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 8, "BF16;BF16", 0.05);
+      // The MoE router: N = 8 experts is far too narrow for the cube (a low-MFU group with hints);
+      // it reads the whole [32768, 4096] activation for 2 FLOPs a byte, so it is memory-bound.
+      Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 8, "BF16;BF16", 0.025);
       Gemm("aten::linear", "linear", "MatMulV3", kTokens, kHidden, 11008, "BF16;BF16", 0.62);
       Elementwise("aten::gelu", "Gelu", 60'000);
       // A quantized projection on every other layer: the INT8 peak applies.

@@ -35,12 +35,22 @@ void ProfilingDbBuilder::AddKernel(const std::vector<std::int64_t>& op_connectio
             Intern(kernel.op_type),
             std::nullopt,
             std::nullopt,
+            std::nullopt,
+            std::nullopt,
+            std::nullopt,
             std::nullopt};
   if (kernel.input_types) task.input_types = Intern(*kernel.input_types);
   if (kernel.input_shapes) task.input_shapes = Intern(*kernel.input_shapes);
   if (kernel.output_shapes) task.output_shapes = Intern(*kernel.output_shapes);
+  if (kernel.input_formats) task.input_formats = Intern(*kernel.input_formats);
+  if (kernel.output_formats) task.output_formats = Intern(*kernel.output_formats);
+  if (kernel.output_types) task.output_types = Intern(*kernel.output_types);
   tasks_.push_back(task);
   for (std::int64_t op : op_connections) connections_.emplace_back(op, flow);
+}
+
+void ProfilingDbBuilder::AddHbmSample(std::int64_t timestamp, std::int64_t hbm_id, double bandwidth, bool write) {
+  hbm_.push_back({timestamp, hbm_id, bandwidth, Intern(write ? "write" : "read")});
 }
 
 void ProfilingDbBuilder::AddCommunication(std::int64_t op_connection, std::string_view op_type, std::int64_t start,
@@ -104,9 +114,11 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
        "startNs INTEGER, endNs INTEGER, eventType INTEGER, rangeId INTEGER, category INTEGER, message INTEGER, "
        "globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER, connectionId INTEGER"},
       {"STEP_TIME", "id INTEGER, startNs INTEGER, endNs INTEGER"},
+      {"HBM", "deviceId INTEGER, timestampNs INTEGER, bandwidth NUMERIC, hbmId INTEGER, type INTEGER"},
   };
   for (const Table& table : tables) {
     if (!wanted(table.name)) continue;
+    if (std::string_view(table.name) == "HBM" && hbm_.empty()) continue;  // only with profile_memory
     OPMFU_RETURN_IF_ERROR(db.Execute(std::string("CREATE TABLE ") + table.name + " (" + table.columns + ")"));
   }
   const auto insert = [&](std::string_view table, const std::string& sql, auto&& bind_rows) -> Status {
@@ -173,7 +185,8 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
                                }));
   OPMFU_RETURN_IF_ERROR(insert("COMPUTE_TASK_INFO",
                                "INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, opType, inputDataTypes, "
-                               "inputShapes, outputShapes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                               "inputShapes, outputShapes, inputFormats, outputFormats, outputDataTypes) "
+                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                                [&](Statement& s) -> Status {
                                  for (const Task& task : tasks_) {
                                    OPMFU_RETURN_IF_ERROR(s.Bind(1, task.name));
@@ -182,6 +195,9 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
                                    OPMFU_RETURN_IF_ERROR(bind_optional(s, 4, task.input_types));
                                    OPMFU_RETURN_IF_ERROR(bind_optional(s, 5, task.input_shapes));
                                    OPMFU_RETURN_IF_ERROR(bind_optional(s, 6, task.output_shapes));
+                                   OPMFU_RETURN_IF_ERROR(bind_optional(s, 7, task.input_formats));
+                                   OPMFU_RETURN_IF_ERROR(bind_optional(s, 8, task.output_formats));
+                                   OPMFU_RETURN_IF_ERROR(bind_optional(s, 9, task.output_types));
                                    OPMFU_RETURN_IF_ERROR(step(s));
                                  }
                                  return Ok();
@@ -222,6 +238,18 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
     }
     return Ok();
   }));
+  if (!hbm_.empty()) {
+    OPMFU_RETURN_IF_ERROR(insert("HBM", "INSERT INTO HBM VALUES (0, ?1, ?2, ?3, ?4)", [&](Statement& s) -> Status {
+      for (const HbmSample& sample : hbm_) {
+        OPMFU_RETURN_IF_ERROR(s.Bind(1, sample.timestamp));
+        OPMFU_RETURN_IF_ERROR(s.Bind(2, sample.bandwidth));
+        OPMFU_RETURN_IF_ERROR(s.Bind(3, sample.hbm_id));
+        OPMFU_RETURN_IF_ERROR(s.Bind(4, sample.type));
+        OPMFU_RETURN_IF_ERROR(step(s));
+      }
+      return Ok();
+    }));
+  }
   return db.Execute("COMMIT");
 }
 

@@ -27,6 +27,10 @@ class ProfilingDbBuilder {
     std::optional<std::string> input_shapes = std::string("\"16,16;16,16\"");
     std::optional<std::string> output_shapes = std::string("\"16,16\"");
     std::string op_type = "MatMulV2";
+    /// COMPUTE_TASK_INFO's formats and output dtypes (NULL when absent): the derived section reads them.
+    std::optional<std::string> input_formats = std::nullopt;
+    std::optional<std::string> output_formats = std::nullopt;
+    std::optional<std::string> output_types = std::string("FLOAT16");
   };
   /// A compute kernel (TASK + COMPUTE_TASK_INFO) launched by the given ops (CONNECTION_IDS rows).
   void AddKernel(const std::vector<std::int64_t>& op_connections, const Kernel& kernel);
@@ -36,6 +40,9 @@ class ProfilingDbBuilder {
   void AddMstx(std::string_view domain, std::optional<std::string_view> message, std::int64_t start, std::int64_t end,
                int event_type = 2);
   void AddStep(std::int64_t id, std::int64_t start, std::int64_t end);
+  /// One sample of the HBM table (bytes/s of one HBM unit, read or write), as `profile_memory`
+  /// collects it.
+  void AddHbmSample(std::int64_t timestamp, std::int64_t hbm_id, double bandwidth, bool write);
   /// A PYTORCH_API row no kernel links to, of the given type: 50002 (an Enqueue/Dequeue queue row)
   /// or 50003 (a Python-trace row), as real DBs hold beside the 50001 op rows.
   void AddApiRow(std::string_view name, std::int64_t start, std::int64_t end, std::int64_t type);
@@ -59,8 +66,14 @@ class ProfilingDbBuilder {
   };
   struct Task {
     std::int64_t start, end, connection, global_task_id, name, op_type;
-    std::optional<std::int64_t> input_types, input_shapes, output_shapes;
+    std::optional<std::int64_t> input_types, input_shapes, output_shapes, input_formats, output_formats, output_types;
   };
+  struct HbmSample {
+    std::int64_t timestamp, hbm_id;
+    double bandwidth;
+    std::int64_t type;
+  };
+  std::vector<HbmSample> hbm_;
   struct Communication {
     std::int64_t start, end, connection, op_type;
   };
