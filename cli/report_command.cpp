@@ -16,6 +16,9 @@ struct ReportFlags {
   std::string output;
   std::size_t top = 10;
   std::string attribute = "all";
+  report::DerivedOptions derived;
+  double peak_tflops = 0;
+  double hbm_tbps = 0;
 };
 
 // -o report.html without --format means HTML.
@@ -37,7 +40,13 @@ int RunReport(const ReportFlags& flags) {
   report::ReportOptions options;
   options.top = flags.top;
   options.attribute_compute = flags.attribute == "compute";
-  const report::MfuReport report = report::BuildReport(*data, options);
+  report::MfuReport report = report::BuildReport(*data, options);
+  report::DerivedOptions derived_options = flags.derived;
+  if (flags.peak_tflops > 0) derived_options.peak_tflops = flags.peak_tflops;
+  if (flags.hbm_tbps > 0) derived_options.hbm_tbps = flags.hbm_tbps;
+  auto derived = report::BuildDerivedSection(*data, derived_options);
+  if (!derived.ok()) return ReportError(derived.error());
+  report.derived = std::move(*derived);
   const std::string format = FormatFor(flags);
   report::ReportFormat chosen = report::ReportFormat::kText;
   if (format == "markdown") chosen = report::ReportFormat::kMarkdown;
@@ -67,6 +76,13 @@ void AddReportCommand(CLI::App& app, Action& action) {
                    "all: every kernel of a FLOPs range carries its FLOPs, as upstream (default); compute: only "
                    "matmul/attention kernels do, and auxiliary kernels (TransData, Cast) are left out")
       ->check(CLI::IsMember({"all", "compute"}));
+  command->add_option("--chip", flags->derived.chip,
+                      "the chip for the derived section's peaks and HBM bandwidth when the run has no info.json "
+                      "(e.g. Ascend910B2; docs/derived-mfu.md lists them)");
+  command->add_option("--peak-tflops", flags->peak_tflops, "the FP16 peak for the derived section (INT8: twice it)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--hbm-tbps", flags->hbm_tbps, "the HBM bandwidth for the derived section's roofline, TB/s")
+      ->check(CLI::PositiveNumber);
   command->footer(
       "Exit codes: 0 the report is complete; 1 written, but some ranks failed (listed under 'What is missing'); "
       "2 input or usage error.");

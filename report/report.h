@@ -11,6 +11,7 @@
 
 #include "common/result.h"
 #include "engine/analyze.h"
+#include "report/derived_mfu.h"
 
 namespace opmfu::report {
 
@@ -131,6 +132,8 @@ struct MfuReport {
     std::string op_name;
   };
   std::vector<Point> scatter;
+  /// The derived section (FLOPs from kernel shapes), when the report was asked to build it.
+  std::optional<DerivedSection> derived;
 };
 
 MfuReport BuildReport(const ReportData& data, const ReportOptions& options);

@@ -198,6 +198,7 @@ std::string RenderPlain(const MfuReport& report, bool markdown, std::size_t top)
     }
   }
   out << "\n";
+  if (report.derived) out << RenderDerivedPlain(*report.derived, markdown, top);
   heading("What is missing and why");
   if (report.missing.empty()) out << bullet << "nothing: every rank produced rows and every FLOPs record matched\n";
   for (const std::string& line : report.missing) out << bullet << line << "\n";
@@ -303,6 +304,7 @@ std::string RenderJson(const MfuReport& report) {
     json["ranks"].push_back(std::move(r));
   }
   json["missing"] = report.missing;
+  if (report.derived) json["derived"] = DerivedJson(*report.derived);
   // Invalid UTF-8 in a DB's names must not make the dump throw.
   return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -553,6 +555,7 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
               : HtmlTable({"rank", "compute time in FLOPs ranges", "FLOPs records matched", "unmatched records",
                            "aux kernel types"},
                           coverage));
+  if (report.derived) out << RenderDerivedHtml(*report.derived, top);
   out << "<h2>What is missing and why</h2><ul>";
   if (report.missing.empty()) out << "<li>nothing</li>";
   for (const std::string& line : report.missing) out << "<li>" << Html(line) << "</li>";

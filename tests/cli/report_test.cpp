@@ -229,7 +229,7 @@ TEST_F(ReportOnDemo, HtmlIsSelfContainedAndItsChartsRenderInChromium) {
   // Nothing is fetched: no external script, style, image or font.
   EXPECT_FALSE(std::regex_search(page, std::regex(R"((src|href)\s*=\s*["']?(https?:)?//)")));
   EXPECT_EQ(page.find("@import"), std::string::npos);
-  for (const char* chart : {"op-mfu", "mfu-duration", "shape-lost", "rank-mfu"}) {
+  for (const char* chart : {"op-mfu", "mfu-duration", "shape-lost", "rank-mfu", "roofline"}) {
     EXPECT_NE(page.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
   }
 
@@ -257,7 +257,11 @@ TEST_F(ReportOnDemo, HtmlIsSelfContainedAndItsChartsRenderInChromium) {
     EXPECT_GT(std::stoi((*it)[3]), 50) << (*it)[1];
     marks[(*it)[1]] = std::stoi((*it)[4]);
   }
-  ASSERT_EQ(marks.size(), 4U) << rendered.substr(0, 2000);
+  ASSERT_EQ(marks.size(), 5U) << rendered.substr(0, 2000);
+  // The roofline: a dot per derived kernel signature with a known intensity (the demo's matmuls and
+  // attention), under the compute ceiling drawn from info.json's peak.
+  EXPECT_GE(marks["roofline"], 6);
+  EXPECT_NE(rendered.find("class=\"ceiling-compute\""), std::string::npos);
   EXPECT_EQ(marks["rank-mfu"], 2);        // one bar per rank
   EXPECT_GT(marks["mfu-duration"], 100);  // a dot per kernel
   ASSERT_TRUE(fs::exists(png));
