@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <map>
 #include <string>
@@ -129,9 +130,15 @@ TEST(NothingLost, AnAnalysisInterruptedAtAnyMomentLeavesTheOldOrTheNewDatabase) 
   const fs::path prof = dir.path() / "prof";
   ASSERT_EQ(RunOpmfu({"demo", prof.string(), "--ranks", "2", "--steps", "10", "--layers", "200"}).exit_code, 0);
   const fs::path db_path = prof / "cluster_analysis_output" / "cluster_analysis.db";
-  // The complete result, and how long it takes.
-  const auto full = RunOpmfu({"analyze", "-d", prof.string()});
+  // The complete result, and how long it takes: the fastest of three runs, so that a busy moment
+  // during one of them does not stretch the schedule of interruptions past a quicker analysis.
+  auto full = RunOpmfu({"analyze", "-d", prof.string()});
   ASSERT_EQ(full.exit_code, 0) << full.err;
+  for (int again = 0; again < 2; ++again) {
+    const auto rerun = RunOpmfu({"analyze", "-d", prof.string()});
+    ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+    full.seconds = std::min(full.seconds, rerun.seconds);
+  }
   std::int64_t new_rows = 0;
   {
     auto db = Database::OpenReadOnly(db_path);
