@@ -6,15 +6,16 @@
 //   opmfu_bench_lint parse DIR J    parses every *.py and *.sh under DIR with tree-sitter on J
 //                                   threads and nothing else: the baseline `opmfu lint` is measured
 //                                   against.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/file_io.h"
+#include "common/parallel.h"
 #include "common/parse_allocator.h"
 #include "common/tree_sitter.h"
 
@@ -122,22 +123,14 @@ int main(int argc, char** argv) {
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (entry.path().extension() == ".py" || entry.path().extension() == ".sh") files.push_back(entry.path());
   }
-  std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> nodes{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < files.size(); i = next++) {
-      auto source = opmfu::ReadTextFile(files[i]);
-      if (!source.ok()) continue;
-      const auto grammar = files[i].extension() == ".sh" ? opmfu::Grammar::kBash : opmfu::Grammar::kPython;
-      auto tree = opmfu::ParseSource(grammar, std::move(*source));
-      if (tree.ok()) nodes += ts_node_child_count(tree->root());
-    }
-  };
-  {
-    std::vector<std::jthread> workers;
-    for (long i = 1; i < number; ++i) workers.emplace_back(work);
-    work();
-  }
+  opmfu::ForEachInParallel(files.size(), static_cast<unsigned>(std::max(1L, number)), [&](std::size_t i) {
+    auto source = opmfu::ReadTextFile(files[i]);
+    if (!source.ok()) return;
+    const auto grammar = files[i].extension() == ".sh" ? opmfu::Grammar::kBash : opmfu::Grammar::kPython;
+    auto tree = opmfu::ParseSource(grammar, std::move(*source));
+    if (tree.ok()) nodes += ts_node_child_count(tree->root());
+  });
   std::printf("%zu files parsed\n", files.size());
   return 0;
 }

@@ -1,10 +1,9 @@
 #include "common/tree_sitter.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <thread>
 
+#include "common/parallel.h"
 #include "common/python_split.h"
 
 #include "common/text.h"
@@ -185,21 +184,12 @@ std::vector<std::vector<TSRange>> RangesByPart(const std::string& source, const 
 // Parses the parts on `threads` threads; nullopt if any part has an error.
 std::optional<std::vector<TreePtr>> ParseInParts(Grammar grammar, const std::string& source,
                                                  const std::vector<std::vector<TSRange>>& parts, unsigned threads) {
-  std::vector<std::optional<Result<TreePtr>>> results(parts.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < parts.size(); i = next++)
-      results[i].emplace(ParseRanges(grammar, source, parts[i]));
-  };
-  {
-    std::vector<std::jthread> workers;
-    for (unsigned i = 1; i < std::min<std::size_t>(threads, parts.size()); ++i) workers.emplace_back(work);
-    work();
-  }
+  std::vector<Result<TreePtr>> results =
+      MapInParallel(parts.size(), threads, [&](std::size_t i) { return ParseRanges(grammar, source, parts[i]); });
   std::vector<TreePtr> trees;
-  for (auto& result : results) {
-    if (!result->ok() || ts_node_has_error(ts_tree_root_node(result->value().get()))) return std::nullopt;
-    trees.push_back(std::move(*result).value());
+  for (Result<TreePtr>& result : results) {
+    if (!result.ok() || ts_node_has_error(ts_tree_root_node(result.value().get()))) return std::nullopt;
+    trees.push_back(std::move(result).value());
   }
   return trees;
 }
@@ -208,9 +198,7 @@ std::optional<std::vector<TreePtr>> ParseInParts(Grammar grammar, const std::str
 
 Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options) {
   if (source.size() > UINT32_MAX / 2) return Error::Input("source too large to parse");
-  // hardware_concurrency reads sysfs on every call; launchers are parsed by the thousand.
-  static const unsigned kCores = std::min(4U, std::max(1U, std::thread::hardware_concurrency()));
-  const unsigned threads = options.threads != 0 ? options.threads : kCores;
+  const unsigned threads = options.threads != 0 ? options.threads : std::min(4U, HardwareCores());
   if (grammar == Grammar::kPython) {
     std::optional<std::vector<SourceSpan>> spans;
     if (options.python_signatures_only) spans = SignatureSpans(source);

@@ -4,9 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <thread>
 #include <unordered_map>
 
+#include "common/parallel.h"
 #include "engine/xlsx_export.h"
 
 namespace opmfu::engine {
@@ -84,42 +84,31 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   }
 
   report.ranks.resize(selected.size());
-  const unsigned jobs = std::max(1U, options.jobs != 0 ? options.jobs : std::thread::hardware_concurrency());
   // The cores not taken by ranks running side by side read one rank's tables in parallel.
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const auto read_threads = static_cast<unsigned>(
-      std::max<std::size_t>(1, cores / std::max<std::size_t>(1, std::min<std::size_t>(jobs, selected.size()))));
-  std::atomic<std::size_t> next{0};
+  const unsigned read_threads = std::max(1U, HardwareCores() / WorkerCount(selected.size(), options.jobs));
   std::atomic<std::size_t> done{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < selected.size(); i = next++) {
-      RankOutcome& outcome = report.ranks[i];
-      outcome.location = selected[i];
-      if (selected[i].never_parsed) {
-        outcome.analysis.rank_id = selected[i].rank_id;
-        outcome.failure = NeverParsedCause(selected[i]);
-        if (options.on_rank_done) options.on_rank_done(++done, selected.size());
-        continue;
-      }
-      auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path,
-                                   options.step_id, options.with_coverage, read_threads});
-      if (analysis.ok()) {
-        outcome.analysis = std::move(*analysis);
-        outcome.failure = outcome.analysis.failure;
-        KeepOnlyRowStrings(outcome.analysis);
-      } else {
-        outcome.analysis.rank_id = selected[i].rank_id;
-        outcome.failure = analysis.error().message;
-      }
-      const std::size_t finished = ++done;
-      if (options.on_rank_done) options.on_rank_done(finished, selected.size());
+  ForEachInParallel(selected.size(), options.jobs, [&](std::size_t i) {
+    RankOutcome& outcome = report.ranks[i];
+    outcome.location = selected[i];
+    if (selected[i].never_parsed) {
+      outcome.analysis.rank_id = selected[i].rank_id;
+      outcome.failure = NeverParsedCause(selected[i]);
+      if (options.on_rank_done) options.on_rank_done(++done, selected.size());
+      return;
     }
-  };
-  {
-    std::vector<std::jthread> workers;
-    for (unsigned i = 1; i < std::min<std::size_t>(jobs, selected.size()); ++i) workers.emplace_back(work);
-    work();
-  }
+    auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path, options.step_id,
+                                 options.with_coverage, read_threads});
+    if (analysis.ok()) {
+      outcome.analysis = std::move(*analysis);
+      outcome.failure = outcome.analysis.failure;
+      KeepOnlyRowStrings(outcome.analysis);
+    } else {
+      outcome.analysis.rank_id = selected[i].rank_id;
+      outcome.failure = analysis.error().message;
+    }
+    const std::size_t finished = ++done;
+    if (options.on_rank_done) options.on_rank_done(finished, selected.size());
+  });
 
   for (RankOutcome& outcome : report.ranks) {
     // A failed rank has no OperatorMFU rows; the ModuleMFU rows it produced are kept, as upstream keeps them.
