@@ -9,6 +9,7 @@
 #include "common/text.h"
 #include "lint/dynamic_config_stage.h"
 #include "lint/suppression_stage.h"
+#include "linter/profiler_settings.h"
 #include "linter/torch_npu.h"
 #include "python/project.h"
 #include "rules/lint_checks.h"
@@ -83,9 +84,15 @@ TracedSite TraceSite(const linter::ProfilerCallSite& site, const python::PythonM
   traced.file = module.path();
   traced.line = static_cast<int>(module.tree().RangeOf(site.call).start.line);
   traced.callee = site.callee;
-  for (const linter::Setting* setting :
-       {&site.with_flops, &site.mstx, &site.msprof_tx, &site.profiler_level, &site.export_type, &site.activities,
-        &site.record_shapes, &site.with_modules}) {
+  // The settings profiler_info_<rank>.json records, in the table's listing order.
+  std::vector<const linter::ProfilerSettingSpec*> recorded;
+  for (const linter::ProfilerSettingSpec& spec : linter::ProfilerSettings()) {
+    if (spec.run_listing > 0 && spec.site != nullptr) recorded.push_back(&spec);
+  }
+  std::sort(recorded.begin(), recorded.end(),
+            [](const auto* a, const auto* b) { return a->run_listing < b->run_listing; });
+  for (const linter::ProfilerSettingSpec* spec : recorded) {
+    const linter::Setting* setting = &(site.*spec->site);
     TracedSetting out;
     out.name = setting->name;
     for (const python::Value& value : setting->values) {

@@ -1,12 +1,12 @@
 #include "linter/dynamic_config.h"
 
 #include <algorithm>
-#include <array>
 
 #include <nlohmann/json.hpp>
 
 #include "common/tree_sitter.h"
 #include "linter/profiler_config.h"
+#include "linter/profiler_settings.h"
 
 namespace opmfu::linter {
 
@@ -14,37 +14,6 @@ namespace {
 
 using python::Value;
 using python::ValueKind;
-
-// torch_npu's `_parse_cfg_json_exp_cfg` and the top level of `_DynamicProfilerConfigContext`.
-constexpr std::array kTopLevelKeys = {"activities",    "prof_dir",       "analyse",    "async_mode",
-                                      "record_shapes", "profile_memory", "with_stack", "with_flops",
-                                      "with_modules",  "active",         "warmup",     "start_step",
-                                      "is_rank",       "rank_list",      "metadata",   "experimental_config",
-                                      "is_valid"};
-constexpr std::array kExperimentalKeys = {"profiler_level",
-                                          "aic_metrics",
-                                          "l2_cache",
-                                          "op_attr",
-                                          "record_op_args",
-                                          "msprof_tx",
-                                          "mstx",
-                                          "sys_io",
-                                          "sys_interconnection",
-                                          "data_simplification",
-                                          "gc_detect_threshold",
-                                          "export_type",
-                                          "mstx_domain_include",
-                                          "mstx_domain_exclude",
-                                          "host_sys"};
-constexpr std::array kBooleanKeys = {"analyse",    "async_mode", "record_shapes",       "profile_memory",
-                                     "with_stack", "with_flops", "with_modules",        "is_rank",
-                                     "l2_cache",   "op_attr",    "record_op_args",      "msprof_tx",
-                                     "mstx",       "sys_io",     "sys_interconnection", "data_simplification"};
-
-template <std::size_t N>
-bool Contains(const std::array<const char*, N>& keys, std::string_view key) {
-  return std::any_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; });
-}
 
 // Deeper JSON is never a profiler setting; cut it rather than recurse without bound.
 constexpr int kMaxDepth = 16;
@@ -183,13 +152,24 @@ const JsonEntry* LastNamed(const std::vector<JsonEntry>& entries, std::string_vi
 
 }  // namespace
 
-bool IsTopLevelKey(std::string_view key) { return Contains(kTopLevelKeys, key); }
-bool IsExperimentalKey(std::string_view key) { return Contains(kExperimentalKeys, key); }
-bool IsBooleanKey(std::string_view key) { return Contains(kBooleanKeys, key); }
+bool IsTopLevelKey(std::string_view key) { return FindJsonSetting(key, JsonLevel::kTop) != nullptr; }
+bool IsExperimentalKey(std::string_view key) { return FindJsonSetting(key, JsonLevel::kExperimental) != nullptr; }
+
+bool IsBooleanKey(std::string_view key) {
+  for (const JsonLevel level : {JsonLevel::kTop, JsonLevel::kExperimental}) {
+    const ProfilerSettingSpec* setting = FindJsonSetting(key, level);
+    if (setting != nullptr && setting->type == SettingType::kBool && !setting->json_overwritten) return true;
+  }
+  return false;
+}
 
 std::vector<std::string> KnownConfigKeys() {
-  std::vector<std::string> keys(kTopLevelKeys.begin(), kTopLevelKeys.end());
-  keys.insert(keys.end(), kExperimentalKeys.begin(), kExperimentalKeys.end());
+  std::vector<std::string> keys;
+  for (const JsonLevel level : {JsonLevel::kTop, JsonLevel::kExperimental}) {
+    for (const ProfilerSettingSpec& setting : ProfilerSettings()) {
+      if (setting.json_level == level) keys.emplace_back(setting.json_key);
+    }
+  }
   return keys;
 }
 
@@ -228,36 +208,35 @@ Result<DynamicConfig> ReadDynamicConfig(std::string path, std::string source) {
 
 namespace {
 
-// A default for a key the config leaves out, with a chain step saying so.
-Value DefaultValue(const TextLocation& at, ValueKind kind, std::string text, bool boolean, std::string what) {
+// The default of a key the config leaves out, with a chain step at `at` saying so.
+Value DefaultValue(const TextLocation& at, const ProfilerSettingSpec& spec) {
+  const SettingDefault& fallback = JsonDefault(spec);
   Value value;
-  value.kind = kind;
-  value.text = std::move(text);
-  value.boolean = boolean;
+  value.kind = fallback.kind;
+  value.text = std::string(fallback.text);
+  value.boolean = fallback.boolean;
   value.from_json = true;
-  if (kind == ValueKind::kEnum) value.container = "ProfilerLevel";
-  value.chain.push_back({at.file(), at.range().start, std::move(what)});
+  if (spec.type == SettingType::kProfilerLevel) value.container = "ProfilerLevel";
+  value.chain.push_back(
+      {at.file(), at.range().start,
+       "`" + std::string(spec.json_key) + "` not in the config: defaults to " + std::string(fallback.json)});
   return value;
 }
 
 // What torch_npu makes of a JSON value: `getattr(ProfilerLevel, v, v)` turns an exact member name
 // into the constant; activity names are upper-cased and looked up, unknown ones dropped.
-Value Interpret(std::string_view key, Value value) {
-  if (key == "profiler_level" && value.kind == ValueKind::kString) {
-    for (const char* level : {"Level_none", "Level0", "Level1", "Level2"}) {
-      if (value.text == level) {
-        value.kind = ValueKind::kEnum;
-        value.container = "ProfilerLevel";
-      }
-    }
+Value Interpret(const ProfilerSettingSpec& spec, Value value) {
+  if (spec.type == SettingType::kProfilerLevel && value.kind == ValueKind::kString && IsChoice(spec, value.text)) {
+    value.kind = ValueKind::kEnum;
+    value.container = "ProfilerLevel";
   }
-  if (key == "activities" && value.kind == ValueKind::kSequence) {
+  if (spec.type == SettingType::kActivities && value.kind == ValueKind::kSequence) {
     std::vector<Value> known;
     for (Value& item : value.items) {
       if (item.kind != ValueKind::kString) continue;
       std::string upper = item.text;
       std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
-      if (upper != "CPU" && upper != "NPU") continue;
+      if (!IsChoice(spec, upper)) continue;
       item.kind = ValueKind::kEnum;
       item.container = "ProfilerActivity";
       item.text = upper;
@@ -268,20 +247,22 @@ Value Interpret(std::string_view key, Value value) {
   return value;
 }
 
-Setting JsonSetting(const DynamicConfig& config, bool experimental, std::string name, Value fallback,
-                    std::string remedy) {
+// A traced setting from its key: the value json.load keeps, else the default (reported at the
+// start of the object the key belongs in).
+Setting JsonSetting(const DynamicConfig& config, const ProfilerSettingSpec& spec) {
   Setting setting;
-  setting.name = std::move(name);
-  setting.remedy = std::move(remedy);
-  const JsonEntry* entry = experimental ? config.Experimental(setting.name) : config.Top(setting.name);
+  setting.name = std::string(spec.json_key);
+  setting.remedy = std::string(spec.json_remedy);
+  const bool experimental = spec.json_level == JsonLevel::kExperimental;
+  const JsonEntry* entry = experimental ? config.Experimental(spec.json_key) : config.Top(spec.json_key);
   if (entry != nullptr) {
     setting.written = true;
     setting.where = entry->where;
-    setting.values.push_back(Interpret(setting.name, entry->value));
+    setting.values.push_back(Interpret(spec, entry->value));
     return setting;
   }
   setting.where = experimental && config.experimental_config ? config.experimental_config->where : config.Start();
-  setting.values.push_back(std::move(fallback));
+  setting.values.push_back(DefaultValue(setting.where, spec));
   return setting;
 }
 
@@ -291,44 +272,14 @@ ProfilerCallSite DynamicConfigSite(const DynamicConfig& config) {
   ProfilerCallSite site;
   site.origin = SiteOrigin::kDynamicConfig;
   site.callee = "torch_npu.profiler.dynamic_profile";
-  const TextLocation top = config.Start();
-  const TextLocation inner = config.experimental_config ? config.experimental_config->where : top;
-  const auto absent = [](std::string_view key, std::string_view default_text) {
-    return "`" + std::string(key) + "` not in the config: defaults to " + std::string(default_text);
-  };
-  const auto boolean = [&](const TextLocation& at, std::string_view key) {
-    return DefaultValue(at, ValueKind::kBool, "", false, absent(key, "false"));
-  };
-  site.with_flops = JsonSetting(config, false, "with_flops", boolean(top, "with_flops"),
-                                "set `\"with_flops\": true` at the top level of the config");
-  Value cpu_and_npu = DefaultValue(top, ValueKind::kNone, "", false, absent("activities", "[\"CPU\", \"NPU\"]"));
-  site.activities = JsonSetting(config, false, "activities", std::move(cpu_and_npu),
-                                "set `\"activities\": [\"CPU\", \"NPU\"]` at the top level of the config");
-  site.record_shapes = JsonSetting(config, false, "record_shapes", boolean(top, "record_shapes"),
-                                   "set `\"record_shapes\": true` at the top level of the config");
-  site.with_modules = JsonSetting(config, false, "with_modules", boolean(top, "with_modules"),
-                                  "set `\"with_modules\": false` unless you need call stacks");
-  site.profiler_level =
-      JsonSetting(config, true, "profiler_level",
-                  DefaultValue(inner, ValueKind::kEnum, "Level0", false, absent("profiler_level", "\"Level0\"")),
-                  "set `\"profiler_level\": \"Level1\"` inside `experimental_config`");
-  const std::string mstx_remedy = "set `\"mstx\": true` and `\"msprof_tx\": true` inside `experimental_config`";
-  site.mstx = JsonSetting(config, true, "mstx", boolean(inner, "mstx"), mstx_remedy);
-  site.msprof_tx = JsonSetting(config, true, "msprof_tx", boolean(inner, "msprof_tx"), mstx_remedy);
-  site.export_type =
-      JsonSetting(config, true, "export_type",
-                  DefaultValue(inner, ValueKind::kString, "text", false, absent("export_type", "\"text\"")),
-                  "set `\"export_type\": [\"db\"]` (or `[\"text\", \"db\"]`) inside `experimental_config`");
-  site.mstx_domain_include =
-      JsonSetting(config, true, "mstx_domain_include",
-                  DefaultValue(inner, ValueKind::kNone, "", false, absent("mstx_domain_include", "null")),
-                  "add `\"mfu_flops\"` to `mstx_domain_include`, or remove the key");
-  site.mstx_domain_exclude =
-      JsonSetting(config, true, "mstx_domain_exclude",
-                  DefaultValue(inner, ValueKind::kNone, "", false, absent("mstx_domain_exclude", "null")),
-                  "remove `\"mfu_flops\"` from `mstx_domain_exclude`");
-  for (Setting* setting : {&site.on_trace_ready, &site.schedule, &site.experimental_config}) {
-    setting->where = top;
+  for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
+    if (spec.site == nullptr) continue;
+    // The experimental_config object holds settings; it is not one to trace.
+    if (spec.json_level == JsonLevel::kNone || spec.type == SettingType::kExperimentalConfig) {
+      (site.*spec.site).where = config.Start();
+      continue;
+    }
+    site.*spec.site = JsonSetting(config, spec);
   }
   return site;
 }

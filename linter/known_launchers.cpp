@@ -9,6 +9,7 @@
 #include "common/file_io.h"
 #include "common/text.h"
 #include "linter/profiler_config.h"
+#include "linter/profiler_settings.h"
 
 namespace opmfu::linter {
 
@@ -18,9 +19,22 @@ namespace fs = std::filesystem;
 using python::Value;
 using python::ValueKind;
 
-const std::vector<std::string> kSettingNames = {
-    "with_flops", "activities",  "record_shapes", "with_modules",        "profiler_level",     "mstx",
-    "msprof_tx",  "export_type", "analyse",       "mstx_domain_include", "mstx_domain_exclude"};
+// The torch_npu settings a description may compute (the table's launcher rows).
+const std::vector<std::string>& LauncherSettingNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const ProfilerSettingSpec& setting : ProfilerSettings()) {
+      if (setting.launcher) out.emplace_back(setting.name);
+    }
+    return out;
+  }();
+  return names;
+}
+
+bool IsProfilerLevel(std::string_view setting) {
+  const ProfilerSettingSpec* spec = FindProfilerSetting(setting);
+  return spec != nullptr && spec->type == SettingType::kProfilerLevel;
+}
 
 // Reads one description; every error names the file and the line.
 class DescriptionReader {
@@ -128,8 +142,9 @@ class DescriptionReader {
     if (!settings || !settings.IsMap()) return At(root, "'settings' must be a mapping of torch_npu settings");
     for (const auto& entry : settings) {
       OPMFU_ASSIGN_OR_RETURN(std::string name, Scalar(entry.first, "a setting name"));
-      if (std::find(kSettingNames.begin(), kSettingNames.end(), name) == kSettingNames.end()) {
-        return At(entry.first, "unknown setting '" + name + "'" + DidYouMean(name, kSettingNames));
+      const std::vector<std::string>& names = LauncherSettingNames();
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        return At(entry.first, "unknown setting '" + name + "'" + DidYouMean(name, names));
       }
       OPMFU_ASSIGN_OR_RETURN(KnownSettingRule rule, ReadSetting(launcher, name, entry.second));
       launcher.settings[name] = std::move(rule);
@@ -192,7 +207,7 @@ class DescriptionReader {
     if (lower == "true" || lower == "false") {
       value.kind = ValueKind::kBool;
       value.boolean = lower == "true";
-    } else if (setting == "profiler_level") {
+    } else if (IsProfilerLevel(setting)) {
       value.kind = ValueKind::kEnum;
       value.container = "ProfilerLevel";
       value.text = text;
@@ -548,7 +563,7 @@ class SiteBuilder {
           auto mapped = rule.map.find(text);
           value.kind = ValueKind::kString;
           value.text = mapped != rule.map.end() ? mapped->second : text;
-          if (name == "profiler_level" && mapped != rule.map.end()) {
+          if (IsProfilerLevel(name) && mapped != rule.map.end()) {
             value.kind = ValueKind::kEnum;
             value.container = "ProfilerLevel";
           }
@@ -600,19 +615,13 @@ class SiteBuilder {
     ProfilerCallSite site;
     site.origin = SiteOrigin::kKnownLauncher;
     site.callee = launcher_.name + (role.empty() ? "" : " (" + role + ")");
-    site.with_flops = Build("with_flops");
-    site.activities = Build("activities");
-    site.record_shapes = Build("record_shapes");
-    site.with_modules = Build("with_modules");
-    site.profiler_level = Build("profiler_level");
-    site.mstx = Build("mstx");
-    site.msprof_tx = Build("msprof_tx");
-    site.export_type = Build("export_type");
-    site.mstx_domain_include = Build("mstx_domain_include");
-    site.mstx_domain_exclude = Build("mstx_domain_exclude");
-    site.analyse = Build("analyse");
-    for (Setting* unused : {&site.on_trace_ready, &site.schedule, &site.experimental_config}) {
-      unused->where = anchor_.where;
+    for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
+      if (spec.site == nullptr) continue;
+      if (spec.launcher) {
+        site.*spec.site = Build(std::string(spec.name));
+      } else {
+        (site.*spec.site).where = anchor_.where;  // the package's call sets it; nothing to check
+      }
     }
     return site;
   }
@@ -623,16 +632,13 @@ class SiteBuilder {
     ProfilerCallSite site;
     site.origin = SiteOrigin::kKnownLauncher;
     site.callee = launcher_.name + " (" + role + ")";
+    for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
+      if (spec.site != nullptr) (site.*spec.site).where = anchor_.where;
+    }
     site.with_flops.name = "with_flops";
     python::Value unknown;
     unknown.unknown_reason = reason;
     site.with_flops.values.push_back(std::move(unknown));
-    for (Setting* setting :
-         {&site.with_flops, &site.activities, &site.record_shapes, &site.with_modules, &site.profiler_level, &site.mstx,
-          &site.msprof_tx, &site.export_type, &site.mstx_domain_include, &site.mstx_domain_exclude, &site.analyse,
-          &site.on_trace_ready, &site.schedule, &site.experimental_config}) {
-      setting->where = anchor_.where;
-    }
     return site;
   }
 

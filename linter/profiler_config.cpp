@@ -1,5 +1,7 @@
 #include "linter/profiler_config.h"
 
+#include "linter/profiler_settings.h"
+
 namespace opmfu::linter {
 
 namespace {
@@ -10,60 +12,41 @@ using python::Values;
 
 bool EndsWith(std::string_view text, std::string_view suffix) { return text.ends_with(suffix); }
 
-Value Default(const python::PythonModule& module, TSNode at, ValueKind kind, std::string text, bool boolean,
-              std::string what) {
+// The documented default of a setting not given, with a chain step at `at` saying so.
+Value Default(const python::PythonModule& module, TSNode at, const ProfilerSettingSpec& spec) {
   Value value;
-  value.kind = kind;
-  value.text = std::move(text);
-  value.boolean = boolean;
-  if (kind == ValueKind::kEnum) value.container = "ProfilerLevel";
-  value.chain.push_back(module.StepAt(at, std::move(what)));
+  value.kind = spec.fallback.kind;
+  value.text = std::string(spec.fallback.text);
+  value.boolean = spec.fallback.boolean;
+  if (spec.type == SettingType::kProfilerLevel) value.container = "ProfilerLevel";
+  value.chain.push_back(module.StepAt(
+      at, "`" + std::string(spec.python_keyword) + "` not given: defaults to " + std::string(spec.fallback.python)));
   return value;
 }
 
-// A setting of `call`: its argument when written, else `fallback` (the documented default).
-Setting ReadSetting(const python::PythonModule& module, TSNode call, std::string name, Value fallback) {
+// A setting of `call`: its argument when written, else the documented default.
+Setting ReadSetting(const python::PythonModule& module, TSNode call, const ProfilerSettingSpec& spec) {
   Setting setting;
-  setting.name = std::move(name);
+  setting.name = std::string(spec.python_keyword);
   setting.call = call;
   setting.anchor = call;
-  if (auto argument = module.FindArgument(call, setting.name)) {
+  if (auto argument = module.FindArgument(call, spec.python_keyword, spec.python_position)) {
     setting.written = true;
     setting.anchor = ts_node_is_null(argument->keyword) ? argument->node : argument->keyword;
     setting.values = std::move(argument->values);
   } else {
-    setting.values = {std::move(fallback)};
+    setting.values = {Default(module, call, spec)};
   }
   return setting;
 }
 
-Value BoolDefault(const python::PythonModule& module, TSNode call, std::string_view name, bool value) {
-  return Default(module, call, ValueKind::kBool, "", value,
-                 "`" + std::string(name) + "` not given: defaults to " + (value ? "True" : "False"));
-}
-
-Value NoneDefault(const python::PythonModule& module, TSNode call, std::string_view name) {
-  return Default(module, call, ValueKind::kNone, "", false, "`" + std::string(name) + "` not given: defaults to None");
-}
-
-// What `_ExperimentalConfig` uses for a setting it is not given.
-Value ExperimentalDefault(const python::PythonModule& module, TSNode at, std::string_view name) {
-  if (name == "profiler_level") {
-    return Default(module, at, ValueKind::kEnum, "Level0", false,
-                   "`profiler_level` not given: defaults to ProfilerLevel.Level0");
-  }
-  if (name == "export_type") {
-    return Default(module, at, ValueKind::kString, "text", false, "`export_type` not given: defaults to 'text'");
-  }
-  if (name == "mstx" || name == "msprof_tx") return BoolDefault(module, at, name, false);
-  return NoneDefault(module, at, name);
-}
-
-// `analyse_flag` of each tensorboard_trace_handler(...) the call can receive: whether the raw data
-// is parsed into a DB when the trace is ready (True when not given).
-Setting ReadAnalyseFlag(const python::PythonModule& module, const Setting& on_trace_ready) {
+// A setting of the tensorboard_trace_handler(...) calls the site's `on_trace_ready` can be (the
+// `analyse_flag`: whether the raw data is parsed into a DB when the trace is ready): no values
+// when it is none of those.
+Setting ReadHandlerSetting(const python::PythonModule& module, const Setting& on_trace_ready,
+                           const ProfilerSettingSpec& spec) {
   Setting setting;
-  setting.name = "analyse_flag";
+  setting.name = std::string(spec.python_keyword);
   setting.anchor = on_trace_ready.anchor;
   setting.call = on_trace_ready.call;
   for (const Value& handler : on_trace_ready.values) {
@@ -71,17 +54,17 @@ Setting ReadAnalyseFlag(const python::PythonModule& module, const Setting& on_tr
         ts_node_is_null(handler.node)) {
       continue;
     }
-    auto flag = module.FindArgument(handler.node, "analyse_flag", 2);
-    if (!flag) {
-      setting.values.push_back(BoolDefault(module, handler.node, "analyse_flag", true));
+    auto argument = module.FindArgument(handler.node, spec.python_keyword, spec.python_position);
+    if (!argument) {
+      setting.values.push_back(Default(module, handler.node, spec));
       continue;
     }
     if (!setting.written) {
       setting.written = true;
-      setting.anchor = ts_node_is_null(flag->keyword) ? flag->node : flag->keyword;
+      setting.anchor = ts_node_is_null(argument->keyword) ? argument->node : argument->keyword;
       setting.call = handler.node;
     }
-    for (Value& value : flag->values) setting.values.push_back(std::move(value));
+    for (Value& value : argument->values) setting.values.push_back(std::move(value));
   }
   return setting;
 }
@@ -90,18 +73,16 @@ Setting ReadAnalyseFlag(const python::PythonModule& module, const Setting& on_tr
 void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSite& site) {
   struct Target {
     Setting* setting;
-    const char* name;
+    const ProfilerSettingSpec* spec;
   };
-  const Target targets[] = {{&site.profiler_level, "profiler_level"},
-                            {&site.mstx, "mstx"},
-                            {&site.msprof_tx, "msprof_tx"},
-                            {&site.export_type, "export_type"},
-                            {&site.mstx_domain_include, "mstx_domain_include"},
-                            {&site.mstx_domain_exclude, "mstx_domain_exclude"}};
-  for (const Target& target : targets) {
-    target.setting->name = target.name;
-    target.setting->anchor = site.experimental_config.anchor;
-    target.setting->call = site.call;
+  std::vector<Target> targets;
+  for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
+    if (spec.python_call != PythonCall::kExperimentalConfig || spec.site == nullptr) continue;
+    Setting& setting = site.*spec.site;
+    setting.name = std::string(spec.python_keyword);
+    setting.anchor = site.experimental_config.anchor;
+    setting.call = site.call;
+    targets.push_back({&setting, &spec});
   }
   const auto add = [](Setting& setting, Value value, const std::vector<Note>& prefix) {
     value.chain.insert(value.chain.begin(), prefix.begin(), prefix.end());
@@ -111,7 +92,7 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
   for (const Value& config : site.experimental_config.values) {
     if (config.kind == ValueKind::kNone) {
       for (const Target& target : targets) {
-        add(*target.setting, ExperimentalDefault(module, site.experimental_config.anchor, target.name), config.chain);
+        add(*target.setting, Default(module, site.experimental_config.anchor, *target.spec), config.chain);
       }
       continue;
     }
@@ -122,14 +103,14 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
       }
       for (const Target& target : targets) {
         Setting& setting = *target.setting;
-        auto argument = module.FindArgument(config.node, target.name);
+        auto argument = module.FindArgument(config.node, target.spec->python_keyword, target.spec->python_position);
         if (!argument) {
           // Reported at the config call that leaves it out, unless another path writes it.
           if (!setting.written) {
             setting.anchor = config.node;
             setting.call = config.node;
           }
-          add(setting, ExperimentalDefault(module, config.node, target.name), prefix);
+          add(setting, Default(module, config.node, *target.spec), prefix);
           continue;
         }
         setting.written = true;
@@ -150,6 +131,21 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
     }
     for (const Target& target : targets) target.setting->values.push_back(unknown);
   }
+}
+
+// Every traced setting of a profile(...) call, as the table says where each is written: the
+// call's own arguments, then those of the trace handlers and the _ExperimentalConfig it receives.
+void ReadSettings(const python::PythonModule& module, TSNode call, ProfilerCallSite& site) {
+  for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
+    if (spec.python_call == PythonCall::kProfile && spec.site != nullptr)
+      site.*spec.site = ReadSetting(module, call, spec);
+  }
+  for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
+    if (spec.python_call == PythonCall::kTraceHandler && spec.site != nullptr) {
+      site.*spec.site = ReadHandlerSetting(module, site.on_trace_ready, spec);
+    }
+  }
+  ReadExperimentalSettings(module, site);
 }
 
 }  // namespace
@@ -266,18 +262,7 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
       if (callee->starts_with("torch_npu.profiler") && EndsWith(*callee, ".analyse")) facts.analyses_offline = true;
       continue;
     }
-    site.with_flops = ReadSetting(module, call, "with_flops", BoolDefault(module, call, "with_flops", false));
-    site.activities = ReadSetting(
-        module, call, "activities",
-        Default(module, call, ValueKind::kNone, "", false, "`activities` not given: defaults to CPU and NPU"));
-    site.record_shapes = ReadSetting(module, call, "record_shapes", BoolDefault(module, call, "record_shapes", false));
-    site.with_modules = ReadSetting(module, call, "with_modules", BoolDefault(module, call, "with_modules", false));
-    site.on_trace_ready = ReadSetting(module, call, "on_trace_ready", NoneDefault(module, call, "on_trace_ready"));
-    site.analyse = ReadAnalyseFlag(module, site.on_trace_ready);
-    site.schedule = ReadSetting(module, call, "schedule", NoneDefault(module, call, "schedule"));
-    site.experimental_config =
-        ReadSetting(module, call, "experimental_config", NoneDefault(module, call, "experimental_config"));
-    ReadExperimentalSettings(module, site);
+    ReadSettings(module, call, site);
     ReadCalledArguments(module, site);
     facts.sites.push_back(std::move(site));
   }
