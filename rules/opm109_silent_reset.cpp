@@ -1,4 +1,5 @@
 #include "common/text.h"
+#include "linter/profiler_settings.h"
 #include "rules/lint_checks.h"
 
 #include <cctype>
@@ -31,22 +32,23 @@ std::optional<Reset> BoolReset(std::string_view name, const Value& v) {
   if (v.kind == ValueKind::kString && (lowered == "true" || lowered == "1" || lowered == "yes"))
     reset.replacement = "True";
   if (v.kind == ValueKind::kInt) reset.replacement = v.integer != 0 ? "True" : "False";
-  reset.harmless = name == "record_shapes" || name == "with_modules";
+  // A setting MFU does not hang on (record_shapes, with_modules) still works when reset.
+  const linter::ProfilerSettingSpec* row = linter::FindProfilerSetting(name);
+  reset.harmless = row != nullptr && !row->decisive;
   return reset;
 }
 
 std::optional<Reset> LevelReset(const SyntaxTree& tree, const Value& v) {
   if (IsOpaque(v)) return std::nullopt;
+  const linter::ProfilerSettingSpec& row = *linter::FindProfilerSetting("profiler_level");
   const bool text = v.kind == ValueKind::kString || v.kind == ValueKind::kEnum;
-  if (text && (v.text == "Level_none" || v.text == "Level0" || v.text == "Level1" || v.text == "Level2")) {
-    return std::nullopt;
-  }
+  if (text && linter::IsChoice(row, v.text)) return std::nullopt;
   Reset reset;
   reset.message = "`profiler_level` is " + v.Describe() +
                   ", which is not a ProfilerLevel (they are case-sensitive): torch_npu warns and uses Level0, "
                   "which is below what MFU needs";
   const std::string lowered = AsciiLower(v.text);
-  for (const char* level : {"Level_none", "Level0", "Level1", "Level2"}) {
+  for (std::string_view level : row.choices) {
     if (v.kind == ValueKind::kString && lowered == AsciiLower(level)) reset.replacement = Quoted(tree, v, level);
   }
   return reset;
@@ -54,9 +56,9 @@ std::optional<Reset> LevelReset(const SyntaxTree& tree, const Value& v) {
 
 std::optional<Reset> ExportReset(const SyntaxTree& tree, const Value& v) {
   if (IsOpaque(v)) return std::nullopt;
-  const auto valid_member = [](const Value& item) {
-    return (item.kind == ValueKind::kString || item.kind == ValueKind::kEnum) &&
-           (item.text == "text" || item.text == "db");
+  const linter::ProfilerSettingSpec& row = *linter::FindProfilerSetting("export_type");
+  const auto valid_member = [&](const Value& item) {
+    return (item.kind == ValueKind::kString || item.kind == ValueKind::kEnum) && linter::IsChoice(row, item.text);
   };
   if ((v.kind == ValueKind::kString || v.kind == ValueKind::kEnum) && valid_member(v)) return std::nullopt;
   if (v.kind == ValueKind::kSequence && v.container == "list" && !v.items.empty() &&
@@ -69,7 +71,7 @@ std::optional<Reset> ExportReset(const SyntaxTree& tree, const Value& v) {
                     ": only lowercase 'text' and 'db' are accepted, so "
                     "torch_npu warns and exports Text only";
     const std::string lowered = AsciiLower(v.text);
-    if (lowered == "db" || lowered == "text") reset.replacement = Quoted(tree, v, lowered);
+    if (linter::IsChoice(row, lowered)) reset.replacement = Quoted(tree, v, lowered);
   } else if (v.kind == ValueKind::kSequence && v.container != "list") {
     reset.message = "`export_type` is a " + v.container + " " + v.Describe() +
                     ": torch_npu accepts a str or a list, so it warns and exports Text only";

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/text.h"
+#include "linter/profiler_settings.h"
 #include "rules/lint_checks.h"
 
 namespace opmfu::rules {
@@ -13,10 +14,16 @@ using linter::JsonEntry;
 using python::Value;
 using python::ValueKind;
 
+// The table's row of a profiler_config.json key (keys are unique across the two levels).
+const linter::ProfilerSettingSpec* RowOf(std::string_view key) {
+  const linter::ProfilerSettingSpec* row = linter::FindJsonSetting(key, linter::JsonLevel::kTop);
+  return row != nullptr ? row : linter::FindJsonSetting(key, linter::JsonLevel::kExperimental);
+}
+
 // Keys whose reset value leaves OperatorMFU empty; a reset of the others is a warning.
 bool Decisive(std::string_view key) {
-  return key == "with_flops" || key == "mstx" || key == "msprof_tx" || key == "analyse" || key == "activities" ||
-         key == "profiler_level" || key == "export_type";
+  const linter::ProfilerSettingSpec* row = RowOf(key);
+  return row != nullptr && row->decisive;
 }
 
 Fix Replace(const TextLocation& where, std::string replacement, const std::string& was) {
@@ -43,9 +50,11 @@ void CheckBoolean(LintCheckContext& context, const JsonEntry& entry) {
     const std::string lower = AsciiLower(entry.value.text);
     if (lower == "true" || lower == "false") replacement = lower;
   }
+  // torch_npu resets it to its default.
+  const linter::ProfilerSettingSpec* row = RowOf(entry.key);
+  const std::string reset = row != nullptr ? std::string(linter::JsonDefault(*row).json) : "false";
   Report(context, entry,
-         "`" + entry.key + "` is " + entry.value.Describe() + ", not a JSON boolean: torch_npu resets it to " +
-             (entry.key == "data_simplification" ? "true" : "false") +
+         "`" + entry.key + "` is " + entry.value.Describe() + ", not a JSON boolean: torch_npu resets it to " + reset +
              (entry.key == "with_flops" ? ", so no FLOPs are recorded" : ""),
          "write `\"" + entry.key + "\": " + replacement.value_or("true") + "` (no quotes)", replacement);
 }
@@ -53,9 +62,9 @@ void CheckBoolean(LintCheckContext& context, const JsonEntry& entry) {
 void CheckProfilerLevel(LintCheckContext& context, const JsonEntry& entry) {
   std::optional<std::string> member;
   if (entry.value.kind == ValueKind::kString) {
-    for (const char* level : {"Level_none", "Level0", "Level1", "Level2"}) {
+    for (std::string_view level : RowOf(entry.key)->choices) {
       if (entry.value.text == level) return;  // `getattr(ProfilerLevel, v, v)` finds it
-      if (AsciiLower(entry.value.text) == AsciiLower(level)) member = level;
+      if (AsciiLower(entry.value.text) == AsciiLower(level)) member = std::string(level);
     }
   }
   Report(context, entry,
@@ -66,17 +75,16 @@ void CheckProfilerLevel(LintCheckContext& context, const JsonEntry& entry) {
 }
 
 void CheckExportType(LintCheckContext& context, const JsonEntry& entry) {
-  const auto valid = [](const Value& v) {
-    return v.kind == ValueKind::kString && (v.text == "text" || v.text == "db");
-  };
+  const linter::ProfilerSettingSpec& row = *RowOf(entry.key);
+  const auto valid = [&](const Value& v) { return v.kind == ValueKind::kString && linter::IsChoice(row, v.text); };
   const Value& value = entry.value;
   const bool ok = valid(value) || (value.kind == ValueKind::kSequence && !value.items.empty() &&
                                    std::all_of(value.items.begin(), value.items.end(), valid));
   if (ok) return;
   // Lower-casing makes it valid: say so and fix it.
   std::optional<std::string> replacement;
-  const auto lowered = [](const Value& v) {
-    return v.kind == ValueKind::kString && (AsciiLower(v.text) == "text" || AsciiLower(v.text) == "db");
+  const auto lowered = [&](const Value& v) {
+    return v.kind == ValueKind::kString && linter::IsChoice(row, AsciiLower(v.text));
   };
   if (lowered(value)) {
     replacement = Json(AsciiLower(value.text));
@@ -99,9 +107,10 @@ void CheckActivities(LintCheckContext& context, const JsonEntry& entry) {
     return;
   }
   // The entry holds the items as written (the site keeps only those torch_npu accepts).
+  const linter::ProfilerSettingSpec& row = *RowOf(entry.key);
   for (const Value& item : entry.value.items) {
     const std::string name = item.kind == ValueKind::kString ? AsciiUpper(item.text) : std::string();
-    if (name == "CPU" || name == "NPU") continue;
+    if (linter::IsChoice(row, name)) continue;
     Diagnostic& d = context.ReportAt(
         entry.value_where,
         "`activities` has " + item.Describe() + ", which is not a ProfilerActivity: torch_npu drops it",
