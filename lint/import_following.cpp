@@ -29,9 +29,11 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
       input.source = std::move(*text);
       if (!entry) return;
     }
-    const fs::path self = fs::weakly_canonical(input.path);
-    const fs::path root = ProjectRoot(options, fs::weakly_canonical(RootStart(input)));
-    closures[i] = python::ImportClosure(python::ModuleLocator({self.parent_path(), root}, root), self);
+    // A path that cannot be resolved is not followed; the Python stage reports it for this input.
+    auto paths = ResolveProgramPaths(input, options);
+    if (!paths.ok()) return;
+    closures[i] = python::ImportClosure(
+        python::ModuleLocator({paths->self.parent_path(), paths->root}, paths->root, FilesOf(options)), paths->self);
   });
   for (std::size_t i = 0; i < count; ++i) {
     for (const fs::path& module : closures[i]) {

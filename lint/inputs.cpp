@@ -18,6 +18,14 @@ bool SkippedDirectory(const fs::path& path) {
          name == "site-packages" || name == "venv";
 }
 
+// weakly_canonical without throwing: a symlink loop or a name too long is an error naming the path.
+Result<fs::path> Canonical(const fs::path& path) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(path, ec);
+  if (ec) return Error::Input(path.string() + ": cannot resolve the path: " + ec.message());
+  return canonical.lexically_normal();
+}
+
 }  // namespace
 
 // A path found by opmfu (a followed import, a launched script) as the user would write it: relative
@@ -64,6 +72,15 @@ fs::path RootStart(const Input& input) {
   if (!input.launches.empty()) return fs::path(input.launches.front().launcher).parent_path();
   if (!input.inherited.empty()) return fs::path(input.inherited.front().launcher).parent_path();
   return fs::path(input.entry.value_or(input.path)).parent_path();
+}
+
+Result<ProgramPaths> ResolveProgramPaths(const Input& input, const LintOptions& options) {
+  ProgramPaths paths;
+  OPMFU_ASSIGN_OR_RETURN(paths.self, Canonical(input.path));
+  OPMFU_ASSIGN_OR_RETURN(paths.entry, Canonical(input.entry.value_or(input.path)));
+  OPMFU_ASSIGN_OR_RETURN(const fs::path start, Canonical(RootStart(input)));
+  paths.root = ProjectRoot(options, start);
+  return paths;
 }
 
 // A file that mentions none of these cannot configure a torch_npu profiler.

@@ -43,6 +43,17 @@ std::filesystem::path ProjectRoot(const LintOptions& options, const std::filesys
 /// Where the program of an input starts: its entry script's directory, or the launcher's.
 std::filesystem::path RootStart(const Input& input);
 
+/// Where an input's program lies, each path canonical and lexically normal.
+struct ProgramPaths {
+  std::filesystem::path self;   ///< the input's file
+  std::filesystem::path entry;  ///< the script that runs it (`self` when none)
+  std::filesystem::path root;   ///< the project root imports are followed below
+};
+
+/// Resolves an input's program paths without throwing (this runs on worker threads); fails with
+/// one line naming the path that cannot be resolved and why (a symlink loop, a name too long).
+Result<ProgramPaths> ResolveProgramPaths(const Input& input, const LintOptions& options);
+
 inline constexpr std::string_view kDynamicConfigName = "profiler_config.json";
 
 struct CollectedInputs {

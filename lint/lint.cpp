@@ -33,7 +33,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
 
   const auto config_for = [&](const std::string& path, bool from_stdin) -> Result<Config> {
     if (!options.use_config) return Config{};
-    const fs::path where = from_stdin ? fs::current_path() / path : fs::path(path);
+    std::error_code ec;  // a working directory that is gone: stdin's config is looked up from its name alone
+    const fs::path where = from_stdin ? fs::current_path(ec) / path : fs::path(path);
     OPMFU_ASSIGN_OR_RETURN(Config config, ConfigFor(where, rules));
     if (config.fail_on && !report.config_fail_on) report.config_fail_on = config.fail_on;
     return config;

@@ -21,26 +21,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The modules an input's tracing may follow: its imports, and its entry script with that
-// script's imports (where its callers are).
-std::unique_ptr<python::ModuleSet> ProgramModules(const Input& input, const LintOptions& options) {
-  const fs::path self = fs::weakly_canonical(input.path).lexically_normal();
-  const fs::path entry = fs::weakly_canonical(input.entry.value_or(input.path)).lexically_normal();
-  const fs::path root = ProjectRoot(options, fs::weakly_canonical(RootStart(input)));
-  python::ModuleLocator locator({entry.parent_path(), root}, root);
-  auto files = [locator, self, entry] {
-    std::vector<fs::path> found = python::ImportClosure(locator, self);
-    if (entry != self) {
-      found.push_back(entry);
-      for (fs::path& file : python::ImportClosure(locator, entry)) found.push_back(std::move(file));
-    }
-    std::erase(found, self);
-    return found;
-  };
+// The modules an input's tracing may follow, read now (tracing never reads a file): its imports,
+// and its entry script with that script's imports (where its callers are).
+std::unique_ptr<python::ModuleSet> ReadProgramModules(const Input& input, const ProgramPaths& paths,
+                                                      const std::string& source, const LintOptions& options) {
+  python::ModuleLocator locator({paths.entry.parent_path(), paths.root}, paths.root, FilesOf(options));
+  std::vector<python::SourceFile> files = python::ReadProgram(locator, paths.self, source, paths.entry);
   std::vector<linter::Launch> launches = input.launches;
   launches.insert(launches.end(), input.inherited.begin(), input.inherited.end());
-  return std::make_unique<python::ModuleSet>(std::move(locator), std::move(files), linter::InvocationsOf(launches),
-                                             linter::TorchNpuKnowledge());
+  return std::make_unique<python::ModuleSet>(std::move(locator), paths.self, std::move(files),
+                                             linter::InvocationsOf(launches), linter::TorchNpuKnowledge());
 }
 
 // One traced value as torch_npu records it in profiler_info_<rank>.json; nullopt when it cannot
@@ -173,20 +163,33 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
     outcome.error = parsed.take_error();
     return outcome;
   }
+  // Where its program lies is resolved now, so a path that cannot be is this file's error; the
+  // program itself is read only when the facts have something to trace.
+  std::optional<ProgramPaths> program_paths;
+  if (!input.from_stdin) {
+    auto resolved = ResolveProgramPaths(input, options);
+    if (!resolved.ok()) {
+      outcome.error = resolved.take_error();
+      return outcome;
+    }
+    program_paths = std::move(*resolved);
+  }
   auto module = std::make_unique<python::PythonModule>(std::move(*parsed));
   // Declared before the facts so it outlives the module that refers to it.
   std::unique_ptr<python::ModuleSet> program;
-  if (!input.from_stdin) {
-    program = ProgramModules(input, options);
-    module->AttachModules(program.get());
-  }
+  const auto load_program = [&](python::PythonModule& traced) {
+    if (!program_paths) return;
+    program = ReadProgramModules(input, *program_paths, traced.tree().source(), options);
+    traced.AttachModules(program.get());
+  };
   LintedFile linted;
   linted.path = input.path;
   linted.parsed_cleanly = !module->tree().has_error();
   if (!linted.parsed_cleanly) {
     linted.diagnostics = rules::CheckMeta(rules::PythonParse{input.path, module->tree()}, effective);
   }
-  linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), input.launches, input.inherited);
+  linter::ProfilerFacts facts =
+      linter::ReadProfilerFacts(std::move(module), input.launches, input.inherited, load_program);
   outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
   if (options.keep_settings) {
     for (const linter::ProfilerCallSite& site : facts.sites) {

@@ -223,7 +223,8 @@ void ReadArgparseFacts(const python::PythonModule& module, ProfilerFacts& facts)
 }  // namespace
 
 ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches,
-                                const std::vector<Launch>& inherited) {
+                                const std::vector<Launch>& inherited,
+                                const std::function<void(python::PythonModule&)>& load_program) {
   ProfilerFacts facts;
   std::vector<python::ScriptInvocation> invocations = InvocationsOf(launches);
   for (python::ScriptInvocation& invocation : InvocationsOf(inherited)) invocations.push_back(std::move(invocation));
@@ -236,7 +237,9 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
   for (const auto& [local, imported] : module.imports()) {
     facts.imports_torch_npu = facts.imports_torch_npu || imported == "torch_npu" || imported.starts_with("torch_npu.");
   }
-  for (TSNode call : module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse", "init"})) {
+  const std::vector<TSNode> candidates = module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse", "init"});
+  if (load_program && (!candidates.empty() || !facts.launches.empty())) load_program(*module_ptr);
+  for (TSNode call : candidates) {
     const std::optional<std::string> callee = module.CalleeName(call);
     if (!callee) continue;
     if (EndsWith(*callee, "dynamic_profile.init") && callee->starts_with("torch_npu")) {

@@ -123,8 +123,13 @@ struct ProfilerFacts {
 /// Reads the facts; `launches` are bound into the module first, so argparse and environment
 /// lookups see what the launchers pass. `inherited` are launches of a script that imports this
 /// module: bound the same way, but not this file's own command line (no OPM201/OPM202 here).
+/// `load_program` attaches the program's modules (a python::ModuleSet, read beforehand) to the
+/// module; it is called once, before the first question to the tracer, and only when there is
+/// one to ask (a possible profiler call, or launches to check), so a file that configures nothing
+/// reads no other file.
 ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module, std::vector<Launch> launches = {},
-                                const std::vector<Launch>& inherited = {});
+                                const std::vector<Launch>& inherited = {},
+                                const std::function<void(python::PythonModule&)>& load_program = {});
 
 /// The invocations (argv and environment) of launches, for PythonModule::BindInvocations.
 std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& launches);

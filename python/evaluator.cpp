@@ -639,8 +639,7 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
         const std::optional<std::string> callee = other->CalleeName(call);
         if (!callee || callee->rfind('.') == std::string::npos) continue;
         auto defined_in = modules_->locator().Locate(callee->substr(0, callee->rfind('.')), other->path());
-        std::error_code ec;
-        if (!defined_in || *defined_in != std::filesystem::weakly_canonical(path_, ec).lexically_normal()) continue;
+        if (!defined_in || !modules_->IsFileOf(*defined_in, *this)) continue;
         any_call = true;
         const std::string passed = label + ", passed by `" + function_name + "(...)` in " +
                                    std::filesystem::path(other->path()).filename().string();

@@ -5,7 +5,6 @@
 #include <set>
 #include <utility>
 
-#include "common/file_io.h"
 #include "common/text.h"
 
 namespace opmfu::python {
@@ -91,8 +90,14 @@ std::vector<std::string> ScanImports(std::string_view source) {
   return out;
 }
 
-ModuleLocator::ModuleLocator(std::vector<fs::path> search, fs::path root)
-    : search_(std::move(search)), root_(std::move(root)) {}
+ModuleLocator::ModuleLocator(std::vector<fs::path> search, fs::path root, const FileReader& files)
+    : search_(std::move(search)), root_(std::move(root)), files_(&files) {}
+
+bool ModuleLocator::IsFile(const fs::path& path) const {
+  const auto [known, added] = is_file_.try_emplace(path.string(), false);
+  if (added) known->second = files_->IsFile(known->first);
+  return known->second;
+}
 
 std::optional<fs::path> ModuleLocator::Locate(std::string_view name, const fs::path& importer) const {
   std::vector<fs::path> bases;
@@ -111,17 +116,39 @@ std::optional<fs::path> ModuleLocator::Locate(std::string_view name, const fs::p
   if (rest.empty()) return std::nullopt;
   fs::path relative;
   for (const std::string& part : SplitString(rest, '.')) relative /= part;
-  std::error_code ec;
   for (const fs::path& base : bases) {
     for (const fs::path& candidate : {base / relative += ".py", base / relative / "__init__.py"}) {
       const fs::path normal = candidate.lexically_normal();
-      if (Below(normal, root_) && fs::is_regular_file(normal, ec)) return normal;
+      if (Below(normal, root_) && IsFile(normal)) return normal;
     }
   }
   return std::nullopt;
 }
 
-std::vector<fs::path> ImportClosure(const ModuleLocator& locator, const fs::path& start, std::size_t limit, int depth) {
+namespace {
+
+// The texts of a program's files as read so far: each file is read once (an unreadable one is
+// an empty text).
+class ReadOnce {
+ public:
+  explicit ReadOnce(const FileReader& files) : files_(files) {}
+  void Know(const fs::path& path, std::string text) { texts_.try_emplace(path.lexically_normal(), std::move(text)); }
+  const std::string& Text(const fs::path& path) {
+    const auto [known, added] = texts_.try_emplace(path.lexically_normal());
+    if (added) {
+      auto text = files_.ReadFile(known->first.string());
+      if (text.ok()) known->second = std::move(*text);
+    }
+    return known->second;
+  }
+
+ private:
+  const FileReader& files_;
+  std::map<fs::path, std::string> texts_;
+};
+
+std::vector<fs::path> Closure(const ModuleLocator& locator, ReadOnce& texts, const fs::path& start, std::size_t limit,
+                              int depth) {
   std::vector<fs::path> out;
   std::set<fs::path> seen = {start.lexically_normal()};
   std::deque<std::pair<fs::path, int>> queue = {{start, 0}};
@@ -129,9 +156,7 @@ std::vector<fs::path> ImportClosure(const ModuleLocator& locator, const fs::path
     auto [file, level] = queue.front();
     queue.pop_front();
     if (level >= depth) continue;
-    auto text = ReadTextFile(file);
-    if (!text.ok()) continue;
-    for (const std::string& name : ScanImports(*text)) {
+    for (const std::string& name : ScanImports(texts.Text(file))) {
       auto found = locator.Locate(name, file);
       if (!found || !seen.insert(*found).second) continue;
       out.push_back(*found);
@@ -142,38 +167,53 @@ std::vector<fs::path> ImportClosure(const ModuleLocator& locator, const fs::path
   return out;
 }
 
-ModuleSet::ModuleSet(ModuleLocator locator, std::function<std::vector<fs::path>()> files,
+}  // namespace
+
+std::vector<fs::path> ImportClosure(const ModuleLocator& locator, const fs::path& start, std::size_t limit, int depth) {
+  ReadOnce texts(locator.files());
+  return Closure(locator, texts, start, limit, depth);
+}
+
+std::vector<SourceFile> ReadProgram(const ModuleLocator& locator, const fs::path& self, const std::string& self_text,
+                                    const fs::path& entry) {
+  ReadOnce texts(locator.files());
+  texts.Know(self, self_text);
+  std::vector<fs::path> files = Closure(locator, texts, self, 64, 6);
+  if (entry.lexically_normal() != self.lexically_normal()) {
+    files.push_back(entry);
+    for (fs::path& file : Closure(locator, texts, entry, 64, 6)) files.push_back(std::move(file));
+  }
+  std::vector<SourceFile> out;
+  std::set<fs::path> seen = {self.lexically_normal()};
+  for (const fs::path& file : files) {
+    fs::path path = file.lexically_normal();
+    if (!seen.insert(path).second) continue;
+    const std::string& text = texts.Text(path);
+    out.push_back(SourceFile{std::move(path), IsValidUtf8(text) ? text : std::string()});
+  }
+  return out;
+}
+
+ModuleSet::ModuleSet(ModuleLocator locator, fs::path self, std::vector<SourceFile> files,
                      std::vector<ScriptInvocation> invocations, const LibraryKnowledge& knowledge)
     : locator_(std::move(locator)),
-      list_files_(std::move(files)),
+      self_(self.lexically_normal()),
       invocations_(std::move(invocations)),
-      knowledge_(&knowledge) {}
-
-void ModuleSet::List() const {
-  if (!list_files_) return;
-  const auto files = std::exchange(list_files_, nullptr)();
-  for (const fs::path& file : files) {
+      knowledge_(&knowledge) {
+  for (SourceFile& file : files) {
     auto entry = std::make_unique<Entry>();
-    entry->path = file.lexically_normal();
+    entry->path = file.path.lexically_normal();
     if (by_path_.contains(entry->path.string())) continue;
+    entry->text = std::move(file.text);
     by_path_[entry->path.string()] = entry.get();
     entries_.push_back(std::move(entry));
   }
 }
 
-const std::string& ModuleSet::Text(Entry& entry) const {
-  if (!entry.read) {
-    entry.read = true;
-    auto text = ReadTextFile(entry.path);
-    if (text.ok() && IsValidUtf8(*text)) entry.text = std::move(*text);
-  }
-  return entry.text;
-}
-
 const PythonModule* ModuleSet::Load(Entry& entry) const {
   if (entry.parsed) return entry.module.get();
   entry.parsed = true;
-  if (Text(entry).empty()) return nullptr;
+  if (entry.text.empty()) return nullptr;
   auto parsed = PythonModule::Parse(entry.path.string(), entry.text, *knowledge_);
   if (!parsed.ok()) return nullptr;
   entry.module = std::make_unique<PythonModule>(std::move(*parsed));
@@ -183,24 +223,28 @@ const PythonModule* ModuleSet::Load(Entry& entry) const {
 }
 
 const PythonModule* ModuleSet::Find(std::string_view name, const fs::path& importer, std::string_view mentions) const {
-  List();
   auto path = locator_.Locate(name, importer);
   if (!path) return nullptr;
   auto found = by_path_.find(path->string());
   if (found == by_path_.end()) return nullptr;  // beyond the closure's bounds
-  if (!mentions.empty() && Text(*found->second).find(mentions) == std::string::npos) return nullptr;
+  if (!mentions.empty() && found->second->text.find(mentions) == std::string::npos) return nullptr;
   return Load(*found->second);
 }
 
 bool ModuleSet::AnyImports(std::string_view name) const {
-  List();
   const std::string_view last = LastComponent(name);
   for (const auto& entry : entries_) {
-    const std::string& text = Text(*entry);
+    const std::string& text = entry->text;
     if (text.find(last) == std::string::npos) continue;
     if (ImportsModule(ScanImports(text), name)) return true;
   }
   return false;
+}
+
+bool ModuleSet::IsFileOf(const fs::path& located, const PythonModule& module) const {
+  const auto entry = by_path_.find(module.path());
+  const bool in_set = entry != by_path_.end() && entry->second->module.get() == &module;
+  return located.lexically_normal() == (in_set ? entry->second->path : self_);
 }
 
 std::vector<const PythonModule*> ModuleSet::Containing(std::string_view needle, const PythonModule* except) const {
@@ -210,11 +254,10 @@ std::vector<const PythonModule*> ModuleSet::Containing(std::string_view needle, 
 std::vector<const PythonModule*> ModuleSet::Containing(std::string_view needle,
                                                        std::initializer_list<std::string_view> any_of,
                                                        const PythonModule* except) const {
-  List();
   std::vector<const PythonModule*> out;
   for (const auto& entry : entries_) {
     if (except != nullptr && entry->path == fs::path(except->path()).lexically_normal()) continue;
-    const std::string& text = Text(*entry);
+    const std::string& text = entry->text;
     if (text.find(needle) == std::string::npos) continue;
     if (any_of.size() > 0 && std::none_of(any_of.begin(), any_of.end(), [&](std::string_view also) {
           return text.find(also) != std::string::npos;

@@ -6,7 +6,6 @@
 // helper module, the caller that passes a function its argument). Nothing is imported or run.
 
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_reader.h"
 #include "python/module.h"
 
 namespace opmfu::python {
@@ -24,36 +24,62 @@ std::vector<std::string> ScanImports(std::string_view source);
 /// Whether `imports` (from ScanImports) holds `name` or a module below it.
 bool ImportsModule(const std::vector<std::string>& imports, std::string_view name);
 
-/// Finds the file of a dotted module name below the search directories.
+/// Finds the file of a dotted module name below the search directories, asking `files` whether a
+/// candidate exists (a stat, never a read). Each answer is kept, so a name asked again while tracing
+/// (the closure asked it first) touches nothing; a locator is therefore used by one thread at a time.
 class ModuleLocator {
  public:
   /// `search`: the directories a top-level import is looked up in, first match wins (the
-  /// script's directory, then the root). Files outside `root` are never returned.
-  ModuleLocator(std::vector<std::filesystem::path> search, std::filesystem::path root);
+  /// script's directory, then the root). Files outside `root` are never returned. `files` must
+  /// outlive the locator.
+  ModuleLocator(std::vector<std::filesystem::path> search, std::filesystem::path root,
+                const FileReader& files = DiskFiles());
 
   /// The file `name` refers to, imported from `importer` (for relative names): `<dir>/a/b.py` or
   /// `<dir>/a/b/__init__.py`; nullopt when it is not a file below the root.
   std::optional<std::filesystem::path> Locate(std::string_view name, const std::filesystem::path& importer) const;
 
   const std::filesystem::path& root() const { return root_; }
+  /// Where the located files are read.
+  const FileReader& files() const { return *files_; }
 
  private:
+  bool IsFile(const std::filesystem::path& path) const;
+
   std::vector<std::filesystem::path> search_;
   std::filesystem::path root_;
+  const FileReader* files_;
+  mutable std::map<std::string, bool> is_file_;
 };
 
-/// The files a file imports, transitively, below the root: at most `limit` files, `depth` levels.
+/// The files a file imports, transitively, below the root: at most `limit` files, `depth` levels
+/// (each file read once, through the locator's FileReader).
 std::vector<std::filesystem::path> ImportClosure(const ModuleLocator& locator, const std::filesystem::path& start,
                                                  std::size_t limit = 64, int depth = 6);
 
-/// The modules one linted file's tracing may follow: parsed on first use, each bound to the
-/// same launches as the linted file. Owned by one lint of one file (not shared between threads).
+/// One file of a program, read before any tracing starts. An empty text: unreadable or not
+/// UTF-8 (never parsed).
+struct SourceFile {
+  std::filesystem::path path;
+  std::string text;
+};
+
+/// The program one linted file's tracing may follow, read at once before tracing starts (through
+/// the locator's FileReader, each file once): the files `self` imports (ImportClosure; `self_text`
+/// is its text, not read again), and when `entry` (the script that runs it) is another file, that
+/// script and its imports; `self` itself left out, each file once, in that order.
+std::vector<SourceFile> ReadProgram(const ModuleLocator& locator, const std::filesystem::path& self,
+                                    const std::string& self_text, const std::filesystem::path& entry);
+
+/// The modules one linted file's tracing may follow: an index of texts read beforehand
+/// (ReadProgram), parsed on first use, each bound to the same launches as the linted file.
+/// Tracing never reads a file: every text it can reach is in the set. Owned by one lint of one
+/// file (not shared between threads).
 class ModuleSet {
  public:
-  /// `files` lists the set's files; it runs on first use only, as most linted files never
-  /// follow an import.
+  /// `self`: the linted file's canonical path (the module the set's modules are imported into).
   /// Its modules are parsed with `knowledge`, which must outlive the set.
-  ModuleSet(ModuleLocator locator, std::function<std::vector<std::filesystem::path>()> files,
+  ModuleSet(ModuleLocator locator, std::filesystem::path self, std::vector<SourceFile> files,
             std::vector<ScriptInvocation> invocations, const LibraryKnowledge& knowledge = LibraryKnowledge::None());
 
   /// The module an import name refers to, seen from `importer`; nullptr outside the root or
@@ -71,26 +97,26 @@ class ModuleSet {
   /// (`import torch_npu.contrib.transfer_to_npu`, `from torch_npu.contrib import transfer_to_npu`);
   /// read from the text, nothing parsed.
   bool AnyImports(std::string_view name) const;
+  /// Whether `located` (a path from the locator) is the file of `module`: one of the set's, or
+  /// the linted file. Answered from the paths the set holds, without asking the file system.
+  bool IsFileOf(const std::filesystem::path& located, const PythonModule& module) const;
   const ModuleLocator& locator() const { return locator_; }
 
  private:
   struct Entry {
     std::filesystem::path path;
     std::string text;
-    bool read = false;
     bool parsed = false;
     std::unique_ptr<PythonModule> module;
   };
   const PythonModule* Load(Entry& entry) const;
-  const std::string& Text(Entry& entry) const;
-  void List() const;
 
   ModuleLocator locator_;
-  mutable std::function<std::vector<std::filesystem::path>()> list_files_;
+  std::filesystem::path self_;
   std::vector<ScriptInvocation> invocations_;
   const LibraryKnowledge* knowledge_;
-  mutable std::vector<std::unique_ptr<Entry>> entries_;
-  mutable std::map<std::string, Entry*> by_path_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+  std::map<std::string, Entry*> by_path_;
 };
 
 }  // namespace opmfu::python

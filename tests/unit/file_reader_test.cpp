@@ -6,14 +6,21 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "common/file_io.h"
 #include "lint/dynamic_config_stage.h"
 #include "lint/lint.h"
+#include "linter/profiler_config.h"
+#include "linter/torch_npu.h"
+#include "python/project.h"
 #include "tests/test_support.h"
 
 namespace opmfu {
@@ -123,6 +130,139 @@ TEST(LintFromMemory, ALauncherAndItsScriptLintAsOnDisk) {
   const std::set<Finding> expected = Findings(*on_disk, dir.path().string());
   EXPECT_GE(expected.size(), 3U);
   EXPECT_EQ(Findings(*in_memory, kNowhere.string()), expected);
+}
+
+// A program whose profiler settings come from two other modules: a constant and a function's return.
+const FileMap kProgram = {
+    {(kNowhere / "train.py").string(),
+     "import torch_npu\n"
+     "from config import FLOPS\n"
+     "from helper import level\n"
+     "\n"
+     "def main():\n"
+     "    experimental_config = torch_npu.profiler._ExperimentalConfig(profiler_level=level())\n"
+     "    with torch_npu.profiler.profile(with_flops=FLOPS, experimental_config=experimental_config) as prof:\n"
+     "        pass\n"
+     "\n"
+     "if __name__ == \"__main__\":\n"
+     "    main()\n"},
+    {(kNowhere / "config.py").string(), "FLOPS = False\n"},
+    {(kNowhere / "helper.py").string(),
+     "import torch_npu\n\ndef level():\n    return torch_npu.profiler.ProfilerLevel.Level0\n"},
+};
+
+// Files in memory that, once sealed, refuse every read and count what was still asked.
+class SealedAfterReading final : public FileReader {
+ public:
+  explicit SealedAfterReading(const FileMap& files) : files_(files) {}
+  void Seal() { sealed_ = true; }
+  Result<std::string> ReadFile(const std::string& path) const override {
+    if (sealed_) {
+      reads_after_seal.push_back(path);
+      return Error::Internal(path + ": read while tracing");
+    }
+    ++reads_before_seal;
+    return files_.ReadFile(path);
+  }
+  bool IsFile(const std::string& path) const override { return files_.IsFile(path); }
+  mutable std::vector<std::string> reads_after_seal;
+  mutable int reads_before_seal = 0;
+
+ private:
+  MemoryFileReader files_;
+  bool sealed_ = false;
+};
+
+// Issue 16: the tracer reads no file. The program is read when the facts are about to be traced;
+// from then on every read fails, and the values traced across modules are still all there.
+TEST(TracerReadsNoFile, EveryModuleIsReadBeforeTracingStarts) {
+  const fs::path train = kNowhere / "train.py";
+  const auto facts_of = [&](const FileReader* files, SealedAfterReading* seal) {
+    auto parsed = python::PythonModule::Parse(train.string(), kProgram.at(train.string()), linter::TorchNpuKnowledge());
+    EXPECT_TRUE(parsed.ok());
+    auto module = std::make_unique<python::PythonModule>(std::move(*parsed));
+    auto program = std::make_shared<std::unique_ptr<python::ModuleSet>>();
+    const auto load_program = [&, program](python::PythonModule& traced) {
+      python::ModuleLocator locator({kNowhere}, kNowhere, *files);
+      auto sources = python::ReadProgram(locator, train, traced.tree().source(), train);
+      *program =
+          std::make_unique<python::ModuleSet>(std::move(locator), train, std::move(sources),
+                                              std::vector<python::ScriptInvocation>{}, linter::TorchNpuKnowledge());
+      traced.AttachModules(program->get());
+      if (seal != nullptr) seal->Seal();
+    };
+    std::function<void(python::PythonModule&)> loader;
+    if (files != nullptr) loader = load_program;
+    linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), {}, {}, loader);
+    return std::pair(program, std::move(facts));  // the set outlives the module that refers to it
+  };
+  const auto describe = [](const linter::Setting& setting) {
+    std::string out;
+    for (const python::Value& value : setting.values) {
+      out += (out.empty() ? "" : " | ") + (value.kind == python::ValueKind::kUnknown ? "?" : value.Describe());
+    }
+    return out;
+  };
+
+  SealedAfterReading files(kProgram);
+  auto [program, facts] = facts_of(&files, &files);
+  ASSERT_EQ(facts.sites.size(), 1U);
+  EXPECT_EQ(describe(facts.sites[0].with_flops), "False");
+  EXPECT_EQ(describe(facts.sites[0].profiler_level), "ProfilerLevel.Level0");
+  EXPECT_EQ(files.reads_before_seal, 2) << "config.py and helper.py, once each";
+  EXPECT_EQ(files.reads_after_seal, std::vector<std::string>{});
+
+  // Without the program the same settings cannot be told: the test above did follow the imports.
+  auto [no_program, alone] = facts_of(nullptr, nullptr);
+  ASSERT_EQ(alone.sites.size(), 1U);
+  EXPECT_EQ(describe(alone.sites[0].with_flops), "config.FLOPS");
+  EXPECT_EQ(describe(alone.sites[0].profiler_level), "the result of helper.level(...)");
+}
+
+// A whole lint of a program held in memory follows its imports in memory, as on disk.
+TEST(LintFromMemory, AProgramsImportsAreFollowedInMemoryAsOnDisk) {
+  lint::LintOptions options;
+  options.use_config = false;
+  testing::TempDir dir;
+  for (const auto& [path, text] : kProgram) dir.Write(fs::path(path).filename().string(), text);
+  options.root = dir.path().string();
+  auto on_disk = lint::LintPaths({(dir.path() / "train.py").string()}, options);
+  ASSERT_TRUE(on_disk.ok()) << on_disk.error().message;
+
+  MemoryFileReader files(kProgram);
+  options.files = &files;
+  options.root = kNowhere.string();
+  auto in_memory = lint::LintPaths({(kNowhere / "train.py").string()}, options);
+  ASSERT_TRUE(in_memory.ok()) << in_memory.error().message;
+  EXPECT_TRUE(in_memory->errors.empty()) << in_memory->errors.front().message;
+  EXPECT_FALSE(fs::exists(kNowhere));
+  const std::set<Finding> expected = Findings(*on_disk, dir.path().string());
+  std::set<std::string> rules;
+  for (const Finding& finding : expected) rules.insert(std::get<3>(finding));
+  EXPECT_TRUE(rules.contains("OPM101")) << "with_flops=False, read from config.py";
+  EXPECT_EQ(Findings(*in_memory, kNowhere.string()), expected);
+}
+
+// Issue 16 point 7: a path the file system cannot resolve (a component too long, a symlink loop)
+// made the workers' std::filesystem calls throw, and the process end. Now it is one error naming it.
+TEST(LintFromMemory, APathThatCannotBeResolvedIsAnErrorNotACrash) {
+  testing::TempDir dir;
+  fs::create_directory_symlink("loop", dir.path() / "loop");
+  const std::string program = kProgram.at((kNowhere / "train.py").string());
+  for (const fs::path& bad : {dir.path() / std::string(300, 'a') / "train.py", dir.path() / "loop" / "train.py"}) {
+    SCOPED_TRACE(bad.string());
+    MemoryFileReader files(FileMap{{bad.string(), program}});
+    lint::LintOptions options;
+    options.use_config = false;
+    options.files = &files;
+    auto report = lint::LintPaths({bad.string()}, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    ASSERT_EQ(report->errors.size(), 1U);
+    const std::string& message = report->errors.front().message;
+    EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("cannot resolve the path"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
 }
 
 TEST(LintFromMemory, AMissingFileIsAnErrorNamingIt) {

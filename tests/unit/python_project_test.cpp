@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
+#include "common/file_reader.h"
 #include "tests/test_support.h"
 
 namespace opmfu::python {
@@ -52,7 +56,7 @@ TEST(ModuleLocator, FindsModulesAndPackagesBelowTheRootOnly) {
 
 TEST(ImportClosure, CutsCyclesAndStopsAtItsBounds) {
   testing::TempDir dir;
-  const fs::path root = dir.path();
+  const fs::path& root = dir.path();
   dir.Write("a.py", "import b\n");
   dir.Write("b.py", "import a\nimport c\n");
   dir.Write("c.py", "import d\n");
@@ -61,6 +65,60 @@ TEST(ImportClosure, CutsCyclesAndStopsAtItsBounds) {
   EXPECT_EQ(ImportClosure(locator, root / "a.py").size(), 3U);  // b, c, d; a once
   EXPECT_EQ(ImportClosure(locator, root / "a.py", 2).size(), 2U);
   EXPECT_EQ(ImportClosure(locator, root / "a.py", 64, 1).size(), 1U);
+}
+
+// Files in memory that count what is asked of them.
+class CountedFiles final : public FileReader {
+ public:
+  explicit CountedFiles(const std::map<std::string, std::string>& files) : files_(files) {}
+  Result<std::string> ReadFile(const std::string& path) const override {
+    ++reads[fs::path(path).lexically_normal().string()];
+    return files_.ReadFile(path);
+  }
+  bool IsFile(const std::string& path) const override {
+    ++stats;
+    return files_.IsFile(path);
+  }
+  mutable std::map<std::string, int> reads;
+  mutable int stats = 0;
+
+ private:
+  MemoryFileReader files_;
+};
+
+TEST(ReadProgram, ReadsTheClosureOfTheFileAndOfItsEntryOnceEach) {
+  const fs::path root = "/nonexistent-opmfu-memory-test/project";
+  const CountedFiles files({{(root / "train.py").string(), "import helper\nimport args\n"},
+                            {(root / "helper.py").string(), "import args\n"},
+                            {(root / "args.py").string(), "LEVEL = 1\n"}});
+  const ModuleLocator locator({root}, root, files);
+  const std::vector<SourceFile> program = ReadProgram(locator, root / "helper.py", "import args\n", root / "train.py");
+  std::vector<std::string> names;
+  for (const SourceFile& file : program) names.push_back(file.path.filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"args.py", "train.py"}));  // helper.py itself left out
+  ASSERT_EQ(program.size(), 2U);
+  EXPECT_EQ(program[0].text, "LEVEL = 1\n");
+  EXPECT_EQ(program[1].text, "import helper\nimport args\n");
+  // Each file once, though both closures reach args.py; the linted file's text was given.
+  EXPECT_EQ(files.reads,
+            (std::map<std::string, int>{{(root / "args.py").string(), 1}, {(root / "train.py").string(), 1}}));
+  EXPECT_FALSE(fs::exists(root));
+}
+
+// Tracing answers from the texts read beforehand: a file changed on disk afterwards is not read.
+TEST(ModuleSet, TracesFromTheTextsItWasGivenNotFromTheDisk) {
+  testing::TempDir dir;
+  const fs::path& root = dir.path();
+  dir.Write("args.py", "LEVEL = 'on disk'\n");
+  const ModuleLocator locator({root}, root);
+  const ModuleSet program(locator, root / "train.py", {SourceFile{root / "args.py", "LEVEL = 'read before'\n"}}, {});
+  const PythonModule* args = program.Find("args", root / "train.py");
+  ASSERT_NE(args, nullptr);
+  EXPECT_EQ(args->tree().source(), "LEVEL = 'read before'\n");
+  EXPECT_EQ(program.Containing("read before", nullptr).size(), 1U);
+  EXPECT_TRUE(program.Containing("on disk", nullptr).empty());
+  EXPECT_TRUE(program.IsFileOf(root / "args.py", *args));
+  EXPECT_FALSE(program.IsFileOf(root / "train.py", *args));
 }
 
 }  // namespace
