@@ -60,6 +60,9 @@ inline Status Ok() { return Unit{}; }
 /// returns the Result's Error from the enclosing function (absl's ASSIGN_OR_RETURN, SerenityOS TRY).
 #define OPMFU_ASSIGN_OR_RETURN(lhs, expr) \
   OPMFU_ASSIGN_OR_RETURN_IMPL_(OPMFU_CONCAT_(opmfu_result_, __COUNTER__), lhs, expr)
+// `tmp` is a name to declare and `lhs` a declaration (`auto file`): neither can be parenthesized,
+// which bugprone-macro-parentheses asks of every macro argument.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define OPMFU_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                 \
   if (!tmp.ok()) {                                   \
@@ -74,3 +77,4 @@ inline Status Ok() { return Unit{}; }
     auto tmp = (expr);                         \
     if (!tmp.ok()) return tmp.take_error();    \
   } while (false)
+// NOLINTEND(bugprone-macro-parentheses)
