@@ -9,6 +9,7 @@
 
 #include "common/text.h"
 #include "registry/builtin_flops.h"
+#include "report/derived_flops.h"
 #include "report/presentation.h"
 
 namespace opmfu::report {
@@ -108,8 +109,12 @@ AuditResult AuditFlops(const ReportData& data, double tolerance) {
       ++audit.skipped["an auxiliary kernel (it inherits the range's FLOPs; see `opmfu report`)"];
       continue;
     }
-    const auto shapes = ParseInputShapes(row.input_shapes().value_or(""));
-    if (!shapes || shapes->empty() || row.input_shapes().value_or("").empty()) {
+    const auto shapes = ParseShapeList(row.input_shapes().value_or(""));
+    if (!shapes.ok()) {
+      ++audit.skipped["the kernel's input shapes are not readable: " + shapes.error().message];
+      continue;
+    }
+    if (shapes->empty()) {
       ++audit.skipped["the kernel has no readable input shapes"];
       continue;
     }

@@ -495,7 +495,7 @@ std::optional<double> DtypeBytes(std::string_view dtype) {
   return std::nullopt;
 }
 
-std::optional<std::vector<std::vector<std::int64_t>>> ParseShapeList(std::string_view text) {
+Result<std::vector<std::vector<std::int64_t>>> ParseShapeList(std::string_view text) {
   std::string_view trimmed = TrimWhitespace(text);
   if (trimmed.size() >= 2 && trimmed.front() == '"' && trimmed.back() == '"') {
     trimmed = trimmed.substr(1, trimmed.size() - 2);
@@ -507,10 +507,11 @@ std::optional<std::vector<std::vector<std::int64_t>>> ParseShapeList(std::string
     if (!TrimWhitespace(tensor).empty()) {
       for (const std::string& part : SplitString(tensor, ',')) {
         const std::string_view dim = TrimWhitespace(part);
-        if (dim.empty()) return std::nullopt;
+        if (dim.empty()) return Error::Input("a shape with an empty dimension");
         std::int64_t value = 0;
         for (char c : dim) {
-          if (c < '0' || c > '9' || value > (INT64_MAX - 9) / 10) return std::nullopt;
+          if (c < '0' || c > '9') return Error::Input("a shape dimension that is not a non-negative integer");
+          if (value > (INT64_MAX - 9) / 10) return Error::Input("a shape dimension too large to count");
           value = value * 10 + (c - '0');
         }
         shape.push_back(value);
@@ -528,7 +529,7 @@ DerivedKernel DeriveKernel(const KernelRecord& kernel) {
   const auto outputs = ParseShapeList(kernel.output_shapes);
   const std::vector<std::string> input_types = Tokens(kernel.input_types, false);
   const std::vector<std::string> output_types = Tokens(kernel.output_types, false);
-  if (inputs && outputs) {
+  if (inputs.ok() && outputs.ok()) {
     derived.bytes_read = TensorBytes(*inputs, input_types);
     derived.bytes_written = TensorBytes(*outputs, output_types);
     if (!derived.bytes_read || !derived.bytes_written) derived.bytes_read = derived.bytes_written = std::nullopt;
@@ -537,7 +538,11 @@ DerivedKernel DeriveKernel(const KernelRecord& kernel) {
     derived.skip_reason = "not a matmul, convolution or attention kernel";
     return derived;
   }
-  if (!inputs || !outputs || inputs->empty() || outputs->empty()) {
+  if (!inputs.ok() || !outputs.ok()) {
+    derived.skip_reason = "unreadable shapes: " + (inputs.ok() ? outputs : inputs).error().message;
+    return derived;
+  }
+  if (inputs->empty() || outputs->empty()) {
     derived.skip_reason = "no readable input and output shapes";
     return derived;
   }

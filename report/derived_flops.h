@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
+
 namespace opmfu::report {
 
 /// One COMPUTE_TASK_INFO row as recorded (';'-separated lists; shapes with or without quotes).
@@ -59,8 +61,13 @@ DerivedKernel DeriveKernel(const KernelRecord& kernel);
 /// Bytes of one element of a recorded dtype ("FLOAT16" -> 2); nullopt for an unknown one.
 std::optional<double> DtypeBytes(std::string_view dtype);
 
-/// A recorded shape list: "32,1,224,224,8;121,4,16,8;64" -> three shapes; an empty entry is an
-/// absent tensor (empty shape). nullopt when a dimension is not a non-negative integer.
-std::optional<std::vector<std::vector<std::int64_t>>> ParseShapeList(std::string_view text);
+/// The one reader of a recorded shape list (COMPUTE_TASK_INFO, OperatorMFU's input_shapes):
+/// "32,1,224,224,8;121,4,16,8;64" -> three shapes, surrounding quotes dropped; an empty entry is an
+/// absent tensor (an empty shape); "" and "N/A" are no tensors. A dimension that is empty ("4,,5"),
+/// not a non-negative integer or too large makes the whole list unreadable: the Error says which of
+/// these, in words that do not depend on the text, so callers can count skips by reason. Never a
+/// guess: a list read with a dimension dropped would give a wrong FLOPs count, which is worse than
+/// none.
+Result<std::vector<std::vector<std::int64_t>>> ParseShapeList(std::string_view text);
 
 }  // namespace opmfu::report

@@ -8,6 +8,7 @@
 
 #include "common/sqlite.h"
 #include "common/text.h"
+#include "report/derived_flops.h"
 #include "report/presentation.h"
 
 namespace opmfu::report {
@@ -122,25 +123,6 @@ Result<ReportData> LoadRun(const fs::path& path) {
   return LoadReportData(options);
 }
 
-std::optional<std::vector<std::vector<std::int64_t>>> ParseInputShapes(std::string_view text) {
-  std::vector<std::vector<std::int64_t>> shapes;
-  for (const std::string& tensor : SplitString(text, ';')) {
-    std::vector<std::int64_t> shape;
-    for (const std::string& part : SplitString(tensor, ',')) {
-      const std::string_view dim = TrimWhitespace(part);
-      if (dim.empty()) continue;
-      std::int64_t value = 0;
-      for (char c : dim) {
-        if (c < '0' || c > '9' || value > (INT64_MAX - 9) / 10) return std::nullopt;
-        value = value * 10 + (c - '0');
-      }
-      shape.push_back(value);
-    }
-    shapes.push_back(std::move(shape));
-  }
-  return shapes;
-}
-
 MfuBand BandOf(double mfu) {
   if (mfu < 0.2) return MfuBand::kFar;
   if (mfu < 0.3) return MfuBand::kLow;
@@ -200,7 +182,8 @@ std::vector<std::string> Hints(const GroupStats& group, bool shape_known) {
   if (!shape_known) return hints;
   std::set<std::int64_t> unaligned;
   std::int64_t smallest = INT64_MAX;
-  for (const Shape& shape : ParseInputShapes(group.input_shapes).value_or(std::vector<Shape>{})) {
+  const auto shapes = ParseShapeList(group.input_shapes);
+  for (const Shape& shape : shapes.ok() ? *shapes : std::vector<Shape>{}) {
     // The matrix dimensions are the last two; a 1 is a broadcast or a vector, not a tile.
     for (std::size_t i = shape.size() >= 2 ? shape.size() - 2 : 0; i < shape.size(); ++i) {
       if (shape[i] <= 1) continue;

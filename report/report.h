@@ -34,10 +34,6 @@ Result<ReportData> LoadClusterDb(const std::filesystem::path& db_path);
 /// One run for `diff` and `--baseline`: a cluster DB file, or a profiling directory (or rank DB).
 Result<ReportData> LoadRun(const std::filesystem::path& path);
 
-/// A kernel's recorded input shapes, "16,16;16,16" -> {{16,16},{16,16}}; nullopt when a dimension
-/// is not a non-negative integer.
-std::optional<std::vector<std::vector<std::int64_t>>> ParseInputShapes(std::string_view text);
-
 /// The interpretation bands of kernel MFU.
 /// kAbovePeak: above 100%, which no kernel reaches: its FLOPs are over-counted.
 enum class MfuBand { kFar, kLow, kTypical, kGood, kNearLimit, kAbovePeak };

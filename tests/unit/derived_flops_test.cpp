@@ -330,13 +330,50 @@ TEST(DerivedFlopsDetails, AnUnknownDtypeLeavesTheBytesUnknown) {
 
 TEST(DerivedFlopsDetails, ShapeListsParseAsRecorded) {
   const auto shapes = ParseShapeList("\"32,1,224,224,8;121,4,16,8;64\"");
-  ASSERT_TRUE(shapes.has_value());
+  ASSERT_TRUE(shapes.ok());
   ASSERT_EQ(shapes->size(), 3U);
   EXPECT_EQ((*shapes)[1], (std::vector<std::int64_t>{121, 4, 16, 8}));
+  EXPECT_EQ((*shapes)[2], (std::vector<std::int64_t>{64}));
+  // OperatorMFU's input_shapes come without quotes, with spaces as some exporters write them.
+  const auto spaced = ParseShapeList(" 64, 32 ; 32 ,16 ");
+  ASSERT_TRUE(spaced.ok());
+  EXPECT_EQ(*spaced, (std::vector<std::vector<std::int64_t>>{{64, 32}, {32, 16}}));
+  // An empty entry is an absent tensor (an optional input), kept in place so positions hold.
+  const auto absent = ParseShapeList("4;;8,8");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_EQ(*absent, (std::vector<std::vector<std::int64_t>>{{4}, {}, {8, 8}}));
   EXPECT_EQ(ParseShapeList("4;")->size(), 2U);  // a trailing empty tensor
   EXPECT_TRUE(ParseShapeList("N/A")->empty());
-  EXPECT_FALSE(ParseShapeList("4,x").has_value());
-  EXPECT_FALSE(ParseShapeList("4,,5").has_value());
+  EXPECT_TRUE(ParseShapeList("")->empty());
+  EXPECT_TRUE(ParseShapeList("\"\"")->empty());
+}
+
+// An unreadable dimension makes the whole list unreadable, with a reason that names the defect and
+// not the text (skips are counted by reason): dropping the dimension would read "4,,5" as [4,5], a
+// matrix that is not the tensor, and give a wrong FLOPs count.
+TEST(DerivedFlopsDetails, AnUnreadableDimensionIsASkipWithItsReasonNeverADroppedDimension) {
+  const auto empty = ParseShapeList("4,,5");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().message, "a shape with an empty dimension");
+  EXPECT_FALSE(ParseShapeList("64,32,").ok());  // a trailing comma is an empty dimension too
+  const auto letter = ParseShapeList("4,x");
+  ASSERT_FALSE(letter.ok());
+  EXPECT_EQ(letter.error().message, "a shape dimension that is not a non-negative integer");
+  EXPECT_FALSE(ParseShapeList("-4,5").ok());
+  const auto huge = ParseShapeList("99999999999999999999,2");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().message, "a shape dimension too large to count");
+
+  // The same matmul with an empty dimension in A: [32,,9216] read as [32,9216] would be derived as
+  // 2*32*9216*4096; it is skipped instead, with the reason, and its bytes stay unknown.
+  const DerivedKernel derived =
+      DeriveKernel({"MatMulV2", "ND;ND", "FLOAT16;FLOAT16", "32,,9216;9216,4096", "ND", "FLOAT16", "32,4096"});
+  EXPECT_FALSE(derived.flops.has_value());
+  EXPECT_EQ(derived.skip_reason, "unreadable shapes: a shape with an empty dimension");
+  EXPECT_FALSE(derived.bytes_read.has_value());
+  const DerivedKernel output =
+      DeriveKernel({"MatMulV2", "ND;ND", "FLOAT16;FLOAT16", "32,9216;9216,4096", "ND", "FLOAT16", "32,4x096"});
+  EXPECT_EQ(output.skip_reason, "unreadable shapes: a shape dimension that is not a non-negative integer");
 }
 
 TEST(DerivedFlopsDetails, FamiliesByOpType) {
