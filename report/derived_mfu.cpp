@@ -97,8 +97,29 @@ const ChipSpec* FindChip(std::string_view name) {
 }
 
 std::optional<double> DerivedGroup::mfu() const {
-  if (peak_time <= 0 || !derived.flops) return std::nullopt;
-  return *derived.flops * static_cast<double>(count) / peak_time;
+  if (peak_time <= 0 || !derived.flops || count_with_peak == 0) return std::nullopt;
+  return *derived.flops * static_cast<double>(count_with_peak) / peak_time;
+}
+
+std::optional<double> DerivedRank::coverage() const {
+  if (kernels == 0) return std::nullopt;
+  // Kernels of no measurable duration: the share of kernels.
+  if (kernel_time <= 0) return static_cast<double>(derived_kernels) / static_cast<double>(kernels);
+  return static_cast<double>(derived_time) / static_cast<double>(kernel_time);
+}
+
+const char* const kPaddedNotComparable =
+    "a convolution derived as the cube's padded count, recorded below it (the model's count, channels unpadded): "
+    "not comparable";
+
+FlopsAgreement CompareFlops(const DerivedKernel& derived, std::int64_t recorded, double tolerance) {
+  if (!derived.flops) return FlopsAgreement::kNotComparable;
+  const double value = *derived.flops;
+  const auto recorded_flops = static_cast<double>(recorded);
+  if (std::abs(recorded_flops - value) <= tolerance * std::max(value, 1.0)) return FlopsAgreement::kAgree;
+  // The padded count is an upper bound of the model's: only a record above it is known wrong.
+  if (derived.padded && recorded_flops < value) return FlopsAgreement::kNotComparable;
+  return FlopsAgreement::kDisagree;
 }
 
 double DerivedGroup::achieved_flops() const {
@@ -121,7 +142,7 @@ std::optional<double> DerivedGroup::intensity() const {
 
 std::optional<double> DerivedSection::weighted_mfu() const {
   if (derived_peak_time <= 0) return std::nullopt;
-  return derived_flops / derived_peak_time;
+  return derived_flops_with_peak / derived_peak_time;
 }
 
 std::optional<double> DerivedSection::ridge() const {
@@ -131,6 +152,7 @@ std::optional<double> DerivedSection::ridge() const {
 
 Result<DerivedSection> BuildDerivedSection(const ReportData& data, const DerivedOptions& options) {
   DerivedSection section;
+  section.tolerance = options.tolerance;
   if (data.source == ReportData::Source::kClusterDb) {
     section.notes.push_back(
         "not available from a cluster DB: it holds no kernel shapes; run `opmfu report -d <profiling dir>`");
@@ -155,13 +177,20 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
                                (chosen->hbm_uncertain ? " (uncertain: " : " (") + std::string(chosen->source) + ")";
   }
 
-  std::unordered_map<Signature, std::size_t, SignatureHash> index;
-  std::vector<Signature> signatures;
+  // Signatures are STRING_IDS ids, which each rank DB numbers its own way: the ids index one rank's
+  // kernels, and the text of a signature merges the ranks (and derives each kernel once).
+  std::unordered_map<std::string, std::size_t> by_text;
   std::vector<DerivedGroup> groups;
   std::vector<std::string> chip_lines;
   for (const engine::RankOutcome& outcome : data.analysis.ranks) {
-    if (outcome.location.never_parsed) continue;
     const std::int64_t rank_id = outcome.location.rank_id;
+    DerivedRank& rank = section.ranks.emplace_back();
+    rank.rank_id = rank_id;
+    if (outcome.location.never_parsed) {
+      rank.unreadable = outcome.failure ? engine::DescribeFailure(outcome)
+                                        : outcome.location.db_path.string() + ": the rank was never parsed";
+      continue;
+    }
     // The peaks: info.json as the analysis reads it, else --peak-tflops or --chip.
     RankPeaks peaks;
     std::vector<engine::RankNote> chip_notes;
@@ -182,11 +211,13 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       chip_line = "no peak: no device_*/info.json.*; pass --chip NAME or --peak-tflops";
     }
     peaks.int8 = 2 * peaks.fp16;
+    rank.peak_fp16 = peaks.fp16;
     if (section.peak_fp16 == 0) section.peak_fp16 = peaks.fp16;
     chip_lines.push_back("rank " + std::to_string(rank_id) + ": " + chip_line);
 
     auto db = Database::OpenReadOnly(outcome.location.db_path);
     if (!db.ok()) {
+      rank.unreadable = db.error().message;
       section.notes.push_back("rank " + std::to_string(rank_id) + ": " + db.error().message);
       continue;
     }
@@ -194,8 +225,9 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
     auto has_task = db->HasTable("TASK");
     auto has_strings = db->HasTable("STRING_IDS");
     if (!has_compute.ok() || !has_task.ok() || !has_strings.ok() || !*has_compute || !*has_task || !*has_strings) {
-      section.notes.push_back("rank " + std::to_string(rank_id) + ": " + outcome.location.db_path.string() +
-                              ": no COMPUTE_TASK_INFO, TASK or STRING_IDS table (collected below Level1?)");
+      rank.unreadable = outcome.location.db_path.string() +
+                        ": no COMPUTE_TASK_INFO, TASK or STRING_IDS table (collected below Level1?)";
+      section.notes.push_back("rank " + std::to_string(rank_id) + ": " + *rank.unreadable);
       continue;
     }
     std::unordered_map<std::int64_t, std::string> strings;
@@ -217,7 +249,14 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
         recorded.emplace(row.kernel_start, &row);
       }
     }
-    std::map<std::tuple<std::string, std::string, std::int64_t, double>, std::size_t> disagreements;
+    struct Local {
+      std::size_t merged = 0;
+      std::size_t count = 0;
+      std::int64_t duration = 0;
+    };
+    std::unordered_map<Signature, std::size_t, SignatureHash> index;
+    std::vector<Local> locals;
+    std::map<std::tuple<std::string, std::string, std::size_t, std::int64_t>, std::size_t> disagreements;
     OPMFU_ASSIGN_OR_RETURN(
         Statement kernels,
         db->Prepare("SELECT c.name, c.opType, c.inputFormats, c.inputDataTypes, c.inputShapes, c.outputFormats, "
@@ -232,40 +271,90 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       }
       const std::int64_t start = kernels.Int64(8);
       const std::int64_t duration = std::max<std::int64_t>(0, kernels.Int64(9) - start);
-      auto [found, inserted] = index.try_emplace(signature, groups.size());
+      auto [found, inserted] = index.try_emplace(signature, locals.size());
       if (inserted) {
-        DerivedGroup group;
-        group.kernel_name = Text(strings, signature.ids[0]);
-        group.op_type = Text(strings, signature.ids[1]);
-        group.input_types = Text(strings, signature.ids[3]);
-        group.input_shapes = Text(strings, signature.ids[4]);
-        group.output_shapes = Text(strings, signature.ids[7]);
-        group.derived =
-            DeriveKernel({group.op_type, Text(strings, signature.ids[2]), group.input_types, group.input_shapes,
-                          Text(strings, signature.ids[5]), Text(strings, signature.ids[6]), group.output_shapes});
-        groups.push_back(std::move(group));
-      }
-      DerivedGroup& group = groups[found->second];
-      ++group.count;
-      group.duration += duration;
-      group.peak_time += static_cast<double>(duration) * 1e-9 * PeakFor(peaks, group.derived.peak);
-      if (!recorded.empty() && group.derived.flops) {
-        const auto row = recorded.find(start);
-        if (row != recorded.end()) {
-          ++section.compared;
-          const double derived = *group.derived.flops;
-          const double recorded_flops = static_cast<double>(row->second->flops);
-          if (std::abs(recorded_flops - derived) <= options.tolerance * std::max(derived, 1.0)) {
-            ++section.agreed;
-          } else {
-            ++disagreements[{group.kernel_name, group.input_shapes, row->second->flops, derived}];
-          }
+        std::array<std::string, 8> text;
+        std::string key;
+        for (std::size_t column = 0; column < 8; ++column) {
+          text[column] = Text(strings, signature.ids[column]);
+          key += text[column] + '\x1f';
         }
+        auto [merged, added] = by_text.try_emplace(std::move(key), groups.size());
+        if (added) {
+          DerivedGroup group;
+          group.kernel_name = text[0];
+          group.op_type = text[1];
+          group.input_formats = text[2];
+          group.input_types = text[3];
+          group.input_shapes = text[4];
+          group.output_formats = text[5];
+          group.output_types = text[6];
+          group.output_shapes = text[7];
+          group.derived = DeriveKernel({group.op_type, group.input_formats, group.input_types, group.input_shapes,
+                                        group.output_formats, group.output_types, group.output_shapes});
+          groups.push_back(std::move(group));
+        }
+        locals.push_back({merged->second, 0, 0});
+      }
+      Local& local = locals[found->second];
+      ++local.count;
+      local.duration += duration;
+      if (recorded.empty()) continue;
+      const auto row = recorded.find(start);
+      if (row == recorded.end()) continue;
+      const DerivedGroup& group = groups[local.merged];
+      if (!group.derived.flops) {
+        ++section.not_compared["not derived: " + std::string(FamilyName(group.derived.family)) + ": " +
+                               group.derived.skip_reason];
+        continue;
+      }
+      switch (CompareFlops(group.derived, row->second->flops, options.tolerance)) {
+        case FlopsAgreement::kAgree:
+          ++section.compared;
+          ++section.agreed;
+          break;
+        case FlopsAgreement::kDisagree:
+          ++section.compared;
+          ++disagreements[{std::string(row->second->op_name().value_or("")), std::string(row->second->flops_op_name()),
+                           local.merged, row->second->flops}];
+          break;
+        case FlopsAgreement::kNotComparable:
+          ++section.not_compared[kPaddedNotComparable];
+          break;
       }
     }
     for (const auto& [key, count] : disagreements) {
-      const auto& [kernel, shapes, recorded_flops, derived] = key;
-      section.disagreements.push_back({rank_id, kernel, shapes, recorded_flops, derived, count});
+      const auto& [op, flops_op, merged, recorded_flops] = key;
+      const DerivedGroup& group = groups[merged];
+      section.disagreements.push_back({rank_id, op, flops_op, group.kernel_name, group.op_type, group.input_shapes,
+                                       recorded_flops, *group.derived.flops, count});
+    }
+    // This rank's kernels into the merged groups (and, if kept, as rows of their own).
+    for (const Local& local : locals) {
+      DerivedGroup& group = groups[local.merged];
+      const double peak = PeakFor(peaks, group.derived.peak);
+      group.count += local.count;
+      group.duration += local.duration;
+      rank.kernels += local.count;
+      rank.kernel_time += local.duration;
+      if (group.derived.flops) {
+        rank.derived_kernels += local.count;
+        rank.derived_time += local.duration;
+      }
+      if (peak > 0) {
+        group.count_with_peak += local.count;
+        group.peak_time += static_cast<double>(local.duration) * 1e-9 * peak;
+      }
+      if (options.keep_rank_groups) {
+        DerivedGroup row = group;
+        row.rank_id = rank_id;
+        row.count = local.count;
+        row.duration = local.duration;
+        row.count_with_peak = peak > 0 ? local.count : 0;
+        row.peak_time = static_cast<double>(local.duration) * 1e-9 * peak;
+        if (peak > 0) row.peak_flops = peak;
+        section.rank_groups.push_back(std::move(row));
+      }
     }
     // The largest total HBM bandwidth sampled (all HBM units, read and write, at one instant).
     auto has_hbm = db->HasTable("HBM");
@@ -304,6 +393,7 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       section.derived_kernels += group.count;
       section.derived_time += group.duration;
       section.derived_flops += *group.derived.flops * static_cast<double>(group.count);
+      section.derived_flops_with_peak += *group.derived.flops * static_cast<double>(group.count_with_peak);
       section.derived_peak_time += group.peak_time;
       section.groups.push_back(std::move(group));
     } else {
@@ -314,8 +404,20 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
     }
   }
   std::sort(section.groups.begin(), section.groups.end(), [](const DerivedGroup& a, const DerivedGroup& b) {
-    return std::tie(b.duration, a.op_type, a.input_shapes) < std::tie(a.duration, b.op_type, b.input_shapes);
+    return std::tie(b.duration, a.op_type, a.input_shapes, a.kernel_name, a.output_shapes) <
+           std::tie(a.duration, b.op_type, b.input_shapes, b.kernel_name, b.output_shapes);
   });
+  std::stable_sort(section.rank_groups.begin(), section.rank_groups.end(),
+                   [](const DerivedGroup& a, const DerivedGroup& b) {
+                     return a.rank_id != b.rank_id ? a.rank_id < b.rank_id : a.duration > b.duration;
+                   });
+  std::size_t without_peak = 0;
+  for (const DerivedGroup& group : section.groups) without_peak += group.count - group.count_with_peak;
+  if (without_peak > 0 && section.derived_peak_time > 0) {
+    section.notes.push_back(std::to_string(without_peak) +
+                            " derived kernels run on ranks without a peak for their dtype: they are in the FLOPs but "
+                            "not in the MFU");
+  }
   std::stable_sort(section.disagreements.begin(), section.disagreements.end(),
                    [](const DerivedDisagreement& a, const DerivedDisagreement& b) { return a.count > b.count; });
   if (section.peak_fp16 == 0) {
@@ -415,16 +517,20 @@ std::string RenderDerivedPlain(const DerivedSection& section, bool markdown, std
     out << bullet << "against the run's FLOPs records: " << section.compared << " kernels compared, " << section.agreed
         << " agree, " << section.compared - section.agreed << " DISAGREE\n";
   }
+  for (const auto& [reason, count] : section.not_compared) {
+    out << bullet << count << " kernels with a record not compared: " << reason << "\n";
+  }
   for (const std::string& note : section.notes) out << bullet << note << "\n";
   out << "\n";
   if (!section.groups.empty()) {
     out << FormatTable(GroupRows(section, top), markdown ? TableStyle::kMarkdown : TableStyle::kText) << "\n";
   }
   if (!section.disagreements.empty()) {
-    std::vector<TableRow> rows{{"rank", "kernel", "input shapes", "count", "recorded FLOPs", "derived FLOPs"}};
+    std::vector<TableRow> rows{
+        {"rank", "op", "kernel", "op type", "input shapes", "count", "recorded FLOPs", "derived FLOPs"}};
     for (const DerivedDisagreement& d : section.disagreements) {
-      rows.push_back({std::to_string(d.rank_id), d.kernel_name, d.input_shapes, std::to_string(d.count),
-                      std::to_string(d.recorded), FormatNumber("%.0f", d.derived)});
+      rows.push_back({std::to_string(d.rank_id), d.op_name, d.kernel_name, d.op_type, d.input_shapes,
+                      std::to_string(d.count), std::to_string(d.recorded), FormatNumber("%.0f", d.derived)});
     }
     out << (markdown ? "### " : "") << "Derived and recorded FLOPs disagree\n"
         << (markdown ? "\n" : "") << FormatTable(rows, markdown ? TableStyle::kMarkdown : TableStyle::kText) << "\n";
@@ -497,11 +603,28 @@ nlohmann::ordered_json DerivedJson(const DerivedSection& section) {
   json["disagreements"] = nlohmann::ordered_json::array();
   for (const DerivedDisagreement& d : section.disagreements) {
     json["disagreements"].push_back({{"rank_id", d.rank_id},
+                                     {"op_name", d.op_name},
+                                     {"flops_op_name", d.flops_op_name},
                                      {"kernel_name", d.kernel_name},
+                                     {"op_type", d.op_type},
                                      {"input_shapes", d.input_shapes},
                                      {"count", d.count},
                                      {"recorded", d.recorded},
                                      {"derived", d.derived}});
+  }
+  json["not_compared"] = section.not_compared;
+  json["ranks"] = nlohmann::ordered_json::array();
+  for (const DerivedRank& rank : section.ranks) {
+    const auto coverage = rank.coverage();
+    json["ranks"].push_back(
+        {{"rank_id", rank.rank_id},
+         {"unreadable", rank.unreadable ? nlohmann::ordered_json(*rank.unreadable) : nullptr},
+         {"kernels", rank.kernels},
+         {"kernel_time_ns", rank.kernel_time},
+         {"derived_kernels", rank.derived_kernels},
+         {"derived_time_ns", rank.derived_time},
+         {"coverage", coverage ? nlohmann::ordered_json(*coverage) : nullptr},
+         {"peak_fp16_flops", rank.peak_fp16 > 0 ? nlohmann::ordered_json(rank.peak_fp16) : nullptr}});
   }
   json["notes"] = section.notes;
   return json;

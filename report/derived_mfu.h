@@ -39,32 +39,69 @@ struct DerivedOptions {
   std::string chip;                   ///< --chip: a KnownChips() name
   std::optional<double> peak_tflops;  ///< --peak-tflops: the FP16 peak (INT8 is twice it)
   std::optional<double> hbm_tbps;     ///< --hbm-tbps
-  double tolerance = 0.01;            ///< derived against recorded: relative difference still agreeing
+  /// Derived against recorded: the relative difference still agreeing. 0, exact, by default: both
+  /// values come from the same built-in formula code on the same operands (CompareFlops).
+  double tolerance = 0;
+  /// Keep every signature of every rank, skipped ones included, in DerivedSection::rank_groups
+  /// (the DerivedMFU table of `analyze --derived`); the report needs only the merged groups.
+  bool keep_rank_groups = false;
 };
 
 struct DerivedGroup {
+  std::int64_t rank_id = -1;  ///< in DerivedSection::rank_groups; -1 in the groups merged over ranks
   std::string op_type;
   std::string kernel_name;
-  std::string input_shapes;
-  std::string output_shapes;
+  std::string input_formats;
   std::string input_types;
+  std::string input_shapes;
+  std::string output_formats;
+  std::string output_types;
+  std::string output_shapes;
   DerivedKernel derived;
   std::size_t count = 0;
-  std::int64_t duration = 0;  ///< ns, all kernels of the group
-  double peak_time = 0;       ///< sum of duration (s) x the kernel's peak FLOPS; 0 when no peak is known
+  std::int64_t duration = 0;         ///< ns, all kernels of the group
+  std::size_t count_with_peak = 0;   ///< kernels on ranks with a peak for their dtype: the MFU's FLOPs
+  double peak_time = 0;              ///< sum of duration (s) x the kernel's peak FLOPS over those kernels
+  std::optional<double> peak_flops;  ///< in rank_groups: the rank's peak FLOP/s for the kernel's dtype
   std::optional<double> mfu() const;
   double achieved_flops() const;  ///< FLOP/s
   std::optional<double> achieved_bytes_per_second() const;
   std::optional<double> intensity() const;  ///< FLOP/byte
 };
 
+/// Derived against recorded FLOPs for one kernel. Matmuls, grouped matmuls and attention are
+/// computed with torch_npu's built-in formula code on the operands the kernel records, so a record
+/// written by that formula for the same operands is equal to the last FLOP: any difference is a
+/// different formula or different operands, and the default tolerance is 0. A convolution in
+/// NC1HWC0 is derived as the padded count the cube executes, an upper bound of the model's count:
+/// equal agrees, above it disagrees (more FLOPs than the hardware ran), below it is not comparable.
+enum class FlopsAgreement { kAgree, kDisagree, kNotComparable };
+FlopsAgreement CompareFlops(const DerivedKernel& derived, std::int64_t recorded, double tolerance);
+extern const char* const kPaddedNotComparable;  ///< the reason CompareFlops gave kNotComparable
+
 struct DerivedDisagreement {
   std::int64_t rank_id = 0;
+  std::string op_name;        ///< the framework op of the OperatorMFU row
+  std::string flops_op_name;  ///< the FLOPs range's op
   std::string kernel_name;
+  std::string op_type;
   std::string input_shapes;
   std::int64_t recorded = 0;
   double derived = 0;
   std::size_t count = 0;
+};
+
+/// One rank as the derived section read it.
+struct DerivedRank {
+  std::int64_t rank_id = 0;
+  std::optional<std::string> unreadable;  ///< why none of its kernels could be read (then it counts nothing)
+  std::size_t kernels = 0;
+  std::int64_t kernel_time = 0;  ///< ns
+  std::size_t derived_kernels = 0;
+  std::int64_t derived_time = 0;
+  double peak_fp16 = 0;  ///< FLOP/s; 0 unknown
+  /// The share of kernel time whose FLOPs were derived; nullopt without kernels.
+  std::optional<double> coverage() const;
 };
 
 struct DerivedSection {
@@ -79,12 +116,19 @@ struct DerivedSection {
   std::size_t derived_kernels = 0;
   std::int64_t derived_time = 0;
   double derived_flops = 0;
-  double derived_peak_time = 0;                                         ///< for the weighted MFU
+  double derived_flops_with_peak = 0;  ///< of the kernels whose rank has a peak: the weighted MFU's FLOPs
+  double derived_peak_time = 0;        ///< for the weighted MFU
   std::map<std::string, std::pair<std::size_t, std::int64_t>> skipped;  ///< reason -> (kernels, ns)
-  std::vector<DerivedGroup> groups;                                     ///< every signature with derived FLOPs, by time
+  std::vector<DerivedGroup> groups;  ///< every signature with derived FLOPs, merged over ranks, by time
+  std::vector<DerivedRank> ranks;    ///< in the analysis' rank order
+  /// With DerivedOptions::keep_rank_groups: every signature of every rank, derived or skipped, by
+  /// rank then time.
+  std::vector<DerivedGroup> rank_groups;
+  double tolerance = 0;      ///< DerivedOptions::tolerance, as compared
   std::size_t compared = 0;  ///< OperatorMFU compute rows matched to a derived kernel
   std::size_t agreed = 0;
   std::vector<DerivedDisagreement> disagreements;
+  std::map<std::string, std::size_t> not_compared;  ///< reason -> matched rows whose values cannot be compared
   std::vector<std::string> notes;
   std::optional<double> weighted_mfu() const;
   /// The ridge point, FLOP/byte: below it a kernel is memory-bound.
