@@ -1,5 +1,6 @@
 // `opmfu gate`: fail a CI job when MFU, per-op MFU or coverage misses a threshold, or MFU dropped
-// against a baseline run.
+// against a baseline run; the MFU is the recorded one (OperatorMFU) or, with --mfu-source derived,
+// the one derived from kernel shapes.
 
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_support.h"
+#include "report/derived_mfu.h"
 #include "report/gate.h"
 #include "report/presentation.h"
 
@@ -21,6 +23,9 @@ struct GateFlags {
   std::string min_coverage;
   std::string max_drop;
   std::string baseline;
+  std::string mfu_source = "recorded";
+  report::DerivedOptions derived;
+  double peak_tflops = 0;
   std::string output_format = "text";
   std::string output;
 };
@@ -52,6 +57,15 @@ Result<report::GateThresholds> ParseThresholds(const GateFlags& flags) {
     }
     OPMFU_ASSIGN_OR_RETURN(const double ratio, report::ParseRatio("--min-mfu-op", entry.substr(equals + 1)));
     thresholds.min_op_mfu.emplace_back(entry.substr(0, equals), ratio);
+  }
+  const bool derived = flags.mfu_source == "derived";
+  if (derived && !flags.source.cluster_db.empty()) {
+    return Error::Usage(
+        "--mfu-source derived needs -d: a cluster DB holds only the result rows, not the kernel shapes the FLOPs are "
+        "derived from");
+  }
+  if (!derived && (!flags.derived.chip.empty() || flags.peak_tflops > 0)) {
+    return Error::Usage("--chip and --peak-tflops give the peak of --mfu-source derived; the recorded MFU has its own");
   }
   if (!flags.min_coverage.empty()) {
     if (!flags.source.cluster_db.empty()) {
@@ -90,9 +104,35 @@ std::string RenderText(const std::vector<report::GateCheck>& checks, bool passed
   return out.str();
 }
 
-std::string RenderJson(const std::vector<report::GateCheck>& checks, bool passed) {
+// What a derived gate rests on, one line: the figures are not msprof-analyze's, and they cover only
+// the kernels whose FLOPs could be derived.
+std::string DerivedBasis(const report::DerivedSection& section) {
+  const auto share =
+      section.kernel_time > 0
+          ? report::FormatPercent(static_cast<double>(section.derived_time) / static_cast<double>(section.kernel_time))
+          : std::string("-");
+  return std::string("MFU ") + report::kDerivedLabel + ": FLOPs derived for " +
+         std::to_string(section.derived_kernels) + " of " + std::to_string(section.kernels) + " kernels, " + share +
+         " of kernel time; peaks: " + (section.chip.empty() ? "-" : section.chip) + "\n";
+}
+
+std::string RenderJson(const std::vector<report::GateCheck>& checks, bool passed,
+                       const std::optional<report::DerivedSection>& derived) {
   nlohmann::ordered_json json;
   json["passed"] = passed;
+  json["mfu_source"] = derived ? "derived" : "recorded";
+  if (derived) {
+    const auto mfu = derived->weighted_mfu();
+    json["derived"] = {
+        {"label", report::kDerivedLabel},
+        {"peaks", derived->chip},
+        {"kernels", derived->kernels},
+        {"kernel_time_ns", derived->kernel_time},
+        {"derived_kernels", derived->derived_kernels},
+        {"derived_time_ns", derived->derived_time},
+        {"weighted_mfu", mfu ? nlohmann::ordered_json(*mfu) : nlohmann::ordered_json(nullptr)},
+    };
+  }
   json["checks"] = nlohmann::json::array();
   for (const report::GateCheck& check : checks) {
     json["checks"].push_back({{"rule", check.rule},
@@ -106,28 +146,56 @@ std::string RenderJson(const std::vector<report::GateCheck>& checks, bool passed
   return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+// The derived section of one run, for the gate (no comparison with records is needed).
+Result<report::DerivedSection> DerivedOf(const report::ReportData& data, const GateFlags& flags,
+                                         const std::string& which) {
+  if (data.source == report::ReportData::Source::kClusterDb) {
+    return Error::Usage(which + " " + data.path.string() +
+                        ": --mfu-source derived needs a profiling directory (a cluster DB holds no kernel shapes)");
+  }
+  report::DerivedOptions options = flags.derived;
+  if (flags.peak_tflops > 0) options.peak_tflops = flags.peak_tflops;
+  return report::BuildDerivedSection(data, options);
+}
+
 int RunGateCommand(const GateFlags& flags) {
   auto thresholds = ParseThresholds(flags);
   if (!thresholds.ok()) return ReportError(thresholds.error());
+  const bool use_derived = flags.mfu_source == "derived";
   auto data = flags.source.Load();
   if (!data.ok()) return ReportError(data.error());
-  ReportFailedRanks(data->analysis, "the gate cannot pass");
-  const report::MfuReport report = report::BuildReport(*data, {});
-  std::optional<report::MfuReport> baseline;
+  std::optional<report::DerivedSection> derived;
+  report::GateFigures figures;
+  if (use_derived) {
+    // A rank without FLOPs records fails upstream's analysis; the derived figures do not need them.
+    auto section = DerivedOf(*data, flags, "-d");
+    if (!section.ok()) return ReportError(section.error());
+    derived = std::move(*section);
+    figures = report::DerivedFigures(*derived);
+  } else {
+    ReportFailedRanks(data->analysis, "the gate cannot pass");
+    figures = report::RecordedFigures(*data, report::BuildReport(*data, {}));
+  }
+  std::optional<report::GateFigures> baseline;
   if (!flags.baseline.empty()) {
     auto base_data = report::LoadRun(flags.baseline);
     if (!base_data.ok()) return ReportError(base_data.error());
-    baseline = report::BuildReport(*base_data, {});
+    if (use_derived) {
+      auto section = DerivedOf(*base_data, flags, "--baseline");
+      if (!section.ok()) return ReportError(section.error());
+      baseline = report::DerivedFigures(*section);
+    } else {
+      baseline = report::RecordedFigures(*base_data, report::BuildReport(*base_data, {}));
+    }
   }
-  const std::vector<report::GateCheck> checks =
-      report::RunGate(*data, report, baseline ? &*baseline : nullptr, *thresholds);
+  const std::vector<report::GateCheck> checks = report::RunGate(figures, baseline ? &*baseline : nullptr, *thresholds);
   const bool passed = std::all_of(checks.begin(), checks.end(), [](const report::GateCheck& c) { return c.passed; });
 
   std::string rendered;
   if (flags.output_format == "text") {
-    rendered = RenderText(checks, passed);
+    rendered = (derived ? DerivedBasis(*derived) : std::string()) + RenderText(checks, passed);
   } else if (flags.output_format == "json") {
-    rendered = RenderJson(checks, passed);
+    rendered = RenderJson(checks, passed, derived);
   } else {
     std::vector<Diagnostic> failures;
     for (const report::GateCheck& check : checks) {
@@ -159,10 +227,21 @@ void AddGateCommand(CLI::App& app, Action& action) {
   command->add_option("--min-mfu", flags->min_mfu, "time-weighted MFU over every kernel, e.g. 0.4 or 40%");
   command->add_option("--min-mfu-op", flags->min_op_mfu, "OP=RATIO, e.g. aten::mm=0.6 (repeatable)");
   command->add_option("--min-coverage", flags->min_coverage,
-                      "per rank: share of device compute time inside FLOPs ranges (needs -d)");
+                      "per rank: share of device compute time inside FLOPs ranges (needs -d); with --mfu-source "
+                      "derived, the share of kernel time whose FLOPs were derived");
   command->add_option("--max-drop", flags->max_drop,
                       "largest relative MFU drop against --baseline, overall and per op, e.g. 5%");
   command->add_option("--baseline", flags->baseline, "the run to compare with: a profiling directory or cluster DB");
+  command
+      ->add_option("--mfu-source", flags->mfu_source,
+                   "recorded: the OperatorMFU rows, as msprof-analyze computes them (default); derived: FLOPs derived "
+                   "from the kernels' shapes (needs -d; --min-mfu-op then names kernel op types such as MatMulV2, "
+                   "--min-coverage the share of kernel time derived)")
+      ->check(CLI::IsMember({"recorded", "derived"}));
+  command->add_option("--chip", flags->derived.chip,
+                      "with --mfu-source derived: the chip whose peak applies when the run has no info.json");
+  command->add_option("--peak-tflops", flags->peak_tflops, "with --mfu-source derived: the FP16 peak, TFLOPS")
+      ->check(CLI::PositiveNumber);
   command->add_option("--output-format,--format", flags->output_format, "text, json, sarif or github")
       ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
   command->add_option("-o,--output", flags->output, "write here (atomically) instead of stdout");

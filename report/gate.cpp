@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 
@@ -143,42 +144,114 @@ Result<double> ParseRatio(std::string_view option, std::string_view text) {
   return percent ? value / 100 : value;
 }
 
-std::vector<GateCheck> RunGate(const ReportData& data, const MfuReport& report, const MfuReport* baseline,
-                               const GateThresholds& thresholds) {
-  std::vector<GateCheck> checks;
+GateFigures RecordedFigures(const ReportData& data, const MfuReport& report) {
+  GateFigures figures;
+  figures.scope = "all kernels";
+  if (report.rows > 0) figures.mfu = report.weighted_mfu;
+  figures.no_mfu = "no OperatorMFU rows: there is no MFU to check (`opmfu check-db` says why)";
+  figures.op_word = "op";
+  for (const GroupStats& group : report.by_op) figures.op_mfu.emplace_back(group.op_name, group.weighted_mfu);
+  for (const RankSummary& rank : report.ranks) {
+    if (rank.failure) continue;  // an incomplete check below
+    const std::string subject = "rank " + std::to_string(rank.rank_id) + " coverage";
+    figures.coverage.push_back(
+        {subject,
+         rank.coverage && rank.coverage->compute_time > 0 ? std::optional(rank.coverage->time_share()) : std::nullopt,
+         subject + ": no compute kernels to cover"});
+  }
   for (const engine::RankOutcome& outcome : data.analysis.ranks) {
     if (!outcome.failure) continue;
-    checks.push_back({"gate/incomplete", "rank " + std::to_string(outcome.location.rank_id), std::nullopt, 0, false,
-                      false, "the rank failed, so every figure misses it: " + DescribeFailure(outcome)});
+    figures.incomplete.emplace_back("rank " + std::to_string(outcome.location.rank_id),
+                                    "the rank failed, so every figure misses it: " + DescribeFailure(outcome));
+  }
+  return figures;
+}
+
+GateFigures DerivedFigures(const DerivedSection& section) {
+  GateFigures figures;
+  figures.derived = true;
+  figures.scope = "derived kernels";
+  figures.mfu = section.weighted_mfu();
+  figures.op_word = "op type";
+  const auto share = [](std::int64_t part, std::int64_t whole) {
+    return whole > 0 ? FormatPercent(static_cast<double>(part) / static_cast<double>(whole)) : std::string("-");
+  };
+  figures.basis = " (" + std::string(kDerivedLabel) + "; " + std::to_string(section.derived_kernels) + " of " +
+                  std::to_string(section.kernels) + " kernels, " + share(section.derived_time, section.kernel_time) +
+                  " of kernel time)";
+  if (section.kernels == 0) {
+    figures.no_mfu = "no kernel could be read: there is no derived MFU to check";
+    for (const std::string& note : section.notes) figures.no_mfu += "; " + note;
+  } else if (section.derived_kernels == 0) {
+    // The reason that cost the most time first: what the user would have to change.
+    std::string reasons;
+    std::vector<std::pair<std::string, std::pair<std::size_t, std::int64_t>>> skipped(section.skipped.begin(),
+                                                                                      section.skipped.end());
+    std::stable_sort(skipped.begin(), skipped.end(),
+                     [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+    for (std::size_t i = 0; i < skipped.size() && i < 2; ++i) {
+      reasons += (i == 0 ? "" : "; ") + std::to_string(skipped[i].second.first) + " kernels: " + skipped[i].first;
+    }
+    figures.no_mfu = "none of the " + std::to_string(section.kernels) +
+                     " kernels has FLOPs derivable from its shapes, so there is no derived MFU to check (" + reasons +
+                     ")";
+  } else {
+    figures.no_mfu =
+        "no derived MFU: the chip's peak is unknown (no device_*/info.json); pass --chip NAME or --peak-tflops";
+  }
+  std::map<std::string, std::pair<double, double>> by_type;  // op type -> (FLOPs, peak time)
+  for (const DerivedGroup& group : section.groups) {
+    if (group.peak_time <= 0 || !group.derived.flops) continue;
+    auto& [flops, peak_time] = by_type[group.op_type];
+    flops += *group.derived.flops * static_cast<double>(group.count_with_peak);
+    peak_time += group.peak_time;
+  }
+  for (const auto& [type, sums] : by_type) figures.op_mfu.emplace_back(type, sums.first / sums.second);
+  for (const DerivedRank& rank : section.ranks) {
+    const std::string subject = "rank " + std::to_string(rank.rank_id);
+    if (rank.unreadable) {
+      figures.incomplete.emplace_back(
+          subject, "the rank's kernels could not be read, so every figure misses it: " + *rank.unreadable);
+      continue;
+    }
+    figures.coverage.push_back({subject + " derived coverage", rank.coverage(), subject + ": no kernels recorded"});
+  }
+  return figures;
+}
+
+std::vector<GateCheck> RunGate(const GateFigures& figures, const GateFigures* baseline,
+                               const GateThresholds& thresholds) {
+  std::vector<GateCheck> checks;
+  for (const auto& [subject, message] : figures.incomplete) {
+    checks.push_back({"gate/incomplete", subject, std::nullopt, 0, false, false, message});
   }
   const auto at_least = [&](std::string rule, std::string subject, std::optional<double> actual, double threshold,
-                            const std::string& nothing) {
+                            const std::string& nothing, const std::string& basis = "") {
     GateCheck check{std::move(rule), std::move(subject), actual, threshold, false, false, ""};
     check.passed = actual && *actual >= threshold;
     check.message = !actual ? nothing
                             : check.subject + ": " + FormatPercent(*actual) + (check.passed ? " >= " : " < ") +
-                                  FormatPercent(threshold);
+                                  FormatPercent(threshold) + basis;
     checks.push_back(std::move(check));
   };
+  const auto op_mfu = [](const GateFigures& of, const std::string& op) -> std::optional<double> {
+    for (const auto& [name, mfu] : of.op_mfu) {
+      if (name == op) return mfu;
+    }
+    return std::nullopt;
+  };
   if (thresholds.min_mfu) {
-    at_least("gate/min-mfu", "all kernels", report.rows > 0 ? std::optional(report.weighted_mfu) : std::nullopt,
-             *thresholds.min_mfu, "no OperatorMFU rows: there is no MFU to check (`opmfu check-db` says why)");
+    at_least("gate/min-mfu", figures.scope, figures.mfu, *thresholds.min_mfu, figures.no_mfu, figures.basis);
   }
-  for (const auto& op_threshold : thresholds.min_op_mfu) {
-    const std::string& op = op_threshold.first;
-    const auto found = std::find_if(report.by_op.begin(), report.by_op.end(),
-                                    [&](const GroupStats& group) { return group.op_name == op; });
-    at_least("gate/min-mfu-op", op, found != report.by_op.end() ? std::optional(found->weighted_mfu) : std::nullopt,
-             op_threshold.second, op + ": no OperatorMFU rows for this op");
+  for (const auto& [op, threshold] : thresholds.min_op_mfu) {
+    at_least("gate/min-mfu-op", op, op_mfu(figures, op), threshold,
+             op + (figures.derived ? ": no kernel of this op type has derived FLOPs and a peak"
+                                   : ": no OperatorMFU rows for this op"),
+             figures.derived ? " (" + std::string(kDerivedLabel) + ")" : "");
   }
   if (thresholds.min_coverage) {
-    for (const RankSummary& rank : report.ranks) {
-      if (rank.failure) continue;  // already a failed check
-      const std::string subject = "rank " + std::to_string(rank.rank_id) + " coverage";
-      at_least(
-          "gate/min-coverage", subject,
-          rank.coverage && rank.coverage->compute_time > 0 ? std::optional(rank.coverage->time_share()) : std::nullopt,
-          *thresholds.min_coverage, subject + ": no compute kernels to cover");
+    for (const GateFigures::Coverage& coverage : figures.coverage) {
+      at_least("gate/min-coverage", coverage.subject, coverage.share, *thresholds.min_coverage, coverage.nothing);
     }
   }
   if (thresholds.max_drop && baseline != nullptr) {
@@ -197,13 +270,10 @@ std::vector<GateCheck> RunGate(const ReportData& data, const MfuReport& report, 
                       FormatPercent(*thresholds.max_drop) + " allowed drop";
       checks.push_back(std::move(check));
     };
-    drop_check("all kernels", baseline->rows > 0 ? std::optional(baseline->weighted_mfu) : std::nullopt,
-               report.rows > 0 ? std::optional(report.weighted_mfu) : std::nullopt);
-    for (const GroupStats& before : baseline->by_op) {
-      const auto after = std::find_if(report.by_op.begin(), report.by_op.end(),
-                                      [&](const GroupStats& group) { return group.op_name == before.op_name; });
-      if (after == report.by_op.end()) continue;  // an op that disappeared is a diff question, not a drop
-      drop_check(before.op_name, before.weighted_mfu, after->weighted_mfu);
+    drop_check(figures.scope, baseline->mfu, figures.mfu);
+    for (const auto& [op, before] : baseline->op_mfu) {
+      // An op that disappeared is a diff question, not a drop.
+      if (const std::optional<double> after = op_mfu(figures, op)) drop_check(op, before, after);
     }
   }
   return checks;

@@ -50,9 +50,36 @@ struct GateCheck {
   std::string message;
 };
 
-/// Every check the thresholds ask for (plus one per failed rank: incomplete data never passes).
-/// `baseline` is required for max_drop.
-std::vector<GateCheck> RunGate(const ReportData& data, const MfuReport& report, const MfuReport* baseline,
+/// What a gate measures, from one source: the OperatorMFU rows (recorded, msprof-analyze's figures)
+/// or the FLOPs derived from kernel shapes (report/derived_mfu).
+struct GateFigures {
+  bool derived = false;
+  std::string scope;          ///< the min-mfu subject: "all kernels", "derived kernels"
+  std::optional<double> mfu;  ///< time-weighted MFU; nullopt: nothing to measure
+  std::string no_mfu;         ///< why mfu is absent, one line
+  std::string basis;          ///< what the MFU rests on, appended to its message ("", or derived coverage)
+  std::string op_word;        ///< "op" (an op_name) or "op type" (a kernel's opType)
+  std::vector<std::pair<std::string, double>> op_mfu;  ///< time-weighted MFU per op (or op type)
+  struct Coverage {
+    std::string subject;  ///< "rank 3 coverage"
+    std::optional<double> share;
+    std::string nothing;  ///< the message when share is absent
+  };
+  std::vector<Coverage> coverage;
+  /// Ranks the figures miss (subject, message): a gate/incomplete check each, which never passes.
+  std::vector<std::pair<std::string, std::string>> incomplete;
+};
+
+/// The recorded figures: OperatorMFU rows; a rank that failed the analysis is incomplete.
+GateFigures RecordedFigures(const ReportData& data, const MfuReport& report);
+/// The derived figures: MFU over the kernels whose FLOPs were derived, per kernel op type, coverage
+/// as the share of kernel time derived; a rank whose kernels could not be read is incomplete. No
+/// derived kernel, or no peak, leaves the MFU absent with the reason (a check on it fails).
+GateFigures DerivedFigures(const DerivedSection& section);
+
+/// Every check the thresholds ask for (plus one per incomplete rank: incomplete data never passes).
+/// `baseline` (figures of the same source) is required for max_drop.
+std::vector<GateCheck> RunGate(const GateFigures& figures, const GateFigures* baseline,
                                const GateThresholds& thresholds);
 
 /// "0.4", "40%" -> 0.4; an Error names the option.
