@@ -2,9 +2,11 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/cli_support.h"
 #include "report/audit.h"
+#include "report/derived_mfu.h"
 #include "report/gate.h"
 
 namespace opmfu::cli {
@@ -23,15 +25,26 @@ int RunAudit(const AuditFlags& flags) {
   auto data = flags.source.Load();
   if (!data.ok()) return ReportError(data.error());
   ReportFailedRanks(data->analysis, "is not audited");
-  const report::AuditResult audit = report::AuditFlops(*data, *tolerance);
+  // From a profiling directory every recorded kernel is also compared with the FLOPs derived from its
+  // own shapes (exact; docs/derived-mfu.md).
+  std::optional<report::DerivedSection> derived;
+  if (data->source == report::ReportData::Source::kProfilingDirectory) {
+    auto section = report::BuildDerivedSection(*data, {});
+    if (!section.ok()) return ReportError(section.error());
+    derived = std::move(*section);
+  }
+  const report::AuditResult audit = report::AuditFlops(*data, *tolerance, derived ? &*derived : nullptr);
+  const std::size_t derived_compared = audit.derived ? audit.derived->compared : 0;
+  const bool derived_disagree = audit.derived && !audit.derived->disagreements.empty();
   const std::string rendered =
       report::RenderAudit(audit, flags.format == "json" ? report::AuditFormat::kJson : report::AuditFormat::kText);
   if (Status written = EmitOutput(rendered, flags.output); !written.ok()) return ReportError(written.error());
   // Nothing checked is no pass: say why, so "0 checked" never reads like agreement.
-  if (audit.checked == 0) {
+  if (audit.checked == 0 && derived_compared == 0) {
     std::string why = audit.rows == 0 ? "no OperatorMFU row to audit"
                                       : "none of the " + std::to_string(audit.rows) +
                                             " OperatorMFU rows can be recomputed (see skipped)";
+    if (audit.derived) why += ", and no recorded kernel could be compared with its derived FLOPs (see not compared)";
     if (data->analysis.failed_ranks() > 0) {
       why += "; " + std::to_string(data->analysis.failed_ranks()) + " of " +
              std::to_string(data->analysis.ranks.size()) + " ranks failed (above)";
@@ -40,7 +53,8 @@ int RunAudit(const AuditFlags& flags) {
     return kExitFindings;
   }
   // A failed rank leaves the audit incomplete: that is not a clean result.
-  return audit.disagreements.empty() && data->analysis.failed_ranks() == 0 ? kExitOk : kExitFindings;
+  return audit.disagreements.empty() && !derived_disagree && data->analysis.failed_ranks() == 0 ? kExitOk
+                                                                                                : kExitFindings;
 }
 
 }  // namespace
@@ -56,7 +70,9 @@ void AddAuditCommand(CLI::App& app, Action& action) {
   command->footer(
       "Recomputes mm, addmm, bmm, matmul and linear from the matmul kernel's two operand shapes (every transpose "
       "that fits is tried; an ambiguous one is skipped). Attention and grouped matmul need arguments the profiler "
-      "does not record, so they are counted as skipped.\n"
+      "does not record, so they are counted as skipped there. With -d, every recorded compute kernel is also "
+      "compared with the FLOPs derived from its own shapes and type (matmuls, grouped matmuls, attention, "
+      "convolutions; docs/derived-mfu.md), exactly: both come from the same built-in formula code.\n"
       "Exit codes: 0 no disagreement; 1 some records disagree, or a rank failed; 2 usage or input error.");
   command->callback([flags, &action] { action = [flags] { return RunAudit(*flags); }; });
 }

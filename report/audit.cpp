@@ -72,9 +72,11 @@ Recomputed RecomputeGemm(std::string_view target_name, const std::vector<Shape>&
   return {agreed, ""};
 }
 
-std::string LikelyCause(std::int64_t recorded, std::int64_t recomputed) {
+}  // namespace
+
+std::string LikelyCause(double recorded, double recomputed) {
   if (recomputed <= 0) return "the shapes give 0 FLOPs";
-  const double ratio = static_cast<double>(recorded) / static_cast<double>(recomputed);
+  const double ratio = recorded / recomputed;
   const double whole = std::round(ratio);
   if (std::abs(ratio - 0.5) < 1e-9) return "half: a causal or sparse factor, or a multiply-add counted once";
   if (whole >= 2 && std::abs(ratio - whole) < 1e-9) {
@@ -84,9 +86,7 @@ std::string LikelyCause(std::int64_t recorded, std::int64_t recomputed) {
   return "not a simple factor: a formula other than torch_npu's built-in one (a custom registration over it?)";
 }
 
-}  // namespace
-
-AuditResult AuditFlops(const ReportData& data, double tolerance) {
+AuditResult AuditFlops(const ReportData& data, double tolerance, const DerivedSection* derived) {
   AuditResult audit;
   audit.tolerance = tolerance;
   std::map<std::tuple<std::string, std::string, std::string, std::string, std::int64_t, std::int64_t>, std::size_t>
@@ -134,11 +134,22 @@ AuditResult AuditFlops(const ReportData& data, double tolerance) {
   }
   for (const auto& [key, count] : disagreements) {
     const auto& [op, target, kernel, shapes, recorded, recomputed] = key;
-    audit.disagreements.push_back(
-        {op, target, kernel, shapes, recorded, recomputed, count, LikelyCause(recorded, recomputed)});
+    audit.disagreements.push_back({op, target, kernel, shapes, recorded, recomputed, count,
+                                   LikelyCause(static_cast<double>(recorded), static_cast<double>(recomputed))});
   }
   std::stable_sort(audit.disagreements.begin(), audit.disagreements.end(),
                    [](const AuditDisagreement& a, const AuditDisagreement& b) { return a.count > b.count; });
+  if (data.source == ReportData::Source::kClusterDb) {
+    audit.derived_unavailable =
+        "a cluster DB holds no kernel shapes: audit the profiling directory (-d) to compare derived FLOPs";
+  } else if (derived != nullptr) {
+    DerivedAudit& compared = audit.derived.emplace();
+    compared.tolerance = derived->tolerance;
+    compared.compared = derived->compared;
+    compared.agreed = derived->agreed;
+    compared.disagreements = derived->disagreements;
+    compared.not_compared = derived->not_compared;
+  }
   return audit;
 }
 
@@ -161,6 +172,32 @@ std::string RenderAudit(const AuditResult& audit, AuditFormat format) {
                                        {"likely_cause", d.likely_cause}});
     }
     json["skipped"] = audit.skipped;
+    if (audit.derived) {
+      const DerivedAudit& d = *audit.derived;
+      nlohmann::ordered_json derived;
+      derived["label"] = kDerivedLabel;
+      derived["tolerance"] = d.tolerance;
+      derived["compared"] = d.compared;
+      derived["agreed"] = d.agreed;
+      derived["disagreements"] = nlohmann::json::array();
+      for (const DerivedDisagreement& k : d.disagreements) {
+        derived["disagreements"].push_back({{"rank_id", k.rank_id},
+                                            {"op_name", k.op_name},
+                                            {"flops_op_name", k.flops_op_name},
+                                            {"kernel_name", k.kernel_name},
+                                            {"op_type", k.op_type},
+                                            {"input_shapes", k.input_shapes},
+                                            {"recorded", k.recorded},
+                                            {"derived", k.derived},
+                                            {"count", k.count},
+                                            {"likely_cause", LikelyCause(static_cast<double>(k.recorded), k.derived)}});
+      }
+      derived["not_compared"] = d.not_compared;
+      json["derived"] = derived;
+    } else {
+      json["derived"] = nullptr;
+      json["derived_unavailable"] = audit.derived_unavailable;
+    }
     return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   std::ostringstream out;
@@ -183,6 +220,34 @@ std::string RenderAudit(const AuditResult& audit, AuditFormat format) {
   if (!audit.skipped.empty()) {
     out << "\nSkipped (not recomputable from what the profiler records)\n";
     for (const auto& [reason, count] : audit.skipped) out << "  " << count << " rows: " << reason << "\n";
+  }
+  if (!audit.derived) {
+    if (!audit.derived_unavailable.empty())
+      out << "\nDerived FLOPs not compared: " << audit.derived_unavailable << "\n";
+    return out.str();
+  }
+  const DerivedAudit& derived = *audit.derived;
+  std::size_t not_compared = 0;
+  for (const auto& [reason, count] : derived.not_compared) not_compared += count;
+  out << "\nRecorded FLOPs against FLOPs " << kDerivedLabel << ", kernel by kernel ("
+      << (derived.tolerance == 0 ? std::string("exact: both come from the same built-in formula code")
+                                 : "tolerance " + FormatPercent(derived.tolerance))
+      << ")\n"
+      << "  " << derived.compared << " kernels with a record compared (" << derived.agreed << " agree, "
+      << derived.compared - derived.agreed << " disagree), " << not_compared << " not compared\n";
+  if (!derived.disagreements.empty()) {
+    std::vector<TableRow> rows{{"rank", "kernels", "op", "formula", "kernel", "op type", "input shapes", "recorded",
+                                "derived", "likely cause"}};
+    for (const DerivedDisagreement& d : derived.disagreements) {
+      rows.push_back({std::to_string(d.rank_id), std::to_string(d.count), d.op_name, d.flops_op_name, d.kernel_name,
+                      d.op_type, d.input_shapes, std::to_string(d.recorded), FormatNumber("%.0f", d.derived),
+                      LikelyCause(static_cast<double>(d.recorded), d.derived)});
+    }
+    out << "\nDisagreements with the derived FLOPs\n" << FormatTable(rows, TableStyle::kText);
+  }
+  if (!derived.not_compared.empty()) {
+    out << "\nNot compared\n";
+    for (const auto& [reason, count] : derived.not_compared) out << "  " << count << " kernels: " << reason << "\n";
   }
   return out.str();
 }

@@ -2,10 +2,13 @@
 // `opmfu audit`: for OperatorMFU rows whose FLOPs came from a built-in torch_npu formula, recompute
 // the FLOPs from the kernel's recorded input shapes and flag records that disagree (a wrong custom
 // formula registered over a built-in, shared weights, a range spanning several calls, a causal
-// factor). Rows that cannot be recomputed are counted with the reason, never guessed.
+// factor). From a profiling directory, also every recorded kernel against the FLOPs derived from
+// its own shapes and type (report/derived_mfu: matmuls, grouped matmuls, attention, convolutions,
+// whatever the range's op). Rows that cannot be recomputed are counted with the reason, never guessed.
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,15 @@ struct AuditDisagreement {
   std::string likely_cause;
 };
 
+/// Recorded against derived, per kernel (the derived section's comparison).
+struct DerivedAudit {
+  double tolerance = 0;  ///< DerivedOptions::tolerance (exact by default; CompareFlops says why)
+  std::size_t compared = 0;
+  std::size_t agreed = 0;
+  std::vector<DerivedDisagreement> disagreements;   ///< most kernels first
+  std::map<std::string, std::size_t> not_compared;  ///< reason -> kernels with a record
+};
+
 struct AuditResult {
   double tolerance = 0.01;
   std::size_t rows = 0;
@@ -31,10 +43,16 @@ struct AuditResult {
   std::size_t agreed = 0;
   std::vector<AuditDisagreement> disagreements;  ///< most rows first
   std::map<std::string, std::size_t> skipped;    ///< reason -> rows
+  /// From a profiling directory; otherwise `derived_unavailable` says why not.
+  std::optional<DerivedAudit> derived;
+  std::string derived_unavailable;
 };
 
-/// `tolerance`: the relative difference still counted as agreement.
-AuditResult AuditFlops(const ReportData& data, double tolerance);
+/// `tolerance`: the relative difference still counted as agreement. `derived`: the run's derived
+/// section (nullptr from a cluster DB, which holds no kernel shapes).
+AuditResult AuditFlops(const ReportData& data, double tolerance, const DerivedSection* derived = nullptr);
+/// "2 times: the range spans several calls ...": what a recorded/expected ratio suggests.
+std::string LikelyCause(double recorded, double expected);
 
 enum class AuditFormat { kText, kJson };
 std::string RenderAudit(const AuditResult& audit, AuditFormat format);

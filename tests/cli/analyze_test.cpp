@@ -490,9 +490,19 @@ TEST(Audit, NothingToCheckSaysWhyAndFails) {
   ASSERT_TRUE(db->Execute("UPDATE STRING_IDS SET value = '1000000000-my_custom_op' WHERE value = "
                           "'1000000000-aten::mm'")
                   .ok());
+  // The range's 1e9 FLOPs land on one [16,16]x[16,16] matmul kernel, whose own shapes give
+  // 2*16*16*16 = 8,192: the derived comparison flags what the formula check cannot read.
+  const auto compared = RunOpmfu({"audit", "-d", empty.path().string()});
+  EXPECT_EQ(compared.exit_code, 1) << compared.out << compared.err;
+  EXPECT_NE(compared.out.find("1 kernels with a record compared (0 agree, 1 disagree)"), std::string::npos)
+      << compared.out;
+  // With an output the operands cannot form, nothing can be derived either: nothing was audited.
+  ASSERT_TRUE(db->Execute("UPDATE STRING_IDS SET value = '\"16,17\"' WHERE value = '\"16,16\"'").ok());
   const auto result = RunOpmfu({"audit", "-d", empty.path().string()});
   EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
-  EXPECT_NE(result.err.find("nothing was audited: none of the 1 OperatorMFU rows can be recomputed"), std::string::npos)
+  EXPECT_NE(result.err.find("nothing was audited: none of the 1 OperatorMFU rows can be recomputed (see skipped), "
+                            "and no recorded kernel could be compared with its derived FLOPs (see not compared)"),
+            std::string::npos)
       << result.err;
 }
 
