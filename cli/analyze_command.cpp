@@ -14,9 +14,13 @@
 #include "cli/cli_support.h"
 #include "common/config.h"
 #include "common/file_io.h"
+#include "common/sqlite.h"
 #include "common/text.h"
 #include "engine/analyze.h"
 #include "engine/numeric.h"
+#include "report/derived_mfu.h"
+#include "report/derived_table.h"
+#include "report/report.h"
 #include "rules/rule_table.h"
 
 namespace opmfu::cli {
@@ -34,6 +38,11 @@ struct AnalyzeFlags {
   bool verbose = false;
   std::string format = "text";
   bool no_config = false;
+  // --derived: a DerivedMFU table of our own beside upstream's (docs/derived-mfu.md).
+  bool derived = false;
+  std::string chip;
+  double peak_tflops = 0;
+  double hbm_tbps = 0;
   // Whether the flag was on the command line: only then does it win over `.opmfu.yaml`.
   bool export_type_given = false;
   bool jobs_given = false;
@@ -54,8 +63,46 @@ void PrintKernels(std::ostream& out, const char* title, std::vector<const engine
   }
 }
 
+// --derived: the FLOPs derived from every kernel's shapes, written as the DerivedMFU table into the
+// cluster DB the analysis wrote (engine/ knows nothing of it: the table is added after the engine
+// has written, so without --derived the output is exactly upstream's). When the analysis wrote no
+// DB (no rank had a FLOPs record), a new DB holds DerivedMFU alone; an earlier analysis' DB is not
+// mixed with this run's derived rows. Returns the rows written.
+Result<std::size_t> WriteDerived(engine::AnalyzeReport& analysis, const AnalyzeFlags& flags) {
+  const std::filesystem::path db_path = analysis.output_directory / "cluster_analysis.db";
+  const bool written_now =
+      std::find(analysis.written.begin(), analysis.written.end(), db_path) != analysis.written.end();
+  std::error_code ec;
+  if (!written_now && std::filesystem::exists(db_path, ec)) {
+    OPMFU_ASSIGN_OR_RETURN(Database earlier, Database::OpenReadOnly(db_path));
+    OPMFU_ASSIGN_OR_RETURN(const bool has_operator, earlier.HasTable("OperatorMFU"));
+    OPMFU_ASSIGN_OR_RETURN(const bool has_module, earlier.HasTable("ModuleMFU"));
+    if (has_operator || has_module) {
+      return Error::Input(db_path.string() +
+                          ": holds an earlier analysis' tables, which this run did not replace (no rank produced a "
+                          "row); DerivedMFU is not written beside them (remove the file, or pass -o elsewhere)");
+    }
+  }
+  report::ReportData data;
+  data.source = report::ReportData::Source::kProfilingDirectory;
+  data.path = flags.profiling_path;
+  data.analysis = std::move(analysis);
+  report::DerivedOptions options;
+  options.chip = flags.chip;
+  if (flags.peak_tflops > 0) options.peak_tflops = flags.peak_tflops;
+  if (flags.hbm_tbps > 0) options.hbm_tbps = flags.hbm_tbps;
+  options.keep_rank_groups = true;
+  auto section = report::BuildDerivedSection(data, options);
+  analysis = std::move(data.analysis);
+  if (!section.ok()) return section.take_error();
+  OPMFU_RETURN_IF_ERROR(report::WriteDerivedMfuTable(db_path, *section));
+  if (!written_now) analysis.written.push_back(db_path);
+  return section->rank_groups.size();
+}
+
 // docs/schema/analyze.schema.json: what was analysed and written, rank by rank.
-void PrintJsonSummary(const engine::AnalyzeReport& report, const std::string& export_type) {
+void PrintJsonSummary(const engine::AnalyzeReport& report, const std::string& export_type,
+                      std::optional<std::size_t> derived_rows) {
   nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
   for (const engine::RankOutcome& rank : report.ranks) {
     const bool failed = rank.failure.has_value();
@@ -88,7 +135,7 @@ void PrintJsonSummary(const engine::AnalyzeReport& report, const std::string& ex
   }
   nlohmann::ordered_json written = nlohmann::ordered_json::array();
   for (const auto& path : report.written) written.push_back(path.string());
-  const nlohmann::ordered_json answer{
+  nlohmann::ordered_json answer{
       {"root", report.discovery.root.string()},
       {"export_type", export_type},
       {"output_directory", report.output_directory.string()},
@@ -101,6 +148,7 @@ void PrintJsonSummary(const engine::AnalyzeReport& report, const std::string& ex
       {"failed_ranks", report.failed_ranks()},
       {"ranks", ranks},
   };
+  if (derived_rows) answer["derived_mfu_rows"] = *derived_rows;
   std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
@@ -218,6 +266,16 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
     return ReportError(Error::Usage("unknown export type '" + flags.export_type + "'" +
                                     DidYouMean(flags.export_type, names) + "; choose db, text, csv or json"));
   }
+  if (flags.derived && options.export_type != engine::ExportType::kDb) {
+    return ReportError(
+        Error::Usage("--derived writes a DerivedMFU table into cluster_analysis.db: use --export-type db"));
+  }
+  if (!flags.derived && (!flags.chip.empty() || flags.peak_tflops > 0 || flags.hbm_tbps > 0)) {
+    return ReportError(Error::Usage("--chip, --peak-tflops and --hbm-tbps apply to --derived"));
+  }
+  if (!flags.chip.empty() && report::FindChip(flags.chip) == nullptr) {
+    return ReportError(Error::Usage("--chip " + flags.chip + ": not a known chip (docs/derived-mfu.md lists them)"));
+  }
   auto ranks = ParseRankList(flags.rank_list);
   if (!ranks.ok()) return ReportError(ranks.error());
   options.rank_list = *ranks;
@@ -259,6 +317,22 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
     std::cerr << "opmfu: " << line << "\n";
     log += line + "\n";
   };
+  std::optional<std::size_t> derived_rows;
+  if (flags.derived) {
+    auto rows = WriteDerived(*report, flags);
+    if (!rows.ok()) return ReportError(rows.error());
+    derived_rows = *rows;
+  } else if (const auto db_path = report->output_directory / "cluster_analysis.db";
+             std::find(report->written.begin(), report->written.end(), db_path) != report->written.end()) {
+    // The engine replaces only upstream's tables: a DerivedMFU of an earlier --derived run is now stale.
+    auto written = Database::OpenReadOnly(db_path);
+    auto stale = written.ok() ? written->HasTable(opmfu::report::kDerivedTableName) : Result<bool>(false);
+    if (stale.ok() && *stale) {
+      ReportWarning(db_path.string() +
+                    ": its DerivedMFU table is from an earlier `opmfu analyze --derived`, not this analysis; run with "
+                    "--derived to refresh it");
+    }
+  }
   if (!report->discovery.correction.empty()) emit("warning: " + report->discovery.correction);
   for (const std::string& note : report->discovery.notes) emit("warning: " + note);
   if (!report->unknown_ranks.empty()) {
@@ -313,6 +387,7 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
     if (!report->written.empty()) {
       if (flags.export_type == "db") {
         message = {{"db_path", report->written.front().string()}, {"tables", {"OperatorMFU", "ModuleMFU"}}};
+        if (derived_rows) message["tables"].push_back("DerivedMFU");
       } else if (flags.export_type == "text") {
         message = {{"csv_dir", (report->output_directory / "OperatorMfu").string()}};  // upstream's key
       } else {
@@ -335,9 +410,13 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
     }
     std::cout << answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (flags.format == "json") {
-    PrintJsonSummary(*report, flags.export_type);
+    PrintJsonSummary(*report, flags.export_type, derived_rows);
   } else {
     PrintSummary(*report);
+    if (derived_rows) {
+      std::cout << "DerivedMFU: " << *derived_rows << " rows (" << opmfu::report::kDerivedLabel
+                << "; one per kernel signature and rank, skipped ones with their reason)\n";
+    }
   }
   return failed ? kExitFindings : kExitOk;
 }
@@ -366,6 +445,15 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
   command->add_flag("-v,--verbose", flags->verbose, "also print each rank's progress messages");
   AddFormatOption(*command, flags->format);
   command->add_flag("--no-config", flags->no_config, "ignore .opmfu.yaml files");
+  command->add_flag("--derived", flags->derived,
+                    "also write a DerivedMFU table (FLOPs derived from kernel shapes, not msprof-analyze) into "
+                    "cluster_analysis.db, beside the untouched OperatorMFU and ModuleMFU (docs/derived-mfu.md)");
+  command->add_option("--chip", flags->chip,
+                      "with --derived: the chip whose peak applies when the run has no info.json");
+  command->add_option("--peak-tflops", flags->peak_tflops, "with --derived: the FP16 peak, TFLOPS")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--hbm-tbps", flags->hbm_tbps, "with --derived: the HBM bandwidth for the roofline, TB/s")
+      ->check(CLI::PositiveNumber);
   command->footer(
       "Differences from msprof-analyze: a failing rank is reported and the others are still written (exit 1); "
       "ranks are ordered by id; --step-id really filters; tables without rows are dropped, not left stale.");

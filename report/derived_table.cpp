@@ -1,0 +1,127 @@
+#include "report/derived_table.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <system_error>
+
+#include "common/file_io.h"
+#include "common/sqlite.h"
+
+namespace opmfu::report {
+
+const char* const kDerivedTableName = "DerivedMFU";
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kCreate =
+    "CREATE TABLE \"DerivedMFU\" (\"rank_id\" INTEGER, \"kernel_name\" TEXT, \"op_type\" TEXT, \"family\" TEXT, "
+    "\"input_formats\" TEXT, \"input_types\" TEXT, \"input_shapes\" TEXT, \"output_formats\" TEXT, "
+    "\"output_types\" TEXT, \"output_shapes\" TEXT, \"kernel_count\" INTEGER, \"total_duration(ns)\" INTEGER, "
+    "\"flops\" REAL, \"formula\" TEXT, \"padded\" INTEGER, \"bytes_read\" REAL, \"bytes_written\" REAL, "
+    "\"chip_peak_tflops\" REAL, \"actual_tflops\" REAL, \"mfu\" REAL, \"arithmetic_intensity\" REAL, "
+    "\"achieved_tbps\" REAL, \"roofline\" TEXT, \"skip_reason\" TEXT, \"basis\" TEXT)";
+constexpr int kColumns = 25;
+
+Status BindOptional(Statement& insert, int index, std::optional<double> value) {
+  return value ? insert.Bind(index, *value) : insert.BindNull(index);
+}
+
+Status BindText(Statement& insert, int index, std::string_view value) {
+  return value.empty() ? insert.BindNull(index) : insert.Bind(index, value);
+}
+
+Status InsertRows(Database& db, const DerivedSection& section) {
+  OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE IF EXISTS \"DerivedMFU\""));
+  OPMFU_RETURN_IF_ERROR(db.Execute(kCreate));
+  std::string sql = "INSERT INTO \"DerivedMFU\" VALUES (?";
+  for (int i = 1; i < kColumns; ++i) sql += ",?";
+  sql += ")";
+  OPMFU_ASSIGN_OR_RETURN(Statement insert, db.Prepare(sql));
+  for (const DerivedGroup& g : section.rank_groups) {
+    const bool derived = g.derived.flops.has_value();
+    const auto bandwidth = g.achieved_bytes_per_second();
+    int column = 0;
+    OPMFU_RETURN_IF_ERROR(insert.Bind(++column, g.rank_id));
+    OPMFU_RETURN_IF_ERROR(BindText(insert, ++column, g.kernel_name));
+    OPMFU_RETURN_IF_ERROR(BindText(insert, ++column, g.op_type));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(++column, std::string_view(FamilyName(g.derived.family))));
+    for (const std::string* text :
+         {&g.input_formats, &g.input_types, &g.input_shapes, &g.output_formats, &g.output_types, &g.output_shapes}) {
+      OPMFU_RETURN_IF_ERROR(BindText(insert, ++column, *text));
+    }
+    OPMFU_RETURN_IF_ERROR(insert.Bind(++column, static_cast<std::int64_t>(g.count)));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(++column, g.duration));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, ++column, g.derived.flops));
+    OPMFU_RETURN_IF_ERROR(BindText(insert, ++column, g.derived.formula));
+    OPMFU_RETURN_IF_ERROR(derived ? insert.Bind(++column, std::int64_t{g.derived.padded ? 1 : 0})
+                                  : insert.BindNull(++column));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, ++column, g.derived.bytes_read));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, ++column, g.derived.bytes_written));
+    OPMFU_RETURN_IF_ERROR(
+        BindOptional(insert, ++column, g.peak_flops ? std::optional(*g.peak_flops / 1e12) : std::nullopt));
+    OPMFU_RETURN_IF_ERROR(BindOptional(
+        insert, ++column, derived && g.duration > 0 ? std::optional(g.achieved_flops() / 1e12) : std::nullopt));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, ++column, g.mfu()));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, ++column, g.intensity()));
+    OPMFU_RETURN_IF_ERROR(
+        BindOptional(insert, ++column, derived && bandwidth ? std::optional(*bandwidth / 1e12) : std::nullopt));
+    OPMFU_RETURN_IF_ERROR(BindText(insert, ++column, derived ? RooflineNote(section, g) : std::string()));
+    OPMFU_RETURN_IF_ERROR(BindText(insert, ++column, derived ? std::string() : g.derived.skip_reason));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(++column, std::string_view(kDerivedLabel)));
+    OPMFU_ASSIGN_OR_RETURN(const bool more, insert.Step());
+    (void)more;
+    OPMFU_RETURN_IF_ERROR(insert.Reset());
+  }
+  return Ok();
+}
+
+Status Sync(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0) return Error::Input(path.string() + ": " + ErrnoMessage(saved));
+  return Ok();
+}
+
+}  // namespace
+
+Status WriteDerivedMfuTable(const fs::path& db_path, const DerivedSection& section) {
+  std::error_code ec;
+  fs::create_directories(db_path.parent_path(), ec);
+  if (ec) return Error::Input(db_path.parent_path().string() + ": cannot create: " + ec.message());
+  const TemporaryFile temporary(db_path);
+  const fs::path& temp = temporary.path();
+  const auto cleanup = [&](Error error) {
+    fs::remove(temp, ec);
+    fs::remove(temp.string() + "-journal", ec);
+    return error;
+  };
+  if (fs::exists(db_path, ec)) {
+    fs::copy_file(db_path, temp, ec);
+    if (ec) return cleanup(Error::Input(db_path.string() + ": cannot copy for an atomic update: " + ec.message()));
+  }
+  {
+    auto db = Database::OpenForWrite(temp);
+    if (!db.ok()) return cleanup(db.take_error());
+    // Private until renamed, and fsynced once before that: no journal, no syncs.
+    Status written = db->Execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN");
+    if (written.ok()) written = InsertRows(*db, section);
+    if (written.ok()) written = db->Execute("COMMIT");
+    if (!written.ok()) {
+      Error error = written.take_error();
+      error.message = db_path.string() + ": " + error.message;
+      return cleanup(error);
+    }
+  }
+  if (Status synced = Sync(temp); !synced.ok()) return cleanup(synced.take_error());
+  fs::rename(temp, db_path, ec);
+  if (ec) return cleanup(Error::Input(db_path.string() + ": cannot replace: " + ec.message()));
+  return Ok();
+}
+
+}  // namespace opmfu::report
