@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sqlite3.h>
+
 #include "common/sqlite.h"
 #include "engine/profiling_db_builder.h"
 #include "tests/test_support.h"
@@ -172,6 +174,302 @@ TEST(DerivedReport, OverridesReplaceThePeakAndTheBandwidth) {
   EXPECT_DOUBLE_EQ(derived["hbm_bandwidth_bytes_per_s"].get<double>(), 0.5e12);
   EXPECT_EQ(derived["hbm_bandwidth_source"], "--hbm-tbps");
   EXPECT_DOUBLE_EQ(derived["ridge_flop_per_byte"].get<double>(), 200.0);  // 100e12 / 0.5e12
+}
+
+// Two ranks whose DBs number the same strings differently (each STRING_IDS is the rank's own):
+// every kernel is counted under its own text, never under another rank's string with the same id.
+TEST(DerivedReport, RanksThatNumberTheirStringsDifferentlyMergeByText) {
+  TempDir dir;
+  const auto write_rank = [&](int rank_id, bool conv_first) {
+    engine::ProfilingDbBuilder db;
+    std::int64_t clock = 1'000'000;
+    const auto add = [&](const char* name, const char* type, const char* in_shapes, const char* out_shapes) {
+      const std::int64_t op = db.AddOp("aten::op", clock, clock + 100);
+      engine::ProfilingDbBuilder::Kernel kernel;
+      kernel.name = name;
+      kernel.op_type = type;
+      kernel.start = clock + 500;
+      kernel.end = kernel.start + 1000;
+      kernel.input_types = "FLOAT16;FLOAT16";
+      kernel.input_shapes = in_shapes;
+      kernel.output_shapes = out_shapes;
+      db.AddKernel({op}, kernel);
+      clock = kernel.end + 1000;
+    };
+    // 2*64*32*16 = 65,536 and 2*128*64*32 = 524,288.
+    if (conv_first) add("MatMulBig", "MatMulV2", "128,64;64,32", "128,32");
+    add("MatMulSmall", "MatMulV2", "64,32;32,16", "64,16");
+    if (!conv_first) add("MatMulBig", "MatMulV2", "128,64;64,32", "128,32");
+    const fs::path rank = dir.path() / ("rank" + std::to_string(rank_id) + "_ascend_pt");
+    ASSERT_TRUE(
+        db.Write(rank / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(rank_id) + ".db"))
+            .ok());
+    ASSERT_TRUE(engine::WriteDeviceInfo(rank, rank_id, "20", "\"1800\"").ok());
+  };
+  write_rank(0, false);
+  write_rank(1, true);
+  const auto result = RunOpmfu({"report", "-d", dir.path().string(), "--format", "json"});
+  const json derived = json::parse(result.out)["derived"];
+  ASSERT_EQ(derived["groups"].size(), 2U) << derived.dump(2);
+  const json* small = FindGroup(derived, "MatMulSmall", "64,32;32,16");
+  const json* big = FindGroup(derived, "MatMulBig", "128,64;64,32");
+  ASSERT_NE(small, nullptr);
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ((*small)["count"], 2);
+  EXPECT_EQ((*small)["flops"].get<double>(), 65536.0);
+  EXPECT_EQ((*big)["count"], 2);
+  EXPECT_EQ((*big)["flops"].get<double>(), 524288.0);
+  ASSERT_EQ(derived["ranks"].size(), 2U);
+  EXPECT_EQ(derived["ranks"][1]["derived_kernels"], 2);
+}
+
+// `opmfu gate --mfu-source derived` on a run without FLOPs records: the upstream analysis fails
+// the rank, the derived figures do not need records.
+class DerivedGate : public ::testing::Test {
+ protected:
+  void SetUp() override { WriteLevel1LikeRank(dir_.path()); }
+  json Gate(std::vector<std::string> args, int expected_exit) const {
+    args.insert(args.begin(), {"gate", "-d", dir_.path().string(), "--mfu-source", "derived"});
+    args.insert(args.end(), {"--output-format", "json"});
+    const auto result = RunOpmfu(args);
+    EXPECT_EQ(result.exit_code, expected_exit) << result.out << result.err;
+    return json::parse(result.out.empty() ? "{}" : result.out);
+  }
+  TempDir dir_;
+  // Conv2D1 and the addmm: (11,993,907,200 + 2,415,919,104) FLOPs in (314,667 + 358,247) ns against
+  // 24 x 1800 MHz x 8192 = 353.8944 TFLOPS: 6.06%.
+  const double mfu_ = (11993907200.0 + 2415919104.0) / ((314667 + 358247) * 1e-9 * 353.8944e12);
+  // Derived time over all kernel time (the input gradient and the TransData are skipped).
+  const double coverage_ = (314667.0 + 358247) / (314667.0 + 358247 + 151643 + 71701);
+};
+
+TEST_F(DerivedGate, PassesAndFailsAtTheDerivedMfu) {
+  const auto ratio = [](double value) { return std::to_string(value); };
+  json passed = Gate({"--chip", "Ascend910B2", "--min-mfu", ratio(mfu_ - 1e-4)}, 0);
+  EXPECT_EQ(passed["mfu_source"], "derived");
+  EXPECT_EQ(passed["derived"]["label"], "derived from kernel shapes (not msprof-analyze)");
+  EXPECT_EQ(passed["derived"]["derived_kernels"], 2);
+  ASSERT_EQ(passed["checks"].size(), 1U);  // no gate/incomplete: the rank's kernels were all read
+  EXPECT_EQ(passed["checks"][0]["subject"], "derived kernels");
+  EXPECT_NEAR(passed["checks"][0]["actual"].get<double>(), mfu_, 1e-12);
+  // The message says what the figure rests on.
+  EXPECT_NE(passed["checks"][0]["message"].get<std::string>().find("2 of 4 kernels"), std::string::npos)
+      << passed.dump(2);
+  json failed = Gate({"--chip", "Ascend910B2", "--min-mfu", ratio(mfu_ + 1e-4)}, 1);
+  EXPECT_FALSE(failed["passed"]);
+  // --peak-tflops gives the same peak.
+  json peak = Gate({"--peak-tflops", "353.8944", "--min-mfu", ratio(mfu_ - 1e-4)}, 0);
+  EXPECT_NEAR(peak["checks"][0]["actual"].get<double>(), mfu_, 1e-12);
+
+  // Per kernel op type: Conv2D alone, 11,993,907,200 / (314,667 ns x 353.8944 TFLOPS) = 10.77%.
+  const double conv = 11993907200.0 / (314667e-9 * 353.8944e12);
+  json by_type = Gate({"--chip", "Ascend910B2", "--min-mfu-op", "Conv2D=" + ratio(conv - 1e-4), "--min-mfu-op",
+                       "Conv2DBackpropInput=0.01"},
+                      1);
+  ASSERT_EQ(by_type["checks"].size(), 2U);
+  EXPECT_TRUE(by_type["checks"][0]["passed"]);
+  EXPECT_NEAR(by_type["checks"][0]["actual"].get<double>(), conv, 1e-12);
+  // An op type with no derived kernel fails rather than passing vacuously.
+  EXPECT_FALSE(by_type["checks"][1]["passed"]);
+  EXPECT_NE(by_type["checks"][1]["message"].get<std::string>().find("no kernel of this op type has derived FLOPs"),
+            std::string::npos);
+
+  // Text output states the source and the coverage before the checks.
+  const auto text = RunOpmfu(
+      {"gate", "-d", dir_.path().string(), "--mfu-source", "derived", "--chip", "Ascend910B2", "--min-mfu", "1%"});
+  EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
+  EXPECT_EQ(text.out.rfind("MFU derived from kernel shapes (not msprof-analyze): FLOPs derived for 2 of 4 kernels", 0),
+            0U)
+      << text.out;
+}
+
+TEST_F(DerivedGate, CoverageIsTheShareOfKernelTimeDerived) {
+  json passed = Gate({"--min-coverage", std::to_string(coverage_ - 1e-4)}, 0);
+  ASSERT_EQ(passed["checks"].size(), 1U);
+  EXPECT_EQ(passed["checks"][0]["subject"], "rank 0 derived coverage");
+  EXPECT_NEAR(passed["checks"][0]["actual"].get<double>(), coverage_, 1e-12);
+  Gate({"--min-coverage", std::to_string(coverage_ + 1e-4)}, 1);
+  // Against itself as the baseline nothing dropped.
+  json drop = Gate({"--chip", "Ascend910B2", "--baseline", dir_.path().string(), "--max-drop", "0"}, 0);
+  EXPECT_NEAR(drop["checks"][0]["actual"].get<double>(), 0.0, 1e-12);
+}
+
+// A gate on nothing never passes: no peak, or no kernel whose FLOPs could be derived, fails the
+// MFU check with the reason; a derived gate on a cluster DB is a usage error.
+TEST_F(DerivedGate, NothingToMeasureFailsWithTheReason) {
+  json no_peak = Gate({"--min-mfu", "1%"}, 1);
+  EXPECT_TRUE(no_peak["checks"][0]["actual"].is_null());
+  EXPECT_NE(no_peak["checks"][0]["message"].get<std::string>().find("pass --chip NAME or --peak-tflops"),
+            std::string::npos)
+      << no_peak.dump(2);
+
+  TempDir other;
+  engine::ProfilingDbBuilder db;
+  const std::int64_t op = db.AddOp("aten::add", 1000, 1100);
+  engine::ProfilingDbBuilder::Kernel add;
+  add.name = "Add1";
+  add.op_type = "Add";
+  add.start = 1500;
+  add.end = 2500;
+  db.AddKernel({op}, add);
+  const fs::path rank = other.path() / "rank0_ascend_pt";
+  ASSERT_TRUE(db.Write(rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").ok());
+  const auto nothing = RunOpmfu(
+      {"gate", "-d", other.path().string(), "--mfu-source", "derived", "--chip", "Ascend910B2", "--min-mfu", "1%"});
+  EXPECT_EQ(nothing.exit_code, 1) << nothing.out << nothing.err;
+  EXPECT_NE(nothing.out.find("none of the 1 kernels has FLOPs derivable from its shapes"), std::string::npos)
+      << nothing.out;
+  EXPECT_NE(nothing.out.find("not a matmul, convolution or attention kernel"), std::string::npos) << nothing.out;
+  EXPECT_NE(nothing.out.find("gate failed"), std::string::npos) << nothing.out;
+
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"gate", "--db", (dir_.path() / "x.db").string(), "--mfu-source", "derived",
+                                 "--min-mfu", "1%"},
+        {"gate", "-d", dir_.path().string(), "--chip", "Ascend910B2", "--min-mfu", "1%"},
+        {"gate", "-d", dir_.path().string(), "--mfu-source", "estimated", "--min-mfu", "1%"},
+        {"gate", "-d", dir_.path().string(), "--mfu-source", "derived", "--chip", "Ascend999", "--min-mfu", "1%"}}) {
+    const auto refused = RunOpmfu(args);
+    EXPECT_EQ(refused.exit_code, 2) << args[args.size() - 3] << ": " << refused.out;
+    EXPECT_FALSE(refused.err.empty());
+  }
+}
+
+// Every row of a table, each cell as SQL's quote() gives it, in rowid order.
+std::vector<std::string> TableRows(const fs::path& db_path, const std::string& table) {
+  auto db = Database::OpenReadOnly(db_path);
+  EXPECT_TRUE(db.ok());
+  std::vector<std::string> rows;
+  auto columns = db->Prepare("SELECT * FROM \"" + table + "\" LIMIT 0");
+  EXPECT_TRUE(columns.ok());
+  std::string select;
+  for (int i = 0; i < columns->ColumnCount(); ++i) {
+    select += std::string(i == 0 ? "" : " || '|' || ") + "quote(\"" +
+              std::string(sqlite3_column_name(columns->handle(), i)) + "\")";
+  }
+  auto read = db->Prepare("SELECT " + select + " FROM \"" + table + "\" ORDER BY rowid");
+  EXPECT_TRUE(read.ok());
+  while (*read->Step()) rows.emplace_back(read->Text(0));
+  return rows;
+}
+
+// `analyze --derived` adds DerivedMFU and leaves upstream's tables exactly as without the flag.
+TEST(DerivedTable, OnDemoDataSitsBesideUpstreamsUntouchedTables) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "demo";
+  ASSERT_EQ(RunOpmfu({"demo", demo.string(), "--ranks", "2", "--steps", "1", "--layers", "2"}).exit_code, 0);
+  const fs::path plain = dir.path() / "plain";
+  const fs::path with = dir.path() / "with";
+  ASSERT_EQ(RunOpmfu({"analyze", "-d", demo.string(), "-o", plain.string()}).exit_code, 0);
+  const auto result = RunOpmfu({"analyze", "-d", demo.string(), "-o", with.string(), "--derived", "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const fs::path plain_db = plain / "cluster_analysis_output" / "cluster_analysis.db";
+  const fs::path with_db = with / "cluster_analysis_output" / "cluster_analysis.db";
+  for (const std::string table : {"OperatorMFU", "ModuleMFU"}) {
+    EXPECT_EQ(TableRows(with_db, table), TableRows(plain_db, table)) << table;
+  }
+  {
+    auto db = Database::OpenReadOnly(plain_db);
+    EXPECT_FALSE(*db->HasTable("DerivedMFU"));  // without the flag, no table of ours
+  }
+  const json summary = json::parse(result.out);
+  const std::vector<std::string> rows = TableRows(with_db, "DerivedMFU");
+  EXPECT_EQ(summary["derived_mfu_rows"].get<std::size_t>(), rows.size());
+
+  // Every matmul row of OperatorMFU has the FLOPs of its signature in DerivedMFU (same rank).
+  auto db = Database::OpenReadOnly(with_db);
+  ASSERT_TRUE(db.ok());
+  auto joined = db->Prepare(
+      "SELECT o.flops, d.flops, d.basis, d.mfu FROM OperatorMFU o JOIN DerivedMFU d ON d.rank_id = o.rank_id AND "
+      "d.kernel_name = o.kernel_name AND d.input_shapes = o.input_shapes WHERE o.kernel_name LIKE '%MatMul%'");
+  ASSERT_TRUE(joined.ok());
+  std::size_t matched = 0;
+  while (*joined->Step()) {
+    ++matched;
+    EXPECT_EQ(joined->Double(1), static_cast<double>(joined->Int64(0)));
+    EXPECT_EQ(joined->Text(2), "derived from kernel shapes (not msprof-analyze)");
+    EXPECT_FALSE(joined->IsNull(3));  // the demo has info.json: a peak, so an MFU
+  }
+  EXPECT_GE(matched, 12U);
+  // Skipped signatures are rows too, with their reason and no FLOPs; both ranks are there.
+  auto skipped = db->Prepare(
+      "SELECT COUNT(*), COUNT(DISTINCT rank_id) FROM DerivedMFU WHERE flops IS NULL AND skip_reason IS NOT NULL");
+  ASSERT_TRUE(skipped.ok());
+  ASSERT_TRUE(*skipped->Step());
+  EXPECT_GT(skipped->Int64(0), 0);
+  EXPECT_EQ(skipped->Int64(1), 2);
+
+  // A later analysis without --derived leaves the table as it was, and says it is stale.
+  const auto again = RunOpmfu({"analyze", "-d", demo.string(), "-o", with.string()});
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.err.find("its DerivedMFU table is from an earlier `opmfu analyze --derived`"), std::string::npos)
+      << again.err;
+}
+
+// A run without FLOPs records: the analysis writes nothing, --derived writes DerivedMFU alone.
+TEST(DerivedTable, ARunWithoutFlopsRecordsGetsATableOfItsOwn) {
+  TempDir dir;
+  WriteLevel1LikeRank(dir.path());
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string(), "--derived", "--chip", "Ascend910B2"});
+  EXPECT_EQ(result.exit_code, 1) << result.err;  // the rank fails upstream's analysis (no records)
+  EXPECT_NE(result.out.find("DerivedMFU: 4 rows"), std::string::npos) << result.out;
+  const fs::path db_path = dir.path() / "cluster_analysis_output" / "cluster_analysis.db";
+  auto db = Database::OpenReadOnly(db_path);
+  ASSERT_TRUE(db.ok()) << result.out << result.err;
+  EXPECT_FALSE(*db->HasTable("OperatorMFU"));
+  auto conv = db->Prepare(
+      "SELECT flops, padded, mfu, chip_peak_tflops, kernel_count, \"total_duration(ns)\", family FROM DerivedMFU "
+      "WHERE kernel_name = 'Conv2D1'");
+  ASSERT_TRUE(conv.ok());
+  ASSERT_TRUE(*conv->Step());
+  // 2*(32*55*55)*(121*8)*(4*16) = 11,993,907,200 in 314,667 ns against 353.8944 TFLOPS.
+  EXPECT_EQ(conv->Double(0), 11993907200.0);
+  EXPECT_EQ(conv->Int64(1), 1);
+  EXPECT_NEAR(conv->Double(2), 11993907200.0 / (314667e-9 * 353.8944e12), 1e-12);
+  EXPECT_NEAR(conv->Double(3), 353.8944, 1e-9);
+  EXPECT_EQ(conv->Int64(4), 1);
+  EXPECT_EQ(conv->Int64(5), 314667);
+  EXPECT_EQ(conv->Text(6), "convolution");
+  auto skipped = db->Prepare("SELECT flops, skip_reason, mfu FROM DerivedMFU WHERE op_type = 'Conv2DBackpropInput'");
+  ASSERT_TRUE(skipped.ok());
+  ASSERT_TRUE(*skipped->Step());
+  EXPECT_TRUE(skipped->IsNull(0));
+  EXPECT_NE(std::string(skipped->Text(1)).find("depends on the stride"), std::string::npos);
+  EXPECT_TRUE(skipped->IsNull(2));
+  // Coverage from the table alone: (314,667 + 358,247) of all 896,258 ns.
+  auto coverage = db->Prepare(
+      "SELECT SUM(CASE WHEN flops IS NOT NULL THEN \"total_duration(ns)\" ELSE 0 END), SUM(\"total_duration(ns)\") "
+      "FROM DerivedMFU");
+  ASSERT_TRUE(coverage.ok());
+  ASSERT_TRUE(*coverage->Step());
+  EXPECT_EQ(coverage->Int64(0), 314667 + 358247);
+  EXPECT_EQ(coverage->Int64(1), 314667 + 358247 + 151643 + 71701);
+}
+
+TEST(DerivedTable, RefusesWhatItCannotWriteHonestly) {
+  TempDir dir;
+  WriteLevel1LikeRank(dir.path());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"analyze", "-d", dir.path().string(), "--derived", "--export-type", "csv"},
+        {"analyze", "-d", dir.path().string(), "--chip", "Ascend910B2"},
+        {"analyze", "-d", dir.path().string(), "--derived", "--chip", "Ascend999"}}) {
+    const auto refused = RunOpmfu(args);
+    EXPECT_EQ(refused.exit_code, 2) << args.back() << ": " << refused.out;
+    EXPECT_FALSE(refused.err.empty());
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "cluster_analysis_output"));
+  // An earlier analysis' DB that this run does not replace is not mixed with its derived rows.
+  const fs::path db_path = dir.path() / "cluster_analysis_output" / "cluster_analysis.db";
+  fs::create_directories(db_path.parent_path());
+  {
+    auto earlier = Database::OpenForWrite(db_path);
+    ASSERT_TRUE(earlier.ok());
+    ASSERT_TRUE(earlier->Execute("CREATE TABLE OperatorMFU (rank_id INTEGER)").ok());
+  }
+  const auto mixed = RunOpmfu({"analyze", "-d", dir.path().string(), "--derived"});
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("holds an earlier analysis' tables"), std::string::npos) << mixed.err;
+  auto db = Database::OpenReadOnly(db_path);
+  EXPECT_FALSE(*db->HasTable("DerivedMFU"));
 }
 
 }  // namespace

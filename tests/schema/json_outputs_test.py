@@ -142,6 +142,9 @@ def main():
         if analysis is not None and (analysis["operator_mfu_rows"] == 0 or not analysis["written"]):
             failures.append(f"analyze: {analysis}")
         check("analyze", ["analyze", "-d", "base", "--export-type", "csv", "--format", "json"], work)
+        derived_analysis = check("analyze", ["analyze", "-d", "run", "--derived", "--format", "json"], work)
+        if derived_analysis is not None and not derived_analysis.get("derived_mfu_rows"):
+            failures.append(f"analyze --derived: no derived_mfu_rows: {derived_analysis}")
         check("check-db", ["check-db", "-d", "run", "--format", "json"], work)
         check("report", ["report", "-d", "run", "--format", "json"], work)
         check("report", ["report", "--db", "run/cluster_analysis_output/cluster_analysis.db", "--format", "json"], work)
@@ -150,6 +153,12 @@ def main():
         check("audit", ["audit", "-d", "run", "--format", "json"], work, (0, 1))
         check("diff", ["diff", "base", "run", "--format", "json"], work, (0, 1))
         check("gate", ["gate", "-d", "run", "--min-mfu", "10%", "--format", "json"], work)
+        derived_gate = check("gate", ["gate", "-d", "run", "--mfu-source", "derived", "--min-mfu", "1%",
+                                      "--min-coverage", "1%", "--format", "json"], work, (0, 1))
+        if derived_gate is not None and derived_gate["mfu_source"] != "derived":
+            failures.append(f"gate --mfu-source derived: {derived_gate}")
+        check("gate", ["gate", "-d", "run", "--mfu-source", "derived", "--min-mfu", "1%", "--baseline", "base",
+                       "--max-drop", "0", "--output-format", "json"], work, (0, 1))
         check("gate", ["gate", "-d", "run", "--min-mfu", "99%", "--baseline", "base", "--max-drop", "1%",
                        "--output-format", "json"], work, (1,))
         check("rule", ["rule", "OPM101", "--format", "json"], work)
