@@ -96,7 +96,11 @@ Result<std::size_t> WriteDerived(engine::AnalyzeReport& analysis, const AnalyzeF
   analysis = std::move(data.analysis);
   if (!section.ok()) return section.take_error();
   OPMFU_RETURN_IF_ERROR(report::WriteDerivedMfuTable(db_path, *section));
-  if (!written_now) analysis.written.push_back(db_path);
+  if (!written_now) {
+    // The DB now exists, holding DerivedMFU alone: the summary says "Wrote", not "Nothing written".
+    analysis.written.push_back(db_path);
+    analysis.nothing_to_write = false;
+  }
   return section->rank_groups.size();
 }
 

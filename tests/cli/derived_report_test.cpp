@@ -412,6 +412,8 @@ TEST(DerivedTable, ARunWithoutFlopsRecordsGetsATableOfItsOwn) {
   const auto result = RunOpmfu({"analyze", "-d", dir.path().string(), "--derived", "--chip", "Ascend910B2"});
   EXPECT_EQ(result.exit_code, 1) << result.err;  // the rank fails upstream's analysis (no records)
   EXPECT_NE(result.out.find("DerivedMFU: 4 rows"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("Wrote "), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("Nothing written"), std::string::npos) << result.out;  // it was: DerivedMFU
   const fs::path db_path = dir.path() / "cluster_analysis_output" / "cluster_analysis.db";
   auto db = Database::OpenReadOnly(db_path);
   ASSERT_TRUE(db.ok()) << result.out << result.err;
