@@ -257,20 +257,31 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
     std::unordered_map<Signature, std::size_t, SignatureHash> index;
     std::vector<Local> locals;
     std::map<std::tuple<std::string, std::string, std::size_t, std::int64_t>, std::size_t> disagreements;
-    OPMFU_ASSIGN_OR_RETURN(
-        Statement kernels,
-        db->Prepare("SELECT c.name, c.opType, c.inputFormats, c.inputDataTypes, c.inputShapes, c.outputFormats, "
-                    "c.outputDataTypes, c.outputShapes, t.startNs, t.endNs FROM COMPUTE_TASK_INFO c "
-                    "JOIN TASK t ON t.globalTaskId = c.globalTaskId"));
+    // Each kernel's time from TASK, joined in memory: SQLite would build an automatic index on TASK
+    // for the JOIN, which costs more than one scan into a hash map (bench/run report).
+    std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>> task_times;
+    {
+      OPMFU_ASSIGN_OR_RETURN(Statement tasks, db->Prepare("SELECT globalTaskId, startNs, endNs FROM TASK"));
+      while (true) {
+        OPMFU_ASSIGN_OR_RETURN(const bool more, tasks.Step());
+        if (!more) break;
+        task_times.try_emplace(tasks.Int64(0), tasks.Int64(1), tasks.Int64(2));
+      }
+    }
+    OPMFU_ASSIGN_OR_RETURN(Statement kernels,
+                           db->Prepare("SELECT name, opType, inputFormats, inputDataTypes, inputShapes, outputFormats, "
+                                       "outputDataTypes, outputShapes, globalTaskId FROM COMPUTE_TASK_INFO"));
     while (true) {
       OPMFU_ASSIGN_OR_RETURN(const bool more, kernels.Step());
       if (!more) break;
+      const auto task = task_times.find(kernels.Int64(8));
+      if (task == task_times.end()) continue;  // no device task: not a kernel that ran
       Signature signature;
       for (int column = 0; column < 8; ++column) {
         signature.ids[static_cast<std::size_t>(column)] = kernels.IsNull(column) ? -1 : kernels.Int64(column);
       }
-      const std::int64_t start = kernels.Int64(8);
-      const std::int64_t duration = std::max<std::int64_t>(0, kernels.Int64(9) - start);
+      const std::int64_t start = task->second.first;
+      const std::int64_t duration = std::max<std::int64_t>(0, task->second.second - start);
       auto [found, inserted] = index.try_emplace(signature, locals.size());
       if (inserted) {
         std::array<std::string, 8> text;

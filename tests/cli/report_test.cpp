@@ -222,7 +222,8 @@ std::optional<std::string> FindChromium() {
 TEST_F(ReportOnDemo, HtmlIsSelfContainedAndItsChartsRenderInChromium) {
   TempDir out;
   const fs::path html = out.path() / "report.html";
-  const auto written = RunOpmfu({"report", "-d", demo_.string(), "-o", html.string()});  // format from the suffix
+  // Format from the suffix; an HBM figure so the roofline has both ceilings.
+  const auto written = RunOpmfu({"report", "-d", demo_.string(), "-o", html.string(), "--hbm-tbps", "1.6"});
   ASSERT_EQ(written.exit_code, 0) << written.err;
   const std::string page = testing::ReadFile(html);
   ASSERT_EQ(page.rfind("<!DOCTYPE html>", 0), 0U);
@@ -259,9 +260,10 @@ TEST_F(ReportOnDemo, HtmlIsSelfContainedAndItsChartsRenderInChromium) {
   }
   ASSERT_EQ(marks.size(), 5U) << rendered.substr(0, 2000);
   // The roofline: a dot per derived kernel signature with a known intensity (the demo's matmuls and
-  // attention), under the compute ceiling drawn from info.json's peak.
+  // attention), under the compute ceiling drawn from info.json's peak and the bandwidth slope.
   EXPECT_GE(marks["roofline"], 6);
   EXPECT_NE(rendered.find("class=\"ceiling-compute\""), std::string::npos);
+  EXPECT_NE(rendered.find("class=\"ceiling-bandwidth\""), std::string::npos);
   EXPECT_EQ(marks["rank-mfu"], 2);        // one bar per rank
   EXPECT_GT(marks["mfu-duration"], 100);  // a dot per kernel
   ASSERT_TRUE(fs::exists(png));
