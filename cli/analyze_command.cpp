@@ -368,16 +368,11 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
   if (flags.verbose) {
     for (const engine::RankOutcome& rank : report->ranks) {
       std::string stages;
-      for (const auto& [stage, seconds] : rank.analysis.stage_seconds) {
-        std::ostringstream text;
-        text << std::fixed << std::setprecision(2) << seconds;
-        stages += (stages.empty() ? "" : ", ") + stage + " " + text.str() + " s";
-      }
+      for (const engine::StageTime& stage : rank.analysis.stages)
+        stages += (stages.empty() ? "" : ", ") + engine::DescribeStage(stage);
       if (!stages.empty()) emit("rank " + std::to_string(rank.location.rank_id) + ": stages: " + stages);
     }
-    std::ostringstream write;
-    write << std::fixed << std::setprecision(2) << report->write_seconds;
-    emit("stage write: " + write.str() + " s");
+    emit("stage " + engine::DescribeStage(report->write));
   }
   const bool failed = report->failed_ranks() > 0;
   if (flags.agent) {

@@ -135,7 +135,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   // result), and an earlier output is left as it was.
   report.nothing_to_write = report.tables.operator_rows.empty() && report.tables.module_rows.empty();
   if (report.nothing_to_write) return report;
-  const auto write_start = std::chrono::steady_clock::now();
+  StageClock write_clock;
   switch (options.export_type) {
     case ExportType::kDb: {
       const fs::path db = report.output_directory / "cluster_analysis.db";
@@ -159,7 +159,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     case ExportType::kNone:
       break;
   }
-  report.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
+  report.write = write_clock.Lap("write");
   return report;
 }
 

@@ -51,7 +51,7 @@ struct AnalyzeReport {
   std::filesystem::path output_directory;  ///< <OUT>/cluster_analysis_output
   std::vector<std::filesystem::path> written;
   bool nothing_to_write = false;  ///< no rank produced a row, so no file was written
-  double write_seconds = 0;       ///< writing the output
+  StageTime write;                ///< writing the output
 
   std::size_t failed_ranks() const;
 };

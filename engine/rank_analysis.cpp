@@ -1,7 +1,6 @@
 #include "engine/rank_analysis.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "common/sqlite.h"
 #include "engine/chip.h"
@@ -154,12 +153,8 @@ std::string NoMatchReason(const MfuCalculation& calculation, bool shapes_all_una
 
 Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   RankAnalysis analysis;
-  auto stage_start = std::chrono::steady_clock::now();
-  const auto stage_done = [&](const char* stage) {
-    const auto now = std::chrono::steady_clock::now();
-    analysis.stage_seconds.emplace_back(stage, std::chrono::duration<double>(now - stage_start).count());
-    stage_start = now;
-  };
+  StageClock clock;
+  const auto stage_done = [&](const char* stage) { analysis.stages.push_back(clock.Lap(stage)); };
   analysis.rank_id = input.rank_id;
   const std::string rank = std::to_string(input.rank_id);
   if (auto recorded = ReadRecordedConfig(input.rank_directory, input.rank_id); recorded.ok()) {

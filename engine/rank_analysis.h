@@ -12,6 +12,7 @@
 #include "engine/mfu_rows.h"
 #include "engine/profiler_info.h"
 #include "engine/rank_reader.h"
+#include "engine/stage_clock.h"
 
 namespace opmfu::engine {
 
@@ -35,8 +36,8 @@ struct RankAnalysis {
   std::optional<std::string> no_rows_reason;
   /// profiler_info_<rank>.json of the rank directory, when there is one.
   std::optional<RecordedConfig> recorded;
-  /// Wall seconds per stage (read, calculate, merge, modules, rows), for `analyze -v` and the bench.
-  std::vector<std::pair<std::string, double>> stage_seconds;
+  /// Per stage (read, calculate, merge, modules, rows), for `analyze -v` and the bench.
+  std::vector<StageTime> stages;
 };
 
 struct RankInput {
