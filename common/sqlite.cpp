@@ -124,6 +124,14 @@ Status Statement::Bind(int index, std::string_view value) {
   return Ok();
 }
 
+Status Statement::BindUncopied(int index, std::string_view value) {
+  if (sqlite3_bind_text(handle_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC) !=
+      SQLITE_OK) {
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+  }
+  return Ok();
+}
+
 Status Statement::Bind(int index, double value) {
   if (sqlite3_bind_double(handle_.get(), index, value) != SQLITE_OK) {
     return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");

@@ -29,6 +29,9 @@ class Statement {
   Status Reset();
   Status Bind(int index, std::int64_t value);
   Status Bind(int index, std::string_view value);
+  /// Binds text without copying it: `value` must stay alive until the statement is stepped
+  /// and reset (what a bulk insert of strings held elsewhere needs).
+  Status BindUncopied(int index, std::string_view value);
   Status Bind(int index, double value);
   Status BindNull(int index);
 

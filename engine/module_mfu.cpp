@@ -1,6 +1,7 @@
 #include "engine/module_mfu.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -14,14 +15,25 @@ namespace {
 
 constexpr int kMaxDepth = 20;
 
+// Filled in when the op is first placed in a module (only such ops are described).
+constexpr std::uint32_t kNotDescribed = UINT32_MAX;
+
 struct OpNode {
   StringId name;
   std::int64_t start;
   std::int64_t end;
-  std::uint32_t first_row;  // its merged rows are a chain from here, in merged order
-  std::string kernel_list;  // filled when the op is first placed in a module
+  std::uint32_t first_row;                    // its merged rows are a chain from here, in merged order
+  std::uint32_t kernel_list = kNotDescribed;  // index into the distinct kernel lists
   double device_time = 0.0;
-  bool described = false;
+  std::uint32_t mfu_offset = 0;  // its kernels' MFU values (-1.0: none) in the flat list
+  std::uint32_t mfu_count = 0;
+};
+
+// A modules-then-ops event of the tree, with its times at hand for the sort.
+struct Event {
+  std::int64_t start;
+  std::int64_t end;
+  std::size_t id;  // node index, or op_base + op index
 };
 
 // The root and the modules; ops are leaves and are not nodes (events and children refer to op j
@@ -35,8 +47,51 @@ struct Node {
 };
 
 struct FlatRow {
-  std::size_t module;  // node index
-  std::size_t op;      // op index
+  std::int64_t module_start;
+  std::int64_t op_start;
+  std::uint32_t module;  // node index
+  std::uint32_t op;      // op index
+};
+
+// A group's key as ids: equal ids mean equal strings (pool ids, interned parents and kernel lists).
+struct GroupIds {
+  std::uint32_t parent;
+  StringId module;
+  StringId op;
+  std::uint32_t op_order;
+  std::uint32_t kernel_list;
+  std::uint32_t sequence;
+  bool operator==(const GroupIds&) const = default;
+};
+
+struct GroupIdsHash {
+  std::uint64_t operator()(const GroupIds& key) const {
+    std::uint64_t h = 0;
+    for (const std::uint64_t part : {std::uint64_t{key.parent}, std::uint64_t{static_cast<std::uint32_t>(key.module)},
+                                     std::uint64_t{static_cast<std::uint32_t>(key.op)}, std::uint64_t{key.op_order},
+                                     std::uint64_t{key.kernel_list}, std::uint64_t{key.sequence}}) {
+      h = (h ^ part) * 0x9e3779b97f4a7c15ULL;
+      h ^= h >> 29;
+    }
+    return h;
+  }
+};
+
+// Distinct strings by value, each stored once; ids in order of first occurrence.
+class TextIds {
+ public:
+  std::uint32_t Intern(std::string_view text) {
+    if (auto found = ids_.find(text); found != ids_.end()) return found->second;
+    const auto id = static_cast<std::uint32_t>(texts_.size());
+    texts_.emplace_back(text);
+    ids_.emplace(texts_.back(), id);
+    return id;
+  }
+  std::string_view operator[](std::uint32_t id) const { return texts_[id]; }
+
+ private:
+  std::deque<std::string> texts_;  // a deque: the map's views stay valid
+  std::unordered_map<std::string_view, std::uint32_t> ids_;
 };
 
 std::string StripSlashes(const std::string& text) {
@@ -48,15 +103,15 @@ std::string StripSlashes(const std::string& text) {
 
 }  // namespace
 
-std::string AverageMfuText(const std::vector<const std::vector<double>*>& mfu_lists) {
+std::string AverageMfuText(std::span<const std::span<const double>> mfu_lists) {
   if (mfu_lists.empty()) return {};
   std::string text;
   std::vector<double> values;
-  const std::size_t positions = mfu_lists.front()->size();
+  const std::size_t positions = mfu_lists.front().size();
   for (std::size_t position = 0; position < positions; ++position) {
     values.clear();
-    for (const std::vector<double>* list : mfu_lists) {
-      if (position < list->size() && (*list)[position] > 0) values.push_back((*list)[position]);
+    for (const std::span<const double> list : mfu_lists) {
+      if (position < list.size() && list[position] > 0) values.push_back(list[position]);
     }
     if (values.empty()) continue;
     const double mean = PairwiseSum(values) / static_cast<double>(values.size());
@@ -86,7 +141,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     const KernelLink& link = data.kernel_links[merged[row].link];
     if (link.op_name == kNoString) continue;
     const auto index = static_cast<std::uint32_t>(row);
-    if (op_rows.Append(index)) ops.push_back({link.op_name, link.op_ts, link.op_end, index, {}, 0.0, false});
+    if (op_rows.Append(index)) ops.push_back({link.op_name, link.op_ts, link.op_end, index, kNotDescribed, 0.0, 0, 0});
   }
 
   // The tree: events sorted by (start, -end), modules before ops on ties; a stack of modules.
@@ -96,28 +151,50 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
   nodes.push_back({kNoString, true, 0, 0, {}});
   for (const ModuleRange& module : data.modules) nodes.push_back({module.name, false, module.start, module.end, {}});
   const std::size_t op_base = nodes.size();
-  const auto start_of = [&](std::size_t e) { return e < op_base ? nodes[e].start : ops[e - op_base].start; };
-  const auto end_of = [&](std::size_t e) { return e < op_base ? nodes[e].end : ops[e - op_base].end; };
-  std::vector<std::size_t> events(data.modules.size() + ops.size());
-  for (std::size_t i = 0; i < events.size(); ++i) events[i] = i + 1;  // modules, then ops (op_base + j)
-  std::stable_sort(events.begin(), events.end(), [&](std::size_t a, std::size_t b) {
-    return start_of(a) != start_of(b) ? start_of(a) < start_of(b) : end_of(a) > end_of(b);
-  });
+  // Modules come sorted by start and ops by first occurrence, which follows op_ts: each part is
+  // usually in (start, -end) order already, and then one merge is the stable sort (a tie takes
+  // the module first, as the stable sort of modules-then-ops does).
+  const auto event_less = [](const Event& a, const Event& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  };
+  std::vector<Event> module_events;
+  module_events.reserve(data.modules.size());
+  for (std::size_t i = 1; i < op_base; ++i) module_events.push_back({nodes[i].start, nodes[i].end, i});
+  std::vector<Event> op_events;
+  op_events.reserve(ops.size());
+  for (std::size_t j = 0; j < ops.size(); ++j) op_events.push_back({ops[j].start, ops[j].end, op_base + j});
+  std::vector<Event> events;
+  if (std::is_sorted(module_events.begin(), module_events.end(), event_less) &&
+      std::is_sorted(op_events.begin(), op_events.end(), event_less)) {
+    events.resize(module_events.size() + op_events.size());
+    std::merge(module_events.begin(), module_events.end(), op_events.begin(), op_events.end(), events.begin(),
+               event_less);
+  } else {
+    events = std::move(module_events);
+    events.insert(events.end(), op_events.begin(), op_events.end());
+    std::stable_sort(events.begin(), events.end(), event_less);
+  }
+  std::vector<Event>().swap(module_events);
+  std::vector<Event>().swap(op_events);
   std::vector<std::size_t> stack{0};
-  for (std::size_t event : events) {
+  for (const Event& event : events) {
     while (stack.size() > 1) {
       const Node& top = nodes[stack.back()];
-      if (top.start <= start_of(event) && end_of(event) <= top.end) break;
+      if (top.start <= event.start && event.end <= top.end) break;
       stack.pop_back();
     }
-    nodes[stack.back()].children.push_back(event);
-    if (event < op_base) stack.push_back(event);
+    nodes[stack.back()].children.push_back(event.id);
+    if (event.id < op_base) stack.push_back(event.id);
   }
+  std::vector<Event>().swap(events);
 
   // Flatten: one row per (module, op) pair, depth-first in child order (an explicit stack, so deep
   // input cannot overflow ours); ops directly under the root are dropped.
   std::vector<std::string> module_parent(nodes.size());  // per module node
   std::vector<FlatRow> rows;
+  TextIds kernel_lists;  // the same kernels in the same order recur in every step and layer
+  std::string kernel_list;
+  std::vector<double> op_mfu;  // the described ops' lists, one after another
   struct Frame {
     std::size_t node;
     int depth;
@@ -154,98 +231,146 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     if ((module_name.empty() && module_parent[frame.node].empty()) || null_name) continue;
     const std::size_t op_index = child - op_base;
     OpNode& op = ops[op_index];
-    if (!op.described) {
+    if (op.kernel_list == kNotDescribed) {
+      kernel_list.clear();
+      op.mfu_offset = static_cast<std::uint32_t>(op_mfu.size());
       for (std::uint32_t row = op.first_row; row != op_rows.kEnd; row = op_rows.Next(row)) {
         const KernelLink& link = data.kernel_links[merged[row].link];
         if (link.kernel_name == kNoString) {
           return Error::Input("a kernel with no name (NULL STRING_IDS entry) inside module '" +
                               std::string(module_name) + "'");
         }
-        if (row != op.first_row) op.kernel_list += ", ";
-        op.kernel_list += strings.View(link.kernel_name);
+        if (row != op.first_row) kernel_list += ", ";
+        kernel_list += strings.View(link.kernel_name);
         op.device_time += static_cast<double>(link.kernel_end - link.kernel_ts);
+        op_mfu.push_back(mfu_of(row));
       }
-      op.described = true;
+      op.mfu_count = static_cast<std::uint32_t>(op_mfu.size() - op.mfu_offset);
+      op.kernel_list = kernel_lists.Intern(kernel_list);
     }
-    rows.push_back({frame.node, op_index});
+    rows.push_back(
+        {module.start, op.start, static_cast<std::uint32_t>(frame.node), static_cast<std::uint32_t>(op_index)});
   }
-  std::stable_sort(rows.begin(), rows.end(), [&](const FlatRow& a, const FlatRow& b) {
-    return std::tie(nodes[a.module].start, ops[a.op].start) < std::tie(nodes[b.module].start, ops[b.op].start);
+  std::stable_sort(rows.begin(), rows.end(), [](const FlatRow& a, const FlatRow& b) {
+    return std::tie(a.module_start, a.op_start) < std::tie(b.module_start, b.op_start);
   });
   if (rows.empty()) return output;
 
   // Instances (parent path, name, start, end), positions in them and their op sequences.
   using InstanceKey = std::tuple<std::string_view, std::string_view, std::int64_t, std::int64_t>;
-  std::map<InstanceKey, std::size_t> instance_ids;
-  std::vector<std::size_t> node_instance(nodes.size(), SIZE_MAX);
-  std::vector<std::size_t> row_instance(rows.size());
-  std::vector<std::vector<std::size_t>> instance_rows;
-  std::vector<std::size_t> op_order(rows.size());
+  std::map<InstanceKey, std::uint32_t> instance_ids;
+  std::vector<std::uint32_t> node_instance(nodes.size(), UINT32_MAX);
+  std::vector<std::uint32_t> row_instance(rows.size());
+  std::vector<std::uint32_t> instance_size;  // rows so far, then in all
+  std::vector<std::uint32_t> instance_first_row;
+  std::vector<std::uint32_t> op_order(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::size_t& instance = node_instance[rows[i].module];
-    if (instance == SIZE_MAX) {
+    std::uint32_t& instance = node_instance[rows[i].module];
+    if (instance == UINT32_MAX) {
       const Node& module = nodes[rows[i].module];
       const InstanceKey key{module_parent[rows[i].module], strings.View(module.name), module.start, module.end};
-      instance = instance_ids.try_emplace(key, instance_ids.size()).first->second;
-      if (instance == instance_rows.size()) instance_rows.emplace_back();
+      instance = instance_ids.try_emplace(key, static_cast<std::uint32_t>(instance_ids.size())).first->second;
+      if (instance == instance_size.size()) {
+        instance_size.push_back(0);
+        instance_first_row.push_back(static_cast<std::uint32_t>(i));
+      }
     }
     row_instance[i] = instance;
-    op_order[i] = instance_rows[instance].size();
-    instance_rows[instance].push_back(i);
+    op_order[i] = instance_size[instance]++;
   }
-  std::vector<std::size_t> instance_seq(instance_rows.size(), SIZE_MAX);
-  std::map<std::string, std::size_t> sequence_ids;
-  std::vector<std::size_t> seq_id(rows.size());
+  // An instance's rows, in row order: a counting sort by instance.
+  std::vector<std::uint32_t> instance_offset(instance_size.size() + 1, 0);
+  for (std::size_t k = 0; k < instance_size.size(); ++k) instance_offset[k + 1] = instance_offset[k] + instance_size[k];
+  std::vector<std::uint32_t> instance_rows(rows.size());
+  {
+    std::vector<std::uint32_t> next(instance_offset.begin(), instance_offset.end() - 1);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      instance_rows[next[row_instance[i]]++] = static_cast<std::uint32_t>(i);
+  }
+  // Sequence ids in order of first occurrence (an instance's op names joined with '/').
+  std::vector<std::uint32_t> instance_seq(instance_size.size(), UINT32_MAX);
+  TextIds sequences;
+  std::string sequence;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::size_t& sequence_id = instance_seq[row_instance[i]];
-    if (sequence_id == SIZE_MAX) {
-      std::string sequence;
-      const auto& members = instance_rows[row_instance[i]];
-      for (std::size_t j = 0; j < members.size(); ++j) {
-        if (j > 0) sequence += '/';
-        sequence += strings.View(ops[rows[members[j]].op].name);
-      }
-      sequence_id = sequence_ids.try_emplace(std::move(sequence), sequence_ids.size()).first->second;
+    std::uint32_t& sequence_id = instance_seq[row_instance[i]];
+    if (sequence_id != UINT32_MAX) continue;
+    sequence.clear();
+    const std::uint32_t instance = row_instance[i];
+    for (std::uint32_t j = instance_offset[instance]; j < instance_offset[instance + 1]; ++j) {
+      if (j > instance_offset[instance]) sequence += '/';
+      sequence += strings.View(ops[rows[instance_rows[j]].op].name);
     }
-    seq_id[i] = sequence_id;
+    sequence_id = sequences.Intern(sequence);
+  }
+  std::vector<std::uint32_t>().swap(instance_rows);
+
+  // Groups by (parent, module, op, position, kernel list, sequence), as ids; members in row order.
+  TextIds parents;
+  std::vector<std::uint32_t> node_parent(nodes.size(), UINT32_MAX);
+  const auto ids_of = [&](std::uint32_t i) {
+    const FlatRow& row = rows[i];
+    const OpNode& op = ops[row.op];
+    return GroupIds{node_parent[row.module], nodes[row.module].name,       op.name, op_order[i],
+                    op.kernel_list,          instance_seq[row_instance[i]]};
+  };
+  IndexChains<GroupIds, GroupIdsHash, decltype(ids_of)> members(rows.size(), ids_of);
+  std::vector<std::uint32_t> group_first;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::uint32_t& parent = node_parent[rows[i].module];
+    if (parent == UINT32_MAX) parent = parents.Intern(module_parent[rows[i].module]);
+    if (members.Append(static_cast<std::uint32_t>(i))) group_first.push_back(static_cast<std::uint32_t>(i));
   }
 
-  // Groups, ordered by their key (strings by byte, which is code point order for UTF-8).
-  using GroupKey =
-      std::tuple<std::string_view, std::string_view, std::string_view, std::size_t, std::string_view, std::size_t>;
-  std::map<GroupKey, std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Node& module = nodes[rows[i].module];
-    const OpNode& op = ops[rows[i].op];
-    groups[{module_parent[rows[i].module], strings.View(module.name), strings.View(op.name), op_order[i],
-            op.kernel_list, seq_id[i]}]
-        .push_back(i);
-  }
+  // The groups in the order of their key's values (strings by byte, which is code point order
+  // for UTF-8), as pandas' groupby sorts them.
   struct Group {
-    const GroupKey* key;
-    double total;
-    std::int64_t count;
-    std::int64_t op_start;
+    std::string_view parent;
+    std::string_view module_name;
+    std::string_view op_name;
+    std::uint32_t op_order;
+    std::string_view kernel_list;
+    std::uint32_t sequence;
+    std::uint32_t first_member;
+    double total = 0.0;
+    std::int64_t count = 0;
+    std::int64_t op_start = INT64_MAX;
     std::string avg_mfu;
     std::string module;  // possibly suffixed
   };
   std::vector<Group> grouped;
-  grouped.reserve(groups.size());
-  for (const auto& [key, members] : groups) {
-    Group group{&key, 0.0, static_cast<std::int64_t>(members.size()), INT64_MAX, {}, std::string(std::get<1>(key))};
-    std::vector<std::vector<double>> lists;
-    lists.reserve(members.size());
-    for (std::size_t i : members) {
+  grouped.reserve(group_first.size());
+  for (std::uint32_t first : group_first) {
+    const GroupIds ids = ids_of(first);
+    grouped.push_back({parents[ids.parent],
+                       strings.View(ids.module),
+                       strings.View(ids.op),
+                       ids.op_order,
+                       kernel_lists[ids.kernel_list],
+                       ids.sequence,
+                       first,
+                       0.0,
+                       0,
+                       INT64_MAX,
+                       {},
+                       {}});
+  }
+  std::vector<std::uint32_t>().swap(group_first);
+  const auto key_of = [](const Group& g) {
+    return std::tie(g.parent, g.module_name, g.op_name, g.op_order, g.kernel_list, g.sequence);
+  };
+  std::sort(grouped.begin(), grouped.end(), [&](const Group& a, const Group& b) { return key_of(a) < key_of(b); });
+  std::vector<std::span<const double>> lists;
+  for (Group& group : grouped) {
+    group.module = std::string(group.module_name);
+    lists.clear();
+    for (std::uint32_t i = group.first_member; i != members.kEnd; i = members.Next(i)) {
       const OpNode& op = ops[rows[i].op];
       group.total += op.device_time;
       group.op_start = std::min(group.op_start, op.start);
-      std::vector<double>& list = lists.emplace_back();
-      for (std::uint32_t row = op.first_row; row != op_rows.kEnd; row = op_rows.Next(row)) list.push_back(mfu_of(row));
+      ++group.count;
+      lists.push_back(std::span<const double>(op_mfu).subspan(op.mfu_offset, op.mfu_count));
     }
-    std::vector<const std::vector<double>*> list_pointers;
-    for (const auto& list : lists) list_pointers.push_back(&list);
-    group.avg_mfu = AverageMfuText(list_pointers);
-    grouped.push_back(std::move(group));
+    group.avg_mfu = AverageMfuText(lists);
   }
 
   // Contiguous runs of one (parent, module) with several sequences get "_<n>" suffixes.
@@ -255,8 +380,8 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
                    [&](std::size_t a, std::size_t b) { return grouped[a].op_start < grouped[b].op_start; });
   std::map<std::pair<std::string_view, std::string_view>, std::vector<std::size_t>> by_pair;  // positions p
   for (std::size_t p = 0; p < by_start.size(); ++p) {
-    const GroupKey& key = *grouped[by_start[p]].key;
-    by_pair[{std::get<0>(key), std::get<1>(key)}].push_back(p);
+    const Group& group = grouped[by_start[p]];
+    by_pair[{group.parent, group.module_name}].push_back(p);
   }
   std::vector<std::size_t> arranged;
   arranged.reserve(grouped.size());
@@ -264,16 +389,15 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     std::size_t run_begin = 0;
     for (std::size_t i = 1; i <= positions.size(); ++i) {
       if (i < positions.size() && positions[i] == positions[i - 1] + 1) continue;
-      std::vector<std::size_t> sequences;
-      for (std::size_t j = run_begin; j < i; ++j)
-        sequences.push_back(std::get<5>(*grouped[by_start[positions[j]]].key));
-      std::sort(sequences.begin(), sequences.end());
-      sequences.erase(std::unique(sequences.begin(), sequences.end()), sequences.end());
-      if (sequences.size() > 1) {
+      std::vector<std::uint32_t> run_sequences;
+      for (std::size_t j = run_begin; j < i; ++j) run_sequences.push_back(grouped[by_start[positions[j]]].sequence);
+      std::sort(run_sequences.begin(), run_sequences.end());
+      run_sequences.erase(std::unique(run_sequences.begin(), run_sequences.end()), run_sequences.end());
+      if (run_sequences.size() > 1) {
         for (std::size_t j = run_begin; j < i; ++j) {
           Group& group = grouped[by_start[positions[j]]];
           const auto index =
-              std::lower_bound(sequences.begin(), sequences.end(), std::get<5>(*group.key)) - sequences.begin();
+              std::lower_bound(run_sequences.begin(), run_sequences.end(), group.sequence) - run_sequences.begin();
           group.module = std::string(pair.second) + "_" + std::to_string(index);
         }
       }
@@ -282,16 +406,14 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     for (std::size_t p : positions) arranged.push_back(by_start[p]);
   }
   std::stable_sort(arranged.begin(), arranged.end(), [&](std::size_t a, std::size_t b) {
-    return std::tie(grouped[a].op_start, std::get<3>(*grouped[a].key)) <
-           std::tie(grouped[b].op_start, std::get<3>(*grouped[b].key));
+    return std::tie(grouped[a].op_start, grouped[a].op_order) < std::tie(grouped[b].op_start, grouped[b].op_order);
   });
   output.reserve(arranged.size());
   for (std::size_t index : arranged) {
-    const Group& group = grouped[index];
-    const GroupKey& key = *group.key;
-    output.push_back({rank_id, std::string(std::get<0>(key)), group.module, std::string(std::get<2>(key)),
-                      std::string(std::get<4>(key)), group.total, group.total / static_cast<double>(group.count),
-                      group.count, group.avg_mfu});
+    Group& group = grouped[index];
+    output.push_back({rank_id, std::string(group.parent), std::move(group.module), std::string(group.op_name),
+                      std::string(group.kernel_list), group.total, group.total / static_cast<double>(group.count),
+                      group.count, std::move(group.avg_mfu)});
   }
   return output;
 }

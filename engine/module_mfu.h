@@ -1,6 +1,8 @@
 #pragma once
 // Module-level MFU (ModuleMFU), shared/spec/mfu-analysis.md section 5.
 
+#include <span>
+#include <string>
 #include <vector>
 
 #include "common/result.h"
@@ -18,7 +20,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
                                              std::vector<RankNote>& notes);
 
 /// avg_mfu of a group: per kernel position, the mean of the values > 0 as "12.34%", joined
-/// with ','; positions without such values are skipped.
-std::string AverageMfuText(const std::vector<const std::vector<double>*>& mfu_lists);
+/// with ','; positions without such values are skipped. The first list sets the positions.
+std::string AverageMfuText(std::span<const std::span<const double>> mfu_lists);
 
 }  // namespace opmfu::engine

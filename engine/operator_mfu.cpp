@@ -1,8 +1,6 @@
 #include "engine/operator_mfu.h"
 
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "engine/index_chains.h"
 #include "engine/numeric.h"
@@ -11,17 +9,40 @@ namespace opmfu::engine {
 
 namespace {
 
-struct TimeKeyHash {
-  std::size_t operator()(const std::pair<std::int64_t, std::int64_t>& key) const {
-    return std::hash<std::int64_t>{}(key.first) * 31 + std::hash<std::int64_t>{}(key.second);
-  }
-};
-
 // A row of the candidate table D: a compute link joined with its kernel's shapes.
 struct Candidate {
   const KernelLink* link;
   const KernelShape* shape;
 };
+
+// The candidates of [first, last) whose (kernel_ts, kernel_end) has not occurred before in it,
+// in order (upstream's drop_duplicates on the kernel times). A range holds a few kernels, so a
+// short one is checked pairwise; a long one is sorted by key, then position.
+void FirstPerKernelSpan(std::vector<Candidate>::const_iterator first, std::vector<Candidate>::const_iterator last,
+                        std::vector<const Candidate*>& kept) {
+  kept.clear();
+  const auto count = static_cast<std::size_t>(last - first);
+  const auto same_span = [](const Candidate* a, const Candidate* b) {
+    return a->link->kernel_ts == b->link->kernel_ts && a->link->kernel_end == b->link->kernel_end;
+  };
+  if (count <= 32) {
+    for (auto it = first; it != last; ++it) {
+      if (std::none_of(kept.begin(), kept.end(), [&](const Candidate* k) { return same_span(k, &*it); }))
+        kept.push_back(&*it);
+    }
+    return;
+  }
+  std::vector<const Candidate*> order;
+  order.reserve(count);
+  for (auto it = first; it != last; ++it) order.push_back(&*it);
+  std::sort(order.begin(), order.end(), [](const Candidate* a, const Candidate* b) {
+    return std::tie(a->link->kernel_ts, a->link->kernel_end, a) < std::tie(b->link->kernel_ts, b->link->kernel_end, b);
+  });
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || !same_span(order[i - 1], order[i])) kept.push_back(order[i]);
+  }
+  std::sort(kept.begin(), kept.end());  // back to candidate order (pointers into one vector)
+}
 
 }  // namespace
 
@@ -148,12 +169,16 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
       candidates.push_back({&link, &data.shapes[s]});
     }
   }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+  // The links are in (op_ts, kernel_ts) order already, so this sort usually finds nothing to do.
+  const auto candidate_less = [](const Candidate& a, const Candidate& b) {
     return std::tie(a.link->op_ts, a.link->kernel_ts, a.link->kernel_end) <
            std::tie(b.link->op_ts, b.link->kernel_ts, b.link->kernel_end);
-  });
+  };
+  if (!std::is_sorted(candidates.begin(), candidates.end(), candidate_less))
+    std::stable_sort(candidates.begin(), candidates.end(), candidate_less);
 
   // Step 3: each range charges every kernel of the ops that start inside it with its whole FLOPs.
+  std::vector<const Candidate*> kernels;
   for (const Range& range : ranges) {
     if (range.end <= range.start) {
       range.outcome->fate = RangeOutcome::Fate::kEmptySpan;
@@ -167,14 +192,9 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
       range.outcome->fate = RangeOutcome::Fate::kNoOpInside;
       continue;
     }
-    std::vector<const Candidate*> kernels;
-    std::unordered_set<std::pair<std::int64_t, std::int64_t>, TimeKeyHash> seen;
+    FirstPerKernelSpan(first, last, kernels);
     std::int64_t total = 0;
-    for (auto it = first; it != last; ++it) {
-      if (!seen.insert({it->link->kernel_ts, it->link->kernel_end}).second) continue;
-      kernels.push_back(&*it);
-      total += it->shape->task_duration;
-    }
+    for (const Candidate* kernel : kernels) total += kernel->shape->task_duration;
     if (total <= 0) {
       range.outcome->fate = RangeOutcome::Fate::kNoDuration;
       continue;

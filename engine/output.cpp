@@ -41,8 +41,9 @@ const char* const kModuleColumns[] = {"rank_id",
                                       "op_count",
                                       "avg_mfu"};
 
+// The rows outlive the statement's step, so their strings are bound without a copy.
 Status BindOptional(Statement& statement, int index, std::optional<std::string_view> value) {
-  return value ? statement.Bind(index, *value) : statement.BindNull(index);
+  return value ? statement.BindUncopied(index, *value) : statement.BindNull(index);
 }
 
 Status InsertRows(Database& db, const AnalysisTables& tables) {
@@ -71,7 +72,7 @@ Status InsertRows(Database& db, const AnalysisTables& tables) {
       OPMFU_RETURN_IF_ERROR(insert.Bind(9, row.chip_peak_tflops));
       OPMFU_RETURN_IF_ERROR(tables.flops_integer ? insert.Bind(10, row.flops)
                                                  : insert.Bind(10, static_cast<double>(row.flops)));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(11, row.flops_op_name()));
+      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(11, row.flops_op_name()));
       OPMFU_RETURN_IF_ERROR(BindOptional(insert, 12, row.input_shapes()));
       OPMFU_RETURN_IF_ERROR(BindOptional(insert, 13, row.output_shapes()));
       OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
@@ -91,14 +92,14 @@ Status InsertRows(Database& db, const AnalysisTables& tables) {
                                           : "INSERT INTO \"ModuleMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
     for (const ModuleMfuRow& row : tables.module_rows) {
       OPMFU_RETURN_IF_ERROR(insert.Bind(1, row.rank_id));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(2, std::string_view(row.parent_module)));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(3, std::string_view(row.module)));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(4, std::string_view(row.op_name)));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(5, std::string_view(row.kernel_list)));
+      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(2, row.parent_module));
+      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(3, row.module));
+      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(4, row.op_name));
+      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(5, row.kernel_list));
       OPMFU_RETURN_IF_ERROR(insert.Bind(6, row.total_kernel_duration));
       OPMFU_RETURN_IF_ERROR(insert.Bind(7, row.avg_kernel_duration));
       OPMFU_RETURN_IF_ERROR(insert.Bind(8, row.op_count));
-      if (avg) OPMFU_RETURN_IF_ERROR(insert.Bind(9, std::string_view(row.avg_mfu)));
+      if (avg) OPMFU_RETURN_IF_ERROR(insert.BindUncopied(9, row.avg_mfu));
       OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
       (void)more;
       OPMFU_RETURN_IF_ERROR(insert.Reset());

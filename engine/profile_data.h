@@ -26,12 +26,13 @@ struct FlopsRange {
   StringId message = kNoString;
 };
 
-/// One framework-op-to-kernel link (Q3/Q4), times NULL->0 coerced.
+/// One framework-op-to-kernel link (Q3/Q4), times NULL->0 coerced. (The two names side by side:
+/// 40 bytes, not 48; a rank holds one per kernel.)
 struct KernelLink {
   StringId kernel_name = kNoString;
+  StringId op_name = kNoString;
   std::int64_t kernel_ts = 0;
   std::int64_t kernel_end = 0;
-  StringId op_name = kNoString;
   std::int64_t op_ts = 0;
   std::int64_t op_end = 0;
 };

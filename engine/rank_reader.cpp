@@ -222,8 +222,8 @@ Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::
   }
   const auto read_links = [&](const std::string& sql) {
     auto error = RunQuery(db, sql, notes, [&](const Statement& row) {
-      data.kernel_links.push_back({StringColumn(strings, row, 0), Coerced(row, 1), Coerced(row, 2),
-                                   StringColumn(strings, row, 3), Coerced(row, 4), Coerced(row, 5)});
+      data.kernel_links.push_back({StringColumn(strings, row, 0), StringColumn(strings, row, 3), Coerced(row, 1),
+                                   Coerced(row, 2), Coerced(row, 4), Coerced(row, 5)});
     });
     if (error && !data.link_query_error) data.link_query_error = std::move(error);
   };

@@ -163,6 +163,16 @@ std::int64_t Coerced(sqlite3_stmt* row, int column) {
   return CoerceInt(type, sqlite3_column_int64(row, column), sqlite3_column_double(row, column), {});
 }
 
+// How many rows a table has at most (its largest rowid, found without a scan): what the vector
+// its rows go into is reserved for, so that it is not grown by doubling (and copied) on the way.
+std::size_t RowsAtMost(Database& db, std::string_view table) {
+  auto statement = db.Prepare("SELECT max(rowid) FROM " + std::string(table));
+  if (!statement.ok()) return 0;
+  auto row = statement->Step();
+  if (!row.ok() || !*row) return 0;
+  return static_cast<std::size_t>(std::clamp<std::int64_t>(statement->Int64(0), 0, std::int64_t{1} << 26));
+}
+
 // Steps through `sql` (a plain scan in rowid order); `on_row` returns false to decline.
 template <typename OnRow>
 Result<std::optional<Declined>> Scan(Database& db, const std::string& sql, std::string_view table, OnRow&& on_row) {
@@ -358,6 +368,7 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
       [&](Database& in) {
         TimeColumn start;
         TimeColumn end;
+        tables.apis.reserve(RowsAtMost(in, "PYTORCH_API"));
         return Scan(in, "SELECT startNs, endNs, connectionId, name FROM PYTORCH_API ORDER BY rowid", "PYTORCH_API",
                     [&](sqlite3_stmt* row, std::uint32_t ordinal) {
                       std::optional<std::int64_t> connection, name;
@@ -369,6 +380,7 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
                     });
       },
       [&](Database& in) {
+        tables.connections.reserve(RowsAtMost(in, "CONNECTION_IDS"));
         return Scan(in, "SELECT id, connectionId FROM CONNECTION_IDS ORDER BY rowid", "CONNECTION_IDS",
                     [&](sqlite3_stmt* row, std::uint32_t ordinal) {
                       std::optional<std::int64_t> id, connection;
@@ -381,6 +393,7 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
         // Q5 keeps TASK times as stored, so only integers compare with the links' coerced ones.
         TimeColumn start(true);
         TimeColumn end(true);
+        tables.tasks.reserve(RowsAtMost(in, "TASK"));
         return Scan(in, "SELECT startNs, endNs, connectionId, globalTaskId FROM TASK ORDER BY rowid", "TASK",
                     [&](sqlite3_stmt* row, std::uint32_t ordinal) {
                       std::optional<std::int64_t> connection, task;
@@ -392,6 +405,7 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
                     });
       },
       [&](Database& in) {
+        tables.computes.reserve(RowsAtMost(in, "COMPUTE_TASK_INFO"));
         return Scan(in,
                     "SELECT name, globalTaskId, inputShapes, inputDataTypes, outputShapes FROM COMPUTE_TASK_INFO "
                     "ORDER BY rowid",
@@ -467,12 +481,12 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
   ForEachInParallel(2, jobs, [&](std::size_t part) {
     if (part == 0) {
       std::vector<KernelLink>& links = data.kernel_links;
-      links.reserve(tables.computes.size());
+      links.reserve(tables.computes.size() + tables.communications.size());
       const auto add_links = [&](StringId kernel, std::int64_t kernel_ts, std::int64_t kernel_end, std::int64_t flow) {
         for (std::uint32_t c : connections_by_flow->Find(flow)) {
           for (std::uint32_t a : apis_by_connection->Find(tables.connections[c].id)) {
             const ApiRow& api = tables.apis[a];
-            links.push_back({kernel, kernel_ts, kernel_end, api.name_id, api.start, api.end});
+            links.push_back({kernel, api.name_id, kernel_ts, kernel_end, api.start, api.end});
           }
         }
       };
@@ -482,11 +496,16 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
           if (task.has_connection) add_links(kernel.name, task.start, task.end, task.connection);
         }
       }
-      std::stable_sort(links.begin(), links.end(), by_op_then_kernel);
+      const auto compute_links = static_cast<std::ptrdiff_t>(links.size());
       data.compute_link_count = links.size();
       for (const CommunicationRow& m : tables.communications) add_links(m.op_type, m.start, m.end, m.connection);
-      std::stable_sort(links.begin() + static_cast<std::ptrdiff_t>(data.compute_link_count), links.end(),
-                       by_op_then_kernel);
+      // The other side (shapes) never reads these two tables: free them before the sorts.
+      connections_by_flow.reset();
+      apis_by_connection.reset();
+      std::vector<ConnectionRow>().swap(tables.connections);
+      std::vector<ApiRow>().swap(tables.apis);
+      std::stable_sort(links.begin(), links.begin() + compute_links, by_op_then_kernel);
+      std::stable_sort(links.begin() + compute_links, links.end(), by_op_then_kernel);
       return;
     }
     struct Pair {
