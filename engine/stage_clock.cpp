@@ -32,8 +32,8 @@ StageTime StageClock::Lap(std::string name) {
 
 std::string DescribeStage(const StageTime& stage) {
   char text[160];
-  std::snprintf(text, sizeof text, "%s %.2f s (cpu %.2f s, peak %zu MB)", stage.name.c_str(), stage.wall_seconds,
-                stage.cpu_seconds, stage.peak_rss_bytes >> 20);
+  (void)std::snprintf(text, sizeof text, "%s %.2f s (cpu %.2f s, peak %zu MB)", stage.name.c_str(), stage.wall_seconds,
+                      stage.cpu_seconds, stage.peak_rss_bytes >> 20);
   return text;
 }
 
