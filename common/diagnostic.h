@@ -22,7 +22,7 @@ struct SourcePosition {
   int line = 1;
   int column = 1;
   friend bool operator==(const SourcePosition&, const SourcePosition&) = default;
-  friend auto operator<=>(const SourcePosition&, const SourcePosition&) = default;
+  friend auto operator<=>(const SourcePosition&, const SourcePosition&) = default;  // NOLINT(modernize-use-nullptr)
 };
 
 struct SourceRange {
