@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/analysis_output.h"
 #include "cli/cli_support.h"
 #include "common/config.h"
 #include "common/file_io.h"
@@ -31,6 +32,7 @@ struct AnalyzeFlags {
   std::string output_path;
   std::string export_type = "db";
   std::string rank_list;
+  std::string shard;
   std::string mode;
   std::optional<std::int64_t> step_id;
   unsigned jobs = 0;
@@ -46,22 +48,8 @@ struct AnalyzeFlags {
   // Whether the flag was on the command line: only then does it win over `.opmfu.yaml`.
   bool export_type_given = false;
   bool jobs_given = false;
+  bool shard_given = false;  // so that an empty `--shard ""` is refused, not ignored
 };
-
-std::string Percent(double mfu) {
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(2) << mfu * 100.0 << "%";
-  return text.str();
-}
-
-void PrintKernels(std::ostream& out, const char* title, std::vector<const engine::OperatorMfuRow*> rows) {
-  out << title << "\n";
-  for (const engine::OperatorMfuRow* row : rows) {
-    out << "  " << Percent(row->mfu) << "  rank " << row->rank_id << "  " << row->op_name().value_or("?") << " -> "
-        << row->kernel_name().value_or("?") << "  " << row->kernel_duration << " ns  " << row->actual_tflops
-        << " TFLOPS  shapes " << row->input_shapes().value_or("-") << "\n";
-  }
-}
 
 // --derived: the FLOPs derived from every kernel's shapes, written as the DerivedMFU table into the
 // cluster DB the analysis wrote (engine/ knows nothing of it: the table is added after the engine
@@ -102,116 +90,6 @@ Result<std::size_t> WriteDerived(engine::AnalyzeReport& analysis, const AnalyzeF
     analysis.nothing_to_write = false;
   }
   return section->rank_groups.size();
-}
-
-// docs/schema/analyze.schema.json: what was analysed and written, rank by rank.
-void PrintJsonSummary(const engine::AnalyzeReport& report, const std::string& export_type,
-                      std::optional<std::size_t> derived_rows) {
-  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
-  for (const engine::RankOutcome& rank : report.ranks) {
-    const bool failed = rank.failure.has_value();
-    ranks.push_back({
-        {"rank", rank.location.rank_id},
-        {"db_path", rank.location.db_path.string()},
-        {"status", failed ? "failed" : "ok"},
-        {"error", failed ? nlohmann::ordered_json(engine::DescribeFailure(rank)) : nlohmann::ordered_json(nullptr)},
-        {"operator_mfu_rows", rank.operator_rows},
-        {"module_mfu_rows", rank.module_rows},
-        {"no_rows_reason", !failed && rank.operator_rows == 0 && rank.analysis.no_rows_reason
-                               ? nlohmann::ordered_json(*rank.analysis.no_rows_reason)
-                               : nlohmann::ordered_json(nullptr)},
-    });
-  }
-  const auto& tables = report.tables;
-  nlohmann::ordered_json bands = {{"below_20", 0}, {"20_to_30", 0}, {"30_to_60", 0}, {"60_to_70", 0}, {"above_70", 0}};
-  double weighted = 0;
-  double duration = 0;
-  for (const auto& row : tables.operator_rows) {
-    const double m = row.mfu;
-    const char* band = m < 0.2   ? "below_20"
-                       : m < 0.3 ? "20_to_30"
-                       : m < 0.6 ? "30_to_60"
-                       : m < 0.7 ? "60_to_70"
-                                 : "above_70";
-    bands[band] = bands[band].get<std::size_t>() + 1;
-    weighted += row.mfu * static_cast<double>(row.kernel_duration);
-    duration += static_cast<double>(row.kernel_duration);
-  }
-  nlohmann::ordered_json written = nlohmann::ordered_json::array();
-  for (const auto& path : report.written) written.push_back(path.string());
-  nlohmann::ordered_json answer{
-      {"root", report.discovery.root.string()},
-      {"export_type", export_type},
-      {"output_directory", report.output_directory.string()},
-      {"written", written},
-      {"operator_mfu_rows", tables.operator_rows.size()},
-      {"module_mfu_rows", tables.module_rows.size()},
-      {"time_weighted_mfu",
-       duration > 0 ? nlohmann::ordered_json(weighted / duration) : nlohmann::ordered_json(nullptr)},
-      {"mfu_bands", bands},
-      {"failed_ranks", report.failed_ranks()},
-      {"ranks", ranks},
-  };
-  if (derived_rows) answer["derived_mfu_rows"] = *derived_rows;
-  std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-}
-
-void PrintSummary(const engine::AnalyzeReport& report) {
-  std::ostream& out = std::cout;
-  const auto& tables = report.tables;
-  const std::size_t ranks = report.ranks.size();
-  out << "Analysed " << ranks << (ranks == 1 ? " rank" : " ranks") << " under " << report.discovery.root.string()
-      << " (operator-level MFU, as msprof-analyze -m operator_mfu computes it)\n";
-  for (const engine::RankOutcome& rank : report.ranks) {
-    out << "  rank " << rank.location.rank_id << ": ";
-    if (rank.failure) {
-      out << "FAILED: " << engine::DescribeFailure(rank);
-      if (rank.module_rows > 0) out << " (" << rank.module_rows << " ModuleMFU rows kept)";
-      out << "\n";
-      continue;
-    }
-    const auto& analysis = rank.analysis;
-    out << rank.operator_rows << " OperatorMFU rows, " << rank.module_rows << " ModuleMFU rows";
-    if (rank.operator_rows == 0 && analysis.no_rows_reason) out << "; no MFU: " << *analysis.no_rows_reason;
-    out << "\n";
-  }
-  out << "OperatorMFU: " << tables.operator_rows.size() << " rows; ModuleMFU: " << tables.module_rows.size()
-      << " rows\n";
-  if (!tables.operator_rows.empty()) {
-    std::size_t bands[5] = {};
-    for (const auto& row : tables.operator_rows) {
-      const double m = row.mfu;
-      bands[m < 0.2 ? 0 : m < 0.3 ? 1 : m < 0.6 ? 2 : m < 0.7 ? 3 : 4]++;
-    }
-    out << "MFU bands: <20%: " << bands[0] << "  20-30%: " << bands[1] << "  30-60%: " << bands[2]
-        << "  60-70%: " << bands[3] << "  >70%: " << bands[4] << "\n";
-    // The five lowest and highest, as a stable sort by MFU would list them (ties in row order),
-    // without sorting every row.
-    std::vector<std::pair<const engine::OperatorMfuRow*, std::size_t>> rows;
-    rows.reserve(tables.operator_rows.size());
-    for (const auto& row : tables.operator_rows) rows.emplace_back(&row, rows.size());
-    const auto lower = [](const auto& a, const auto& b) {
-      return a.first->mfu != b.first->mfu ? a.first->mfu < b.first->mfu : a.second < b.second;
-    };
-    const std::size_t n = std::min<std::size_t>(5, rows.size());
-    const auto take = [&](auto less) {
-      std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end(), less);
-      std::vector<const engine::OperatorMfuRow*> picked;
-      for (std::size_t i = 0; i < n; ++i) picked.push_back(rows[i].first);
-      return picked;
-    };
-    PrintKernels(out, "Lowest MFU kernels:", take(lower));
-    // The highest, from the last row of a stable ascending sort backwards.
-    PrintKernels(out, "Highest MFU kernels:", take([&](const auto& a, const auto& b) { return lower(b, a); }));
-  }
-  for (const auto& path : report.written) out << "Wrote " << path.string() << "\n";
-  if (report.nothing_to_write) {
-    out << "Nothing written: no rank produced a row";
-    std::error_code ec;
-    const auto earlier = report.output_directory / "cluster_analysis.db";
-    if (std::filesystem::exists(earlier, ec)) out << " (the earlier " << earlier.string() << " is left as it was)";
-    out << "\n";
-  }
 }
 
 // Where --agent writes its log: $MSPROF_ANALYZE_LOG_FILE as upstream reads it, else a new file in
@@ -283,6 +161,20 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
   auto ranks = ParseRankList(flags.rank_list);
   if (!ranks.ok()) return ReportError(ranks.error());
   options.rank_list = *ranks;
+  if (flags.shard_given) {
+    auto shard = engine::ParseShardSpec(flags.shard);
+    if (!shard.ok()) return ReportError(shard.error());
+    if (flags.agent) {
+      return ReportError(
+          Error::Usage("--shard writes a partial result for opmfu merge; --agent needs the whole analysis"));
+    }
+    if (flags.export_type_given || flags.derived) {
+      return ReportError(Error::Usage(std::string(flags.derived ? "--derived" : "--export-type") +
+                                      " goes to the whole analysis: a shard writes only its partial result for "
+                                      "opmfu merge"));
+    }
+    options.shard = *shard;
+  }
   options.step_id = flags.step_id;
   options.jobs = flags.jobs;
   // A progress line on a terminal, once the run has taken more than a second.
@@ -316,11 +208,6 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
   }
   // Every line goes to stderr; with --agent also to a log file whose path the JSON gives
   // (msprof-analyze's `log_path`), since an agent reads only stdout.
-  std::string log;
-  const auto emit = [&](const std::string& line) {
-    std::cerr << "opmfu: " << line << "\n";
-    log += line + "\n";
-  };
   std::optional<std::size_t> derived_rows;
   if (flags.derived) {
     auto rows = WriteDerived(*report, flags);
@@ -337,43 +224,7 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
                     "--derived to refresh it");
     }
   }
-  if (!report->discovery.correction.empty()) emit("warning: " + report->discovery.correction);
-  for (const std::string& note : report->discovery.notes) emit("warning: " + note);
-  if (!report->unknown_ranks.empty()) {
-    std::string ids;
-    for (std::int64_t id : report->unknown_ranks) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    emit("warning: Invalid Rank id: [" + ids + "].");
-  }
-  for (const engine::RankOutcome& rank : report->ranks) {
-    const std::string who = "rank " + std::to_string(rank.location.rank_id) + ": ";
-    // A failed rank gets one line, its file and root cause; upstream's log lines that led there
-    // only with -v. Other ranks keep their warnings.
-    if (rank.failure) {
-      emit(who + "error: " + engine::DescribeFailure(rank));
-    } else if (rank.operator_rows == 0 && rank.analysis.no_rows_reason) {
-      emit(who + "warning: " + rank.location.db_path.string() + ": " + *rank.analysis.no_rows_reason);
-    }
-    for (const engine::RankNote& note : rank.analysis.notes) {
-      if (note.level == engine::RankNote::Level::kInfo && !flags.verbose) continue;
-      if (rank.failure && !flags.verbose) continue;
-      // Each line names the rank's database, so a log line alone says which file it is about.
-      const std::string db = rank.location.db_path.string();
-      emit(who +
-           (note.level == engine::RankNote::Level::kError     ? "error: "
-            : note.level == engine::RankNote::Level::kWarning ? "warning: "
-                                                              : "") +
-           note.text + (note.text.find(db) == std::string::npos ? " (" + db + ")" : ""));
-    }
-  }
-  if (flags.verbose) {
-    for (const engine::RankOutcome& rank : report->ranks) {
-      std::string stages;
-      for (const engine::StageTime& stage : rank.analysis.stages)
-        stages += (stages.empty() ? "" : ", ") + engine::DescribeStage(stage);
-      if (!stages.empty()) emit("rank " + std::to_string(rank.location.rank_id) + ": stages: " + stages);
-    }
-    emit("stage " + engine::DescribeStage(report->write));
-  }
+  const std::string log = PrintAnalysisLog(*report, flags.verbose);
   const bool failed = report->failed_ranks() > 0;
   if (flags.agent) {
     nlohmann::ordered_json message = nlohmann::ordered_json::object();
@@ -409,14 +260,17 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
     }
     std::cout << answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (flags.format == "json") {
-    PrintJsonSummary(*report, flags.export_type, derived_rows);
+    PrintAnalysisJson(*report, flags.export_type, derived_rows);
   } else {
-    PrintSummary(*report);
+    PrintAnalysisSummary(*report);
     if (derived_rows) {
       std::cout << "DerivedMFU: " << *derived_rows << " rows (" << opmfu::report::kDerivedLabel
                 << "; one per kernel signature and rank, skipped ones with their reason)\n";
     }
   }
+  // A shard that wrote its partial has done its job: its failed ranks are recorded there, and
+  // `opmfu merge` reports them and exits 1. So a scheduler's "after the shards succeeded" runs the merge.
+  if (report->shard) return kExitOk;
   return failed ? kExitFindings : kExitOk;
 }
 
@@ -436,6 +290,9 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
                                  ->capture_default_str();
   command->add_option("--rank-list,--rank_list", flags->rank_list, "ranks to analyse, e.g. 0,1,3 (default: all)");
   command->add_option("--step-id,--step_id", flags->step_id, "only what starts inside this STEP_TIME step");
+  CLI::Option* shard = command->add_option("--shard", flags->shard,
+                                           "I/N: only shard I of N (0-based), as a partial result in "
+                                           "<-o>/opmfu_partial/ for opmfu merge (docs/sharding.md)");
   CLI::Option* jobs = command->add_option(
       "--jobs", flags->jobs, "ranks analysed at once (default: .opmfu.yaml's analyze: jobs, else one per core)");
   command->add_option("-m,--mode", flags->mode, "accepted for msprof-analyze compatibility: operator_mfu");
@@ -456,8 +313,9 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
   command->footer(
       "Differences from msprof-analyze: a failing rank is reported and the others are still written (exit 1); "
       "ranks are ordered by id; --step-id really filters; tables without rows are dropped, not left stale.");
-  command->callback([flags, export_type, jobs, &action] {
+  command->callback([flags, export_type, jobs, shard, &action] {
     flags->export_type_given = export_type->count() > 0;
+    flags->shard_given = shard->count() > 0;
     flags->jobs_given = jobs->count() > 0;
     action = [flags] { return RunAnalyzeCommand(*flags); };
   });

@@ -116,6 +116,8 @@ struct MfuSourceFlags {
 void AddRegistryCommand(CLI::App& app, Action& action);
 /// Adds `opmfu analyze` to the app.
 void AddAnalyzeCommand(CLI::App& app, Action& action);
+/// Adds `opmfu merge` to the app.
+void AddMergeCommand(CLI::App& app, Action& action);
 /// Adds `opmfu check-db` to the app.
 void AddCheckDbCommand(CLI::App& app, Action& action);
 /// Adds `opmfu demo` to the app.

@@ -21,8 +21,8 @@ namespace {
 // Every subcommand in `opmfu --help` order; each adds itself (options, help, action).
 using AddCommand = void (*)(CLI::App& app, Action& action);
 constexpr AddCommand kCommands[] = {
-    AddLintCommand,  AddRegistryCommand, AddAnalyzeCommand, AddCheckDbCommand, AddReportCommand, AddFlopsCommand,
-    AddAuditCommand, AddDiffCommand,     AddGateCommand,    AddDemoCommand,    AddRuleCommand,
+    AddLintCommand,  AddRegistryCommand, AddAnalyzeCommand, AddMergeCommand, AddCheckDbCommand, AddReportCommand,
+    AddFlopsCommand, AddAuditCommand,    AddDiffCommand,    AddGateCommand,  AddDemoCommand,    AddRuleCommand,
 };
 
 constexpr const char* kExitCodeHelp =

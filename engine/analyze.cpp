@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/parallel.h"
+#include "engine/partial.h"
 #include "engine/xlsx_export.h"
 
 namespace opmfu::engine {
@@ -55,6 +56,27 @@ void KeepOnlyRowStrings(RankAnalysis& analysis) {
 
 }  // namespace
 
+Result<std::vector<fs::path>> WriteTables(ExportType export_type, const fs::path& output_directory,
+                                          const AnalysisTables& tables) {
+  switch (export_type) {
+    case ExportType::kDb: {
+      const fs::path db = output_directory / "cluster_analysis.db";
+      OPMFU_RETURN_IF_ERROR(WriteClusterDb(db, tables));
+      return std::vector<fs::path>{db};
+    }
+    case ExportType::kText:
+      // msprof-analyze's folder is named after its recipe class, OperatorMfu.
+      return WriteWorkbooks(output_directory / "OperatorMfu", tables);
+    case ExportType::kCsv:
+      return WriteCsv(output_directory, tables);
+    case ExportType::kJson:
+      return WriteJson(output_directory, tables);
+    case ExportType::kNone:
+      break;
+  }
+  return std::vector<fs::path>{};
+}
+
 Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   AnalyzeReport report;
   OPMFU_ASSIGN_OR_RETURN(report.discovery, DiscoverRanks(options.profiling_path));
@@ -81,6 +103,24 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
               [](const RankLocation& a, const RankLocation& b) { return a.rank_id < b.rank_id; });
     if (selected.empty())
       return Error::Usage("--rank-list names no rank found under " + options.profiling_path.string());
+  }
+
+  // A shard keeps every ShardOf(position) == index rank of the whole selection; every shard
+  // computes the same selection, so together they cover it once.
+  std::optional<InputIdentity> input;
+  if (options.shard) {
+    std::string rank_list;
+    if (options.rank_list) {
+      for (std::int64_t id : *options.rank_list) rank_list += (rank_list.empty() ? "" : ",") + std::to_string(id);
+    }
+    input = IdentifyInput(selected, report.discovery.root, options.step_id, rank_list);
+    report.shard = options.shard;
+    report.input_ranks = selected.size();
+    std::vector<RankLocation> mine;
+    for (std::size_t i = options.shard->index; i < selected.size(); i += options.shard->count) {
+      mine.push_back(selected[i]);
+    }
+    selected = std::move(mine);
   }
 
   report.ranks.resize(selected.size());
@@ -131,34 +171,22 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
 
   const fs::path out = options.output_path ? *options.output_path : report.discovery.root;
   report.output_directory = out / "cluster_analysis_output";
+  if (options.shard) {
+    // A shard always writes its partial, with or without rows: its failed ranks are results too.
+    const fs::path partial = PartialPath(out, *options.shard);
+    report.output_directory = partial.parent_path();
+    StageClock write_clock;
+    OPMFU_RETURN_IF_ERROR(WritePartial(partial, *options.shard, *input, report));
+    report.written.push_back(partial);
+    report.write = write_clock.Lap("write");
+    return report;
+  }
   // No rows from any rank: nothing is written (no empty or table-less file that looks like a
   // result), and an earlier output is left as it was.
   report.nothing_to_write = report.tables.operator_rows.empty() && report.tables.module_rows.empty();
   if (report.nothing_to_write) return report;
   StageClock write_clock;
-  switch (options.export_type) {
-    case ExportType::kDb: {
-      const fs::path db = report.output_directory / "cluster_analysis.db";
-      OPMFU_RETURN_IF_ERROR(WriteClusterDb(db, report.tables));
-      report.written.push_back(db);
-      break;
-    }
-    case ExportType::kText: {
-      // msprof-analyze's folder is named after its recipe class, OperatorMfu.
-      OPMFU_ASSIGN_OR_RETURN(report.written, WriteWorkbooks(report.output_directory / "OperatorMfu", report.tables));
-      break;
-    }
-    case ExportType::kCsv: {
-      OPMFU_ASSIGN_OR_RETURN(report.written, WriteCsv(report.output_directory, report.tables));
-      break;
-    }
-    case ExportType::kJson: {
-      OPMFU_ASSIGN_OR_RETURN(report.written, WriteJson(report.output_directory, report.tables));
-      break;
-    }
-    case ExportType::kNone:
-      break;
-  }
+  OPMFU_ASSIGN_OR_RETURN(report.written, WriteTables(options.export_type, report.output_directory, report.tables));
   report.write = write_clock.Lap("write");
   return report;
 }

@@ -11,6 +11,7 @@
 #include "engine/discovery.h"
 #include "engine/output.h"
 #include "engine/rank_analysis.h"
+#include "engine/shard.h"
 
 namespace opmfu::engine {
 
@@ -25,6 +26,9 @@ struct AnalyzeOptions {
   std::optional<std::int64_t> step_id;
   unsigned jobs = 0;           ///< 0: one per core
   bool with_coverage = false;  ///< RankAnalysis::coverage for every rank
+  /// Analyse only this shard's ranks (ShardOf) and write its partial result,
+  /// <OUT>/opmfu_partial/shard_<I>_of_<N>.db, instead of the tables (engine/partial.h).
+  std::optional<ShardSpec> shard;
   /// Called from worker threads after each rank (done, total); may be empty.
   std::function<void(std::size_t, std::size_t)> on_rank_done;
 };
@@ -52,9 +56,20 @@ struct AnalyzeReport {
   std::vector<std::filesystem::path> written;
   bool nothing_to_write = false;  ///< no rank produced a row, so no file was written
   StageTime write;                ///< writing the output
+  /// analyze --shard: this run's shard (`ranks` are its ranks) and the whole input's rank count.
+  std::optional<ShardSpec> shard;
+  std::size_t input_ranks = 0;
+  /// opmfu merge: the partial results merged, in shard order.
+  std::vector<std::filesystem::path> partials;
 
   std::size_t failed_ranks() const;
 };
+
+/// Writes the tables as `export_type` asks below `output_directory` (<OUT>/cluster_analysis_output):
+/// what `analyze` and `merge` both write. Returns the files written.
+Result<std::vector<std::filesystem::path>> WriteTables(ExportType export_type,
+                                                       const std::filesystem::path& output_directory,
+                                                       const AnalysisTables& tables);
 
 /// Runs the whole analysis. An Error means nothing could be analysed (no data, bad options, the
 /// output cannot be written); a rank that fails is reported in its RankOutcome instead.

@@ -145,6 +145,13 @@ def main():
         derived_analysis = check("analyze", ["analyze", "-d", "run", "--derived", "--format", "json"], work)
         if derived_analysis is not None and not derived_analysis.get("derived_mfu_rows"):
             failures.append(f"analyze --derived: no derived_mfu_rows: {derived_analysis}")
+        for index in range(2):
+            shard = run(["analyze", "-d", "run", "--shard", f"{index}/2", "-o", f"shards/{index}"], work)
+            if shard.returncode != 0:
+                failures.append(f"analyze --shard {index}/2: exit {shard.returncode}\n{shard.stderr}")
+        merged = check("merge", ["merge", "shards/1", "shards/0", "-o", "merged", "--format", "json"], work)
+        if merged is not None and (merged["operator_mfu_rows"] == 0 or len(merged["partials"]) != 2):
+            failures.append(f"merge: {merged}")
         check("check-db", ["check-db", "-d", "run", "--format", "json"], work)
         check("report", ["report", "-d", "run", "--format", "json"], work)
         check("report", ["report", "--db", "run/cluster_analysis_output/cluster_analysis.db", "--format", "json"], work)
@@ -170,6 +177,7 @@ def main():
             (["analyse", "--format", "json"], "usage"),
             (["analyze", "-d", str(missing), "--format", "json"], "input"),
             (["check-db", "-d", str(missing), "--format", "json"], "input"),
+            (["merge", "shards/0", "-o", "merged", "--format", "json"], "usage"),
             (["report", "-d", str(missing), "--format", "json"], "input"),
             (["audit", "-d", str(missing), "--format", "json"], "input"),
             (["diff", str(missing), "run", "--format", "json"], "input"),

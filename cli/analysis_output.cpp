@@ -1,0 +1,206 @@
+#include "cli/analysis_output.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace opmfu::cli {
+namespace {
+
+std::string Percent(double mfu) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(2) << mfu * 100.0 << "%";
+  return text.str();
+}
+
+void PrintKernels(std::ostream& out, const char* title, std::vector<const engine::OperatorMfuRow*> rows) {
+  out << title << "\n";
+  for (const engine::OperatorMfuRow* row : rows) {
+    out << "  " << Percent(row->mfu) << "  rank " << row->rank_id << "  " << row->op_name().value_or("?") << " -> "
+        << row->kernel_name().value_or("?") << "  " << row->kernel_duration << " ns  " << row->actual_tflops
+        << " TFLOPS  shapes " << row->input_shapes().value_or("-") << "\n";
+  }
+}
+
+}  // namespace
+
+void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& export_type,
+                       std::optional<std::size_t> derived_rows) {
+  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+  for (const engine::RankOutcome& rank : report.ranks) {
+    const bool failed = rank.failure.has_value();
+    ranks.push_back({
+        {"rank", rank.location.rank_id},
+        {"db_path", rank.location.db_path.string()},
+        {"status", failed ? "failed" : "ok"},
+        {"error", failed ? nlohmann::ordered_json(engine::DescribeFailure(rank)) : nlohmann::ordered_json(nullptr)},
+        {"operator_mfu_rows", rank.operator_rows},
+        {"module_mfu_rows", rank.module_rows},
+        {"no_rows_reason", !failed && rank.operator_rows == 0 && rank.analysis.no_rows_reason
+                               ? nlohmann::ordered_json(*rank.analysis.no_rows_reason)
+                               : nlohmann::ordered_json(nullptr)},
+    });
+  }
+  const auto& tables = report.tables;
+  nlohmann::ordered_json bands = {{"below_20", 0}, {"20_to_30", 0}, {"30_to_60", 0}, {"60_to_70", 0}, {"above_70", 0}};
+  double weighted = 0;
+  double duration = 0;
+  for (const auto& row : tables.operator_rows) {
+    const double m = row.mfu;
+    const char* band = m < 0.2   ? "below_20"
+                       : m < 0.3 ? "20_to_30"
+                       : m < 0.6 ? "30_to_60"
+                       : m < 0.7 ? "60_to_70"
+                                 : "above_70";
+    bands[band] = bands[band].get<std::size_t>() + 1;
+    weighted += row.mfu * static_cast<double>(row.kernel_duration);
+    duration += static_cast<double>(row.kernel_duration);
+  }
+  nlohmann::ordered_json written = nlohmann::ordered_json::array();
+  for (const auto& path : report.written) written.push_back(path.string());
+  nlohmann::ordered_json answer{
+      {"root", report.discovery.root.string()},
+      {"export_type", export_type},
+      {"output_directory", report.output_directory.string()},
+      {"written", written},
+      {"operator_mfu_rows", tables.operator_rows.size()},
+      {"module_mfu_rows", tables.module_rows.size()},
+      {"time_weighted_mfu",
+       duration > 0 ? nlohmann::ordered_json(weighted / duration) : nlohmann::ordered_json(nullptr)},
+      {"mfu_bands", bands},
+      {"failed_ranks", report.failed_ranks()},
+      {"ranks", ranks},
+  };
+  if (derived_rows) answer["derived_mfu_rows"] = *derived_rows;
+  if (report.shard) {
+    answer["shard"] = {
+        {"index", report.shard->index}, {"count", report.shard->count}, {"input_ranks", report.input_ranks}};
+  }
+  if (!report.partials.empty()) {
+    nlohmann::ordered_json partials = nlohmann::ordered_json::array();
+    for (const auto& path : report.partials) partials.push_back(path.string());
+    answer["partials"] = partials;
+  }
+  std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
+  std::ostream& out = std::cout;
+  const auto& tables = report.tables;
+  const std::size_t ranks = report.ranks.size();
+  if (report.shard) {
+    out << "Shard " << report.shard->index << " of " << report.shard->count << ": analysed " << ranks << " of the "
+        << report.input_ranks << " ranks under " << report.discovery.root.string() << "\n";
+  } else {
+    if (!report.partials.empty()) {
+      out << "Merged " << report.partials.size() << (report.partials.size() == 1 ? " shard" : " shards") << "\n";
+    }
+    out << "Analysed " << ranks << (ranks == 1 ? " rank" : " ranks") << " under " << report.discovery.root.string()
+        << " (operator-level MFU, as msprof-analyze -m operator_mfu computes it)\n";
+  }
+  for (const engine::RankOutcome& rank : report.ranks) {
+    out << "  rank " << rank.location.rank_id << ": ";
+    if (rank.failure) {
+      out << "FAILED: " << engine::DescribeFailure(rank);
+      if (rank.module_rows > 0) out << " (" << rank.module_rows << " ModuleMFU rows kept)";
+      out << "\n";
+      continue;
+    }
+    const auto& analysis = rank.analysis;
+    out << rank.operator_rows << " OperatorMFU rows, " << rank.module_rows << " ModuleMFU rows";
+    if (rank.operator_rows == 0 && analysis.no_rows_reason) out << "; no MFU: " << *analysis.no_rows_reason;
+    out << "\n";
+  }
+  out << "OperatorMFU: " << tables.operator_rows.size() << " rows; ModuleMFU: " << tables.module_rows.size()
+      << " rows\n";
+  if (!tables.operator_rows.empty()) {
+    std::size_t bands[5] = {};
+    for (const auto& row : tables.operator_rows) {
+      const double m = row.mfu;
+      bands[m < 0.2 ? 0 : m < 0.3 ? 1 : m < 0.6 ? 2 : m < 0.7 ? 3 : 4]++;
+    }
+    out << "MFU bands: <20%: " << bands[0] << "  20-30%: " << bands[1] << "  30-60%: " << bands[2]
+        << "  60-70%: " << bands[3] << "  >70%: " << bands[4] << "\n";
+    // The five lowest and highest, as a stable sort by MFU would list them (ties in row order),
+    // without sorting every row.
+    std::vector<std::pair<const engine::OperatorMfuRow*, std::size_t>> rows;
+    rows.reserve(tables.operator_rows.size());
+    for (const auto& row : tables.operator_rows) rows.emplace_back(&row, rows.size());
+    const auto lower = [](const auto& a, const auto& b) {
+      return a.first->mfu != b.first->mfu ? a.first->mfu < b.first->mfu : a.second < b.second;
+    };
+    const std::size_t n = std::min<std::size_t>(5, rows.size());
+    const auto take = [&](auto less) {
+      std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end(), less);
+      std::vector<const engine::OperatorMfuRow*> picked;
+      for (std::size_t i = 0; i < n; ++i) picked.push_back(rows[i].first);
+      return picked;
+    };
+    PrintKernels(out, "Lowest MFU kernels:", take(lower));
+    // The highest, from the last row of a stable ascending sort backwards.
+    PrintKernels(out, "Highest MFU kernels:", take([&](const auto& a, const auto& b) { return lower(b, a); }));
+  }
+  for (const auto& path : report.written) out << "Wrote " << path.string() << "\n";
+  if (report.shard) {
+    out << "Partial result of shard " << report.shard->index << " of " << report.shard->count
+        << "; once all shards are done: opmfu merge <each shard's -o> -o OUT\n";
+    return;
+  }
+  if (report.nothing_to_write) {
+    out << "Nothing written: no rank produced a row";
+    std::error_code ec;
+    const auto earlier = report.output_directory / "cluster_analysis.db";
+    if (std::filesystem::exists(earlier, ec)) out << " (the earlier " << earlier.string() << " is left as it was)";
+    out << "\n";
+  }
+}
+
+std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose) {
+  std::string log;
+  const auto emit = [&](const std::string& line) {
+    std::cerr << "opmfu: " << line << "\n";
+    log += line + "\n";
+  };
+  if (!report.discovery.correction.empty()) emit("warning: " + report.discovery.correction);
+  for (const std::string& note : report.discovery.notes) emit("warning: " + note);
+  if (!report.unknown_ranks.empty()) {
+    std::string ids;
+    for (std::int64_t id : report.unknown_ranks) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    emit("warning: Invalid Rank id: [" + ids + "].");
+  }
+  for (const engine::RankOutcome& rank : report.ranks) {
+    const std::string who = "rank " + std::to_string(rank.location.rank_id) + ": ";
+    // A failed rank gets one line, its file and root cause; upstream's log lines that led there
+    // only with -v. Other ranks keep their warnings.
+    if (rank.failure) {
+      emit(who + "error: " + engine::DescribeFailure(rank));
+    } else if (rank.operator_rows == 0 && rank.analysis.no_rows_reason) {
+      emit(who + "warning: " + rank.location.db_path.string() + ": " + *rank.analysis.no_rows_reason);
+    }
+    for (const engine::RankNote& note : rank.analysis.notes) {
+      if (note.level == engine::RankNote::Level::kInfo && !verbose) continue;
+      if (rank.failure && !verbose) continue;
+      // Each line names the rank's database, so a log line alone says which file it is about.
+      const std::string db = rank.location.db_path.string();
+      emit(who +
+           (note.level == engine::RankNote::Level::kError     ? "error: "
+            : note.level == engine::RankNote::Level::kWarning ? "warning: "
+                                                              : "") +
+           note.text + (note.text.find(db) == std::string::npos ? " (" + db + ")" : ""));
+    }
+  }
+  if (verbose) {
+    for (const engine::RankOutcome& rank : report.ranks) {
+      std::string stages;
+      for (const engine::StageTime& stage : rank.analysis.stages)
+        stages += (stages.empty() ? "" : ", ") + engine::DescribeStage(stage);
+      if (!stages.empty()) emit("rank " + std::to_string(rank.location.rank_id) + ": stages: " + stages);
+    }
+    emit("stage " + engine::DescribeStage(report.write));
+  }
+  return log;
+}
+
+}  // namespace opmfu::cli

@@ -1,0 +1,26 @@
+#pragma once
+// What `opmfu analyze` and `opmfu merge` print about an analysis: the same lines for the same
+// ranks, whether the ranks were analysed in one run or in shards that were merged.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "engine/analyze.h"
+
+namespace opmfu::cli {
+
+/// The warnings and per-rank lines on stderr ("opmfu: rank N: error: <file>: <cause>"); with
+/// `verbose` also every rank's notes and stage times. Returns the same lines (without the
+/// "opmfu: " prefix) for --agent's log file.
+std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose);
+
+/// The text summary on stdout: ranks, row counts, MFU bands, lowest and highest kernels, files written.
+void PrintAnalysisSummary(const engine::AnalyzeReport& report);
+
+/// docs/schema/analyze.schema.json on stdout: what was analysed and written, rank by rank (with
+/// `derived_rows`, the DerivedMFU rows `analyze --derived` wrote).
+void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& export_type,
+                       std::optional<std::size_t> derived_rows = std::nullopt);
+
+}  // namespace opmfu::cli

@@ -1,0 +1,42 @@
+#pragma once
+// A shard's partial result and `opmfu merge` (docs/sharding.md).
+//
+// A partial is a SQLite file opmfu writes (atomically) and reads back: which shard of how many,
+// the input's identity (every rank of the whole input with its database's size and modification
+// time, and the options that change rows), the ranks this shard analysed with their outcome
+// (failed and why, notes, row counts, the flags upstream's column types depend on), and their
+// OperatorMFU and ModuleMFU rows exactly (doubles as their IEEE-754 bits). Merging puts the
+// ranks back in analysis order and writes the tables with the writers `analyze` uses, so the
+// output equals a one-shot analysis row for row, column types included.
+
+#include <filesystem>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/analyze.h"
+#include "engine/shard.h"
+
+namespace opmfu::engine {
+
+/// The partial's format, in its shard_info table; a partial of another format is refused.
+inline constexpr const char* kPartialFormat = "opmfu-partial/1";
+
+/// Writes `report` (one shard's ranks, rows still in report.tables) as the partial at `path`.
+Status WritePartial(const std::filesystem::path& path, const ShardSpec& shard, const InputIdentity& input,
+                    const AnalyzeReport& report);
+
+struct MergeOptions {
+  /// Each a shard's `-o` folder (every partial below its opmfu_partial/), that opmfu_partial
+  /// folder, or one partial file.
+  std::vector<std::filesystem::path> partials;
+  std::filesystem::path output_path;  ///< <OUT>; the tables go to <OUT>/cluster_analysis_output
+  ExportType export_type = ExportType::kDb;
+};
+
+/// Merges one complete set of shards into the tables a one-shot analysis writes. A set that is
+/// incomplete or inconsistent (a shard missing or given twice, shards of different N or of
+/// different inputs, a path that holds no partial) is a usage error naming what is wrong; the
+/// report is that of the whole analysis, failed ranks included.
+Result<AnalyzeReport> RunMerge(const MergeOptions& options);
+
+}  // namespace opmfu::engine

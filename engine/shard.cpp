@@ -1,0 +1,161 @@
+#include "engine/shard.h"
+
+#include <sys/stat.h>
+
+#include <charconv>
+#include <cstdio>
+#include <regex>
+
+namespace opmfu::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::size_t> ParseCount(std::string_view text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::size_t value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
+// FNV-1a, 64 bits: enough to tell inputs apart at a glance; equality is decided on the ranks
+// themselves (DescribeDifference), not on the digest alone.
+class Fnv1a {
+ public:
+  void Add(std::string_view bytes) {
+    for (const char c : bytes) {
+      hash_ ^= static_cast<unsigned char>(c);
+      hash_ *= 0x100000001b3ULL;
+    }
+    // A separator byte that no field contains, so ("ab","c") and ("a","bc") differ.
+    hash_ ^= 0xffU;
+    hash_ *= 0x100000001b3ULL;
+  }
+  void Add(std::int64_t value) { Add(std::to_string(value)); }
+  std::string Hex() const {
+    char text[17];
+    (void)std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash_));
+    return text;
+  }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+}  // namespace
+
+Result<ShardSpec> ParseShardSpec(std::string_view text) {
+  const std::string given(text);
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    return Error::Usage("--shard " + given + ": expected I/N, e.g. 0/4 (shard I of N, 0-based)");
+  }
+  const auto index = ParseCount(text.substr(0, slash));
+  const auto count = ParseCount(text.substr(slash + 1));
+  if (!index || !count) {
+    return Error::Usage("--shard " + given + ": expected I/N with whole numbers, e.g. 0/4 (shard I of N, 0-based)");
+  }
+  if (*count == 0) return Error::Usage("--shard " + given + ": N must be at least 1");
+  if (*count > kMaxShards) {
+    return Error::Usage("--shard " + given + ": N must be at most " + std::to_string(kMaxShards));
+  }
+  if (*index >= *count) {
+    return Error::Usage("--shard " + given + ": I must be below N (shards are numbered 0 to " +
+                        std::to_string(*count - 1) + ", as SLURM_ARRAY_TASK_ID with --array=0-" +
+                        std::to_string(*count - 1) + " and JOB_COMPLETION_INDEX count them)");
+  }
+  return ShardSpec{*index, *count};
+}
+
+fs::path PartialPath(const fs::path& output, const ShardSpec& shard) {
+  return output / kPartialDirectory /
+         ("shard_" + std::to_string(shard.index) + "_of_" + std::to_string(shard.count) + ".db");
+}
+
+std::optional<ShardSpec> ShardOfPartialName(std::string_view file_name) {
+  static const std::regex pattern(R"(shard_(\d{1,9})_of_(\d{1,9})\.db)");
+  std::match_results<std::string_view::const_iterator> match;
+  if (!std::regex_match(file_name.begin(), file_name.end(), match, pattern)) return std::nullopt;
+  const auto index = ParseCount(std::string_view(&*match[1].first, static_cast<std::size_t>(match[1].length())));
+  const auto count = ParseCount(std::string_view(&*match[2].first, static_cast<std::size_t>(match[2].length())));
+  if (!index || !count) return std::nullopt;
+  return ShardSpec{*index, *count};
+}
+
+InputIdentity IdentifyInput(const std::vector<RankLocation>& selection, const fs::path& root,
+                            std::optional<std::int64_t> step_id, std::string rank_list) {
+  InputIdentity identity;
+  identity.step_id = step_id;
+  identity.rank_list = std::move(rank_list);
+  identity.ranks.reserve(selection.size());
+  for (std::size_t i = 0; i < selection.size(); ++i) {
+    const RankLocation& location = selection[i];
+    InputRank rank;
+    rank.position = i;
+    rank.rank_id = location.rank_id;
+    const fs::path relative = location.db_path.lexically_relative(root);
+    rank.path = (relative.empty() || *relative.begin() == "..") ? location.db_path.string() : relative.string();
+    rank.never_parsed = location.never_parsed;
+    // stat(2), not std::filesystem: no exception, and the nanoseconds of the modification time.
+    struct stat info {};
+    if (::stat(location.db_path.c_str(), &info) == 0) {
+      rank.size = static_cast<std::int64_t>(info.st_size);
+      rank.mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+    }
+    identity.ranks.push_back(std::move(rank));
+  }
+  identity.digest = DigestOf(identity);
+  return identity;
+}
+
+std::string DigestOf(const InputIdentity& identity) {
+  Fnv1a hash;
+  hash.Add(std::string_view("opmfu input 1"));
+  hash.Add(identity.step_id ? std::to_string(*identity.step_id) : std::string("all steps"));
+  hash.Add(std::string_view(identity.rank_list));
+  for (const InputRank& rank : identity.ranks) {
+    hash.Add(static_cast<std::int64_t>(rank.position));
+    hash.Add(rank.rank_id);
+    hash.Add(std::string_view(rank.path));
+    hash.Add(static_cast<std::int64_t>(rank.never_parsed));
+    hash.Add(rank.size);
+    hash.Add(rank.mtime_ns);
+  }
+  return hash.Hex();
+}
+
+std::string DescribeDifference(const InputIdentity& a, const InputIdentity& b) {
+  if (a.step_id != b.step_id) {
+    const auto text = [](const std::optional<std::int64_t>& step) {
+      return step ? "--step-id " + std::to_string(*step) : std::string("no --step-id");
+    };
+    return "one was run with " + text(a.step_id) + ", the other with " + text(b.step_id);
+  }
+  if (a.rank_list != b.rank_list) {
+    const auto text = [](const std::string& list) {
+      return list.empty() ? std::string("all ranks") : "--rank-list " + list;
+    };
+    return "one was run with " + text(a.rank_list) + ", the other with " + text(b.rank_list);
+  }
+  const std::size_t common = std::min(a.ranks.size(), b.ranks.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    const InputRank& x = a.ranks[i];
+    const InputRank& y = b.ranks[i];
+    if (x == y) continue;
+    if (x.rank_id != y.rank_id || x.path != y.path || x.never_parsed != y.never_parsed) {
+      return "rank #" + std::to_string(i + 1) + " is rank " + std::to_string(x.rank_id) + " (" + x.path +
+             ") in one and rank " + std::to_string(y.rank_id) + " (" + y.path + ") in the other";
+    }
+    return "rank " + std::to_string(x.rank_id) + "'s database differs (size or modification time): " + x.path;
+  }
+  if (a.ranks.size() != b.ranks.size()) {
+    return "one saw " + std::to_string(a.ranks.size()) + " ranks, the other " + std::to_string(b.ranks.size());
+  }
+  if (a.digest != b.digest) return "input digests " + a.digest + " and " + b.digest + " differ";
+  return {};
+}
+
+}  // namespace opmfu::engine
