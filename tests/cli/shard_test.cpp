@@ -241,7 +241,7 @@ TEST(Shard, TheFlagIsValidated) {
   }
   const auto exported = RunOpmfu({"analyze", "-d", dir.path().string(), "--shard", "0/2", "--export-type", "csv"});
   EXPECT_EQ(exported.exit_code, 2);
-  EXPECT_NE(exported.err.find("--export-type goes to opmfu merge"), std::string::npos) << exported.err;
+  EXPECT_NE(exported.err.find("--export-type goes to the whole analysis"), std::string::npos) << exported.err;
   EXPECT_EQ(engine::ParseShardSpec("0/1")->count, 1U);
   EXPECT_EQ(engine::ParseShardSpec("2/3")->index, 2U);
   EXPECT_EQ(engine::ShardOfPartialName("shard_2_of_3.db")->index, 2U);
