@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kMaxDepth = 5;
+constexpr int kMaxDiscoveryDepth = 5;
 const char* const kOutputDirectory = "ASCEND_PROFILER_OUTPUT";
 
 // The rank in an `ascend_pytorch_profiler[_<rank>].db` name: -1 without a suffix.
@@ -83,7 +83,7 @@ struct Walker {
           rank >= 0 ? "ascend_pytorch_profiler_" + std::to_string(rank) + ".db" : "ascend_pytorch_profiler.db";
       unparsed.push_back({rank, directory, output / db_name, {}, true});
     }
-    if (depth == kMaxDepth) return;
+    if (depth == kMaxDiscoveryDepth) return;
     for (const fs::path& subdirectory : subdirectories) Visit(subdirectory, depth + 1);
   }
 

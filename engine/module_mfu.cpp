@@ -13,7 +13,7 @@ namespace opmfu::engine {
 
 namespace {
 
-constexpr int kMaxDepth = 20;
+constexpr int kMaxModuleNesting = 20;
 
 // Filled in when the op is first placed in a module (only such ops are described).
 constexpr std::uint32_t kNotDescribed = UINT32_MAX;
@@ -215,7 +215,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     const std::string_view module_name = strings.View(module.name);
     if (child < op_base) {
       if (null_name) return Error::Input("a Module range with no name (NULL message) contains other modules");
-      if (frame.depth + 1 > kMaxDepth) {
+      if (frame.depth + 1 > kMaxModuleNesting) {
         if (!warned) {
           notes.push_back({RankNote::Level::kWarning,
                            "Max traversal depth 20 reached, traversal stopped. Some information may be lost"});

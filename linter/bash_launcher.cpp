@@ -18,7 +18,7 @@ namespace {
 constexpr std::size_t kMaxAlternatives = 8;
 // Commands that start Python, besides python, python3, python3.11, ...
 const std::set<std::string, std::less<>> kLaunchers = {"torchrun", "deepspeed", "accelerate", "msrun"};
-constexpr int kMaxDepth = 16;  // nested sources and function calls
+constexpr int kMaxSourceNesting = 16;  // nested sources and function calls
 
 // The node types the evaluator tests, numbered once (SymbolKinds) in this order: it tests
 // several on every node of every launcher.
@@ -701,7 +701,7 @@ class Evaluator {
   }
 
   void Run(TSNode node, Environment& env, int depth) {
-    if (depth > kMaxDepth) return;
+    if (depth > kMaxSourceNesting) return;
     const Kind kind = KindOf(node);
     if (kind == kComment) {
       if (depth == 0 && file_ == facts_.path) facts_.comments.push_back(node);
@@ -814,7 +814,7 @@ class Evaluator {
       // The body runs where it was defined (it may come from a sourced file).
       const Function& called = function->second;
       TSNode body = ChildByField(called.definition, "body");
-      if (ts_node_is_null(body) || depth >= kMaxDepth) return;
+      if (ts_node_is_null(body) || depth >= kMaxSourceNesting) return;
       const SyntaxTree* caller_tree = tree_;
       const std::string caller_file = file_;
       const std::shared_ptr<const TextSource> caller_source = source_;
@@ -995,7 +995,7 @@ class Evaluator {
 
   void Follow(const ShellWord& raw_target, Environment& env, int depth, bool new_script = false) {
     const ShellWord target = Clean(raw_target);
-    if (!target.known || depth >= kMaxDepth) return;
+    if (!target.known || depth >= kMaxSourceNesting) return;
     fs::path path = target.text;
     std::error_code ec;
     if (path.is_relative()) {

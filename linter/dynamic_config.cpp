@@ -16,7 +16,7 @@ using python::Value;
 using python::ValueKind;
 
 // Deeper JSON is never a profiler setting; cut it rather than recurse without bound.
-constexpr int kMaxDepth = 16;
+constexpr int kMaxJsonNesting = 16;
 
 class JsonReader {
  public:
@@ -30,8 +30,8 @@ class JsonReader {
     value.from_json = true;
     value.node = {};
     const std::string_view type = ts_node_type(node);
-    if (depth > kMaxDepth) {
-      value.unknown_reason = "nested more than " + std::to_string(kMaxDepth) + " levels deep";
+    if (depth > kMaxJsonNesting) {
+      value.unknown_reason = "nested more than " + std::to_string(kMaxJsonNesting) + " levels deep";
       return value;
     }
     if (type == "true" || type == "false") {

@@ -149,14 +149,14 @@ TEST(RegistryLocate, EnvironmentAndInterpreter) {
       std::string::npos);
 }
 
-struct BadInput {
+struct BadFormulasFile {
   const char* name;
   std::string content;
   int list_exit;
   std::string list_err;  ///< expected stderr of `registry list`, with FILE for the path
 };
 
-class RegistryBadInput : public ::testing::TestWithParam<BadInput> {};
+class RegistryBadInput : public ::testing::TestWithParam<BadFormulasFile> {};
 
 TEST_P(RegistryBadInput, OneLineAndADefinedExitCode) {
   TempDir dir;
@@ -173,17 +173,17 @@ TEST_P(RegistryBadInput, OneLineAndADefinedExitCode) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, RegistryBadInput,
-    ::testing::Values(BadInput{"empty", "", 0, "FILE: no @register_npu_flop registrations found\n"},
-                      BadInput{"no_registrations", "def f(x):\n    return 1\n", 0,
+    ::testing::Values(BadFormulasFile{"empty", "", 0, "FILE: no @register_npu_flop registrations found\n"},
+                      BadFormulasFile{"no_registrations", "def f(x):\n    return 1\n", 0,
                                "FILE: no @register_npu_flop registrations found\n"},
-                      BadInput{"nul_bytes", std::string("x = 1\0\0", 7), 2,
+                      BadFormulasFile{"nul_bytes", std::string("x = 1\0\0", 7), 2,
                                "opmfu: error: FILE: binary file (NUL byte at offset 5)\n"},
-                      BadInput{
+                      BadFormulasFile{
                           "unclosed_decorator",
                           "from torch_npu.profiler._flops_registry import register_npu_flop\n@register_npu_flop(\n", 1,
                           "FILE: no @register_npu_flop registrations found\nopmfu: warning: FILE:2:1: syntax error; "
                           "the listing may be incomplete (run `opmfu registry check`)\n"},
-                      BadInput{"binary_garbage", std::string("\x89PNG\r\n\x1a\n\xff\xfe\xfd", 11), 1,
+                      BadFormulasFile{"binary_garbage", std::string("\x89PNG\r\n\x1a\n\xff\xfe\xfd", 11), 1,
                                "FILE: no @register_npu_flop registrations found\nopmfu: warning: FILE:1:1: syntax "
                                "error; the listing may be incomplete (run `opmfu registry check`)\n"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });

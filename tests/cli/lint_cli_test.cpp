@@ -155,11 +155,11 @@ TEST(LintCli, StatisticsAreJsonWithJsonAndRefusedWithSarif) {
   auto table = testing::RunOpmfu({"lint", "--no-config", "--statistics", script});
   EXPECT_EQ(table.exit_code, 1);
   EXPECT_NE(table.out.find("\tOPM101\twith-flops-not-true"), std::string::npos) << table.out;
-  auto json = testing::RunOpmfu({"lint", "--no-config", "--statistics", "--output-format", "json", script});
-  EXPECT_EQ(json.exit_code, 1);
-  EXPECT_EQ(json.out.rfind("[", 0), 0U) << json.out;
-  EXPECT_NE(json.out.find("\"code\": \"OPM101\""), std::string::npos) << json.out;
-  EXPECT_NE(json.out.find("\"count\": 1"), std::string::npos) << json.out;
+  auto as_json = testing::RunOpmfu({"lint", "--no-config", "--statistics", "--output-format", "json", script});
+  EXPECT_EQ(as_json.exit_code, 1);
+  EXPECT_EQ(as_json.out.rfind("[", 0), 0U) << as_json.out;
+  EXPECT_NE(as_json.out.find("\"code\": \"OPM101\""), std::string::npos) << as_json.out;
+  EXPECT_NE(as_json.out.find("\"count\": 1"), std::string::npos) << as_json.out;
   const std::string sarif_file = (dir.path() / "out.sarif").string();
   auto sarif =
       testing::RunOpmfu({"lint", "--no-config", "--statistics", "--output-format", "sarif", "-o", sarif_file, script});

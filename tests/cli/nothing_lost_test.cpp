@@ -231,10 +231,10 @@ TEST(NothingLost, LintFixLeavesAFileThatDidNotParseAlone) {
 
   // A dynamic-profiler config json.load would reject: its resettable values stay as written.
   const std::string config = "{\"with_flops\": \"true\", \"experimental_config\": {\"export_type\": \"DB\"},}\n";
-  const fs::path json = dir.Write("profiler_config.json", config);
-  const auto json_fixed = RunOpmfu({"lint", "--no-config", "--fix", json.string()});
+  const fs::path config_file = dir.Write("profiler_config.json", config);
+  const auto json_fixed = RunOpmfu({"lint", "--no-config", "--fix", config_file.string()});
   EXPECT_EQ(json_fixed.exit_code, 1) << json_fixed.out << json_fixed.err;
-  EXPECT_EQ(testing::ReadFile(json), config);
+  EXPECT_EQ(testing::ReadFile(config_file), config);
 
   // The same file once it parses: now the safe fixes are applied.
   const fs::path clean =
