@@ -57,6 +57,8 @@ list(APPEND opmfu_xlsxwriter_sources
   "${opmfu_xlsxwriter_dir}/third_party/tmpfileplus/tmpfileplus.c"
   "${opmfu_xlsxwriter_dir}/third_party/md5/md5.c")
 add_library(opmfu_xlsxwriter STATIC ${opmfu_xlsxwriter_sources})
+# Third-party C with file-static names that clash when batched: one translation unit per file.
+set_target_properties(opmfu_xlsxwriter PROPERTIES UNITY_BUILD OFF)
 target_include_directories(opmfu_xlsxwriter PUBLIC "${opmfu_xlsxwriter_dir}/include")
 target_compile_definitions(opmfu_xlsxwriter PRIVATE NOCRYPT NOUNCRYPT)
 # Not ours to warn about (like the generated grammar code).
