@@ -173,19 +173,19 @@ TEST_P(RegistryBadInput, OneLineAndADefinedExitCode) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, RegistryBadInput,
-    ::testing::Values(BadFormulasFile{"empty", "", 0, "FILE: no @register_npu_flop registrations found\n"},
-                      BadFormulasFile{"no_registrations", "def f(x):\n    return 1\n", 0,
-                               "FILE: no @register_npu_flop registrations found\n"},
-                      BadFormulasFile{"nul_bytes", std::string("x = 1\0\0", 7), 2,
-                               "opmfu: error: FILE: binary file (NUL byte at offset 5)\n"},
-                      BadFormulasFile{
-                          "unclosed_decorator",
-                          "from torch_npu.profiler._flops_registry import register_npu_flop\n@register_npu_flop(\n", 1,
-                          "FILE: no @register_npu_flop registrations found\nopmfu: warning: FILE:2:1: syntax error; "
-                          "the listing may be incomplete (run `opmfu registry check`)\n"},
-                      BadFormulasFile{"binary_garbage", std::string("\x89PNG\r\n\x1a\n\xff\xfe\xfd", 11), 1,
-                               "FILE: no @register_npu_flop registrations found\nopmfu: warning: FILE:1:1: syntax "
-                               "error; the listing may be incomplete (run `opmfu registry check`)\n"}),
+    ::testing::Values(
+        BadFormulasFile{"empty", "", 0, "FILE: no @register_npu_flop registrations found\n"},
+        BadFormulasFile{"no_registrations", "def f(x):\n    return 1\n", 0,
+                        "FILE: no @register_npu_flop registrations found\n"},
+        BadFormulasFile{"nul_bytes", std::string("x = 1\0\0", 7), 2,
+                        "opmfu: error: FILE: binary file (NUL byte at offset 5)\n"},
+        BadFormulasFile{"unclosed_decorator",
+                        "from torch_npu.profiler._flops_registry import register_npu_flop\n@register_npu_flop(\n", 1,
+                        "FILE: no @register_npu_flop registrations found\nopmfu: warning: FILE:2:1: syntax error; "
+                        "the listing may be incomplete (run `opmfu registry check`)\n"},
+        BadFormulasFile{"binary_garbage", std::string("\x89PNG\r\n\x1a\n\xff\xfe\xfd", 11), 1,
+                        "FILE: no @register_npu_flop registrations found\nopmfu: warning: FILE:1:1: syntax "
+                        "error; the listing may be incomplete (run `opmfu registry check`)\n"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(RegistryBadInput, NonUtf8IsReportedByCheck) {
