@@ -1,6 +1,12 @@
 #include "common/sqlite.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
+
+#include "common/file_io.h"
 
 namespace opmfu {
 
@@ -150,6 +156,56 @@ std::string_view Statement::Text(int column) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(handle_.get(), column));
   if (text == nullptr) return {};
   return {text, static_cast<std::size_t>(sqlite3_column_bytes(handle_.get(), column))};
+}
+
+namespace {
+
+Status SyncFile(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0) return Error::Input(path.string() + ": " + ErrnoMessage(saved));
+  return Ok();
+}
+
+}  // namespace
+
+Status WriteDatabaseAtomically(const std::filesystem::path& path, AtomicDatabaseStart start,
+                               const std::function<Status(Database&)>& fill) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) return Error::Input(path.parent_path().string() + ": cannot create: " + ec.message());
+  const TemporaryFile temporary(path);
+  const fs::path& temp = temporary.path();
+  const auto cleanup = [&](Error error) {
+    fs::remove(temp, ec);
+    fs::remove(temp.string() + "-journal", ec);
+    return error;
+  };
+  fs::remove(temp, ec);
+  if (start == AtomicDatabaseStart::kCopyOfExisting && fs::exists(path, ec)) {
+    fs::copy_file(path, temp, ec);
+    if (ec) return cleanup(Error::Input(path.string() + ": cannot copy for an atomic update: " + ec.message()));
+  }
+  {
+    auto db = Database::OpenForWrite(temp);
+    if (!db.ok()) return cleanup(db.take_error());
+    Status written = db->Execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN");
+    if (written.ok()) written = fill(*db);
+    if (written.ok()) written = db->Execute("COMMIT");
+    if (!written.ok()) {
+      Error error = written.take_error();
+      error.message = path.string() + ": " + error.message;
+      return cleanup(error);
+    }
+  }
+  if (Status synced = SyncFile(temp); !synced.ok()) return cleanup(synced.take_error());
+  fs::rename(temp, path, ec);
+  if (ec) return cleanup(Error::Input(path.string() + ": cannot replace: " + ec.message()));
+  return Ok();
 }
 
 }  // namespace opmfu

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,5 +70,18 @@ class Database {
   std::unique_ptr<sqlite3, SqliteCloser> handle_;
   std::string path_;
 };
+
+/// How WriteDatabaseAtomically starts its private copy.
+enum class AtomicDatabaseStart {
+  kEmpty,           ///< a new database (an existing file at the path is replaced)
+  kCopyOfExisting,  ///< a copy of the existing file, when there is one, to which tables are added
+};
+
+/// Writes the database at `path` so that readers only ever see the old file or the new one: a
+/// private temporary file beside it (see `start`) is filled by `fill` in one transaction, without
+/// journal or syncs since nobody else can see it, fsynced once, then renamed over `path`. On any
+/// failure `path` is untouched, the temporary file removed, and the error names `path`.
+Status WriteDatabaseAtomically(const std::filesystem::path& path, AtomicDatabaseStart start,
+                               const std::function<Status(Database&)>& fill);
 
 }  // namespace opmfu

@@ -108,15 +108,6 @@ Status InsertRows(Database& db, const AnalysisTables& tables) {
   return Ok();
 }
 
-Status SyncFile(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
-  return Ok();
-}
-
 std::string CsvNumber(double value) { return PythonFloatRepr(value); }
 
 }  // namespace
@@ -126,37 +117,8 @@ bool AnalysisTables::with_avg_mfu() const {
 }
 
 Status WriteClusterDb(const fs::path& db_path, const AnalysisTables& tables) {
-  std::error_code ec;
-  fs::create_directories(db_path.parent_path(), ec);
-  if (ec) return Error::Input(db_path.parent_path().string() + ": cannot create: " + ec.message());
-  const TemporaryFile temporary(db_path);
-  const fs::path& temp = temporary.path();
-  const auto cleanup = [&](Error error) {
-    fs::remove(temp, ec);
-    fs::remove(temp.string() + "-journal", ec);
-    return error;
-  };
-  if (fs::exists(db_path, ec)) {
-    fs::copy_file(db_path, temp, ec);
-    if (ec) return cleanup(Error::Input(db_path.string() + ": cannot copy for an atomic update: " + ec.message()));
-  }
-  {
-    auto db = Database::OpenForWrite(temp);
-    if (!db.ok()) return cleanup(db.take_error());
-    // The file is private until renamed and is fsynced once before that: no journal, no syncs.
-    Status written = db->Execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN");
-    if (written.ok()) written = InsertRows(*db, tables);
-    if (written.ok()) written = db->Execute("COMMIT");
-    if (!written.ok()) {
-      Error error = written.take_error();
-      error.message = db_path.string() + ": " + error.message;
-      return cleanup(error);
-    }
-  }
-  if (Status synced = SyncFile(temp); !synced.ok()) return cleanup(synced.take_error());
-  fs::rename(temp, db_path, ec);
-  if (ec) return cleanup(Error::Input(db_path.string() + ": cannot replace: " + ec.message()));
-  return Ok();
+  return WriteDatabaseAtomically(db_path, AtomicDatabaseStart::kCopyOfExisting,
+                                 [&](Database& db) { return InsertRows(db, tables); });
 }
 
 namespace {

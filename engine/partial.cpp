@@ -175,47 +175,12 @@ Status WriteContent(Database& db, const ShardSpec& shard, const InputIdentity& i
   return Ok();
 }
 
-Status SyncFile(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
-  const int rc = ::fsync(fd);
-  const int saved = errno;
-  ::close(fd);
-  if (rc != 0) return Error::Input(path.string() + ": " + ErrnoMessage(saved));
-  return Ok();
-}
-
 }  // namespace
 
 Status WritePartial(const fs::path& path, const ShardSpec& shard, const InputIdentity& input,
                     const AnalyzeReport& report) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) return Error::Input(path.parent_path().string() + ": cannot create: " + ec.message());
-  const TemporaryFile temporary(path);
-  const fs::path& temp = temporary.path();
-  const auto cleanup = [&](Error error) {
-    fs::remove(temp, ec);
-    return error;
-  };
-  fs::remove(temp, ec);
-  {
-    auto db = Database::OpenForWrite(temp);
-    if (!db.ok()) return cleanup(db.take_error());
-    // Private until renamed, and fsynced once before that: no journal, no syncs on the way.
-    Status written = db->Execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN");
-    if (written.ok()) written = WriteContent(*db, shard, input, report);
-    if (written.ok()) written = db->Execute("COMMIT");
-    if (!written.ok()) {
-      Error error = written.take_error();
-      error.message = path.string() + ": " + error.message;
-      return cleanup(error);
-    }
-  }
-  if (Status synced = SyncFile(temp); !synced.ok()) return cleanup(synced.take_error());
-  fs::rename(temp, path, ec);
-  if (ec) return cleanup(Error::Input(path.string() + ": cannot replace: " + ec.message()));
-  return Ok();
+  return WriteDatabaseAtomically(path, AtomicDatabaseStart::kEmpty,
+                                 [&](Database& db) { return WriteContent(db, shard, input, report); });
 }
 
 namespace {
