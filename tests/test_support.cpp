@@ -1,6 +1,10 @@
 #include "tests/test_support.h"
 
 #include "common/parse_allocator.h"
+#include "common/sqlite.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -151,6 +155,27 @@ RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& o
   result.out = ReadFile(out_path);
   result.err = ReadFile(err_path);
   return result;
+}
+
+std::vector<std::string> TableRows(const std::filesystem::path& db_path, const std::string& table) {
+  std::vector<std::string> rows;
+  auto db = Database::OpenReadOnly(db_path);
+  EXPECT_TRUE(db.ok()) << db.error().message;
+  if (!db.ok()) return rows;
+  auto schema = db->Prepare("SELECT sql FROM sqlite_master WHERE name = '" + table + "'");
+  EXPECT_TRUE(schema.ok());
+  if (*schema->Step()) rows.emplace_back(schema->Text(0));
+  auto columns = db->Prepare("SELECT * FROM \"" + table + "\" LIMIT 0");
+  if (!columns.ok()) return rows;
+  std::string select;
+  for (int i = 0; i < columns->ColumnCount(); ++i) {
+    select += std::string(select.empty() ? "" : " || '|' || ") + "quote(\"" +
+              sqlite3_column_name(columns->handle(), i) + "\")";
+  }
+  auto statement = db->Prepare("SELECT " + select + " FROM \"" + table + "\" ORDER BY rowid");
+  EXPECT_TRUE(statement.ok());
+  while (*statement->Step()) rows.emplace_back(statement->Text(0));
+  return rows;
 }
 
 }  // namespace opmfu::testing

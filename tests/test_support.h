@@ -75,4 +75,8 @@ RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& o
 RunResult RunOpmfu(const std::vector<std::string>& args, const std::filesystem::path& cwd = {},
                    const std::map<std::string, std::string>& env = {}, const std::filesystem::path& stdin_path = {});
 
+/// Every row of `table` in the SQLite database at `db_path`, each value as SQL's quote() gives it
+/// (type and value: 1 and 1.0 differ), in rowid order, after the table's declared schema.
+std::vector<std::string> TableRows(const std::filesystem::path& db_path, const std::string& table);
+
 }  // namespace opmfu::testing

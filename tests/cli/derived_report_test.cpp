@@ -20,6 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::RunOpmfu;
+using testing::TableRows;
 using testing::TempDir;
 
 const json* FindGroup(const json& derived, std::string_view kernel, std::string_view shapes) {
@@ -334,24 +335,6 @@ TEST_F(DerivedGate, NothingToMeasureFailsWithTheReason) {
   }
 }
 
-// Every row of a table, each cell as SQL's quote() gives it, in rowid order.
-std::vector<std::string> TableRows(const fs::path& db_path, const std::string& table) {
-  auto db = Database::OpenReadOnly(db_path);
-  EXPECT_TRUE(db.ok());
-  std::vector<std::string> rows;
-  auto columns = db->Prepare("SELECT * FROM \"" + table + "\" LIMIT 0");
-  EXPECT_TRUE(columns.ok());
-  std::string select;
-  for (int i = 0; i < columns->ColumnCount(); ++i) {
-    select += std::string(i == 0 ? "" : " || '|' || ") + "quote(\"" +
-              std::string(sqlite3_column_name(columns->handle(), i)) + "\")";
-  }
-  auto read = db->Prepare("SELECT " + select + " FROM \"" + table + "\" ORDER BY rowid");
-  EXPECT_TRUE(read.ok());
-  while (*read->Step()) rows.emplace_back(read->Text(0));
-  return rows;
-}
-
 // `analyze --derived` adds DerivedMFU and leaves upstream's tables exactly as without the flag.
 TEST(DerivedTable, OnDemoDataSitsBesideUpstreamsUntouchedTables) {
   TempDir dir;
@@ -372,8 +355,9 @@ TEST(DerivedTable, OnDemoDataSitsBesideUpstreamsUntouchedTables) {
     EXPECT_FALSE(*db->HasTable("DerivedMFU"));  // without the flag, no table of ours
   }
   const json summary = json::parse(result.out);
-  const std::vector<std::string> rows = TableRows(with_db, "DerivedMFU");
-  EXPECT_EQ(summary["derived_mfu_rows"].get<std::size_t>(), rows.size());
+  const std::vector<std::string> rows = TableRows(with_db, "DerivedMFU");  // its schema, then its rows
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(summary["derived_mfu_rows"].get<std::size_t>(), rows.size() - 1);
 
   // Every matmul row of OperatorMFU has the FLOPs of its signature in DerivedMFU (same rank).
   auto db = Database::OpenReadOnly(with_db);

@@ -23,10 +23,10 @@ TEST(FlopsCli, ComputesFromPositionalAndNamedArguments) {
                                "key=[2,8,1024,128]", "--arg", "value=[2,8,1024,128]", "--arg", "head_num=8", "--arg",
                                "input_layout=BNSD", "--arg", "sparse_mode=3", "--format", "json"});
   ASSERT_EQ(named.exit_code, 0) << named.err;
-  const auto json = nlohmann::json::parse(named.out);
-  EXPECT_EQ(json["flops"], 4294967296LL);  // 2*2*8*(1024^2/2)*256
-  EXPECT_EQ(json["message"], "4294967296-npu_fusion_attention");
-  EXPECT_EQ(json["target"], "torch_npu:npu_fusion_attention");
+  const auto parsed = nlohmann::json::parse(named.out);
+  EXPECT_EQ(parsed["flops"], 4294967296LL);  // 2*2*8*(1024^2/2)*256
+  EXPECT_EQ(parsed["message"], "4294967296-npu_fusion_attention");
+  EXPECT_EQ(parsed["target"], "torch_npu:npu_fusion_attention");
 }
 
 TEST(FlopsCli, RefusesWhatTheFormulaCannotComputeWithExitTwo) {
@@ -89,9 +89,9 @@ TEST(FlopsCli, PrintsWhatTheFormulaRecordsEvenWhenTorchRejectsTheOp) {
 TEST(FlopsCli, WritesValuesPastTwoToTheSixtyThreeAsText) {
   const auto run = RunOpmfu({"flops", "mm", "[4294967296,4294967296]", "[4294967296,8]", "--format", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const auto json = nlohmann::json::parse(run.out);
-  EXPECT_EQ(json["flops"], "295147905179352825856");
-  EXPECT_EQ(json["message"], "295147905179352825856-mm");
+  const auto parsed = nlohmann::json::parse(run.out);
+  EXPECT_EQ(parsed["flops"], "295147905179352825856");
+  EXPECT_EQ(parsed["message"], "295147905179352825856-mm");
 }
 
 TEST(FlopsCli, ComputesTheOtherReleaseOnRequestOrFromAnInstalledFile) {
@@ -168,9 +168,9 @@ TEST(RegistryListCli, ShowsTheReleaseOfTheBuiltInFormulasItRead) {
   EXPECT_NE(table.out.find("built-in formulas: torch_npu v26.1.0 (defines `_infer_kv_heads`"), std::string::npos)
       << table.out;
   EXPECT_NE(table.out.find("; installed torch_npu 2.7.1.post3"), std::string::npos) << table.out;
-  const auto json = RunOpmfu({"registry", "list", "--formulas", file.string(), "--format", "json"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
-  const auto document = nlohmann::json::parse(json.out);
+  const auto listed = RunOpmfu({"registry", "list", "--formulas", file.string(), "--format", "json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto document = nlohmann::json::parse(listed.out);
   EXPECT_EQ(document["formulas_version"], "v26.1.0");
   EXPECT_EQ(document["torch_npu_version"], "2.7.1.post3");
 }

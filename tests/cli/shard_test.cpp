@@ -19,30 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::RunOpmfu;
+using testing::TableRows;
 using testing::TempDir;
-
-// Every row of `table` with every value quoted (type and value: 1 and 1.0 differ), in rowid
-// order, plus the table's declared schema.
-std::vector<std::string> TableRows(const fs::path& db_path, const std::string& table) {
-  std::vector<std::string> rows;
-  auto db = Database::OpenReadOnly(db_path);
-  EXPECT_TRUE(db.ok()) << db.error().message;
-  if (!db.ok()) return rows;
-  auto schema = db->Prepare("SELECT sql FROM sqlite_master WHERE name = '" + table + "'");
-  EXPECT_TRUE(schema.ok());
-  if (*schema->Step()) rows.emplace_back(schema->Text(0));
-  auto columns = db->Prepare("SELECT * FROM \"" + table + "\" LIMIT 0");
-  if (!columns.ok()) return rows;
-  std::string select;
-  for (int i = 0; i < columns->ColumnCount(); ++i) {
-    select += std::string(select.empty() ? "" : " || '|' || ") + "quote(\"" +
-              sqlite3_column_name(columns->handle(), i) + "\")";
-  }
-  auto statement = db->Prepare("SELECT " + select + " FROM \"" + table + "\" ORDER BY rowid");
-  EXPECT_TRUE(statement.ok());
-  while (*statement->Step()) rows.emplace_back(statement->Text(0));
-  return rows;
-}
 
 class ShardedDemo : public ::testing::Test {
  protected:
