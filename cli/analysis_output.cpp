@@ -5,6 +5,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
+
+#include "common/text.h"
 
 namespace opmfu::cli {
 namespace {
@@ -201,6 +204,16 @@ std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose) 
     emit("stage " + engine::DescribeStage(report.write));
   }
   return log;
+}
+
+Result<engine::ExportType> ParseExportType(const std::string& name) {
+  if (name == "db") return engine::ExportType::kDb;
+  if (name == "csv") return engine::ExportType::kCsv;
+  if (name == "json") return engine::ExportType::kJson;
+  if (name == "text") return engine::ExportType::kText;
+  const std::vector<std::string> names = {"db", "text", "csv", "json"};
+  return Error::Usage("unknown export type '" + name + "'" + DidYouMean(name, names) +
+                      "; choose db, text, csv or json");
 }
 
 }  // namespace opmfu::cli

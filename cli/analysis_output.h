@@ -6,9 +6,14 @@
 #include <optional>
 #include <string>
 
+#include "common/result.h"
 #include "engine/analyze.h"
 
 namespace opmfu::cli {
+
+/// `--export-type` of analyze and merge: db, text, csv or json; anything else is a usage error
+/// with a did-you-mean.
+Result<engine::ExportType> ParseExportType(const std::string& name);
 
 /// The warnings and per-rank lines on stderr ("opmfu: rank N: error: <file>: <cause>"); with
 /// `verbose` also every rank's notes and stage times. Returns the same lines (without the

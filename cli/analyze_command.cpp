@@ -135,19 +135,9 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
   engine::AnalyzeOptions options;
   options.profiling_path = flags.profiling_path;
   if (!flags.output_path.empty()) options.output_path = flags.output_path;
-  if (flags.export_type == "db") {
-    options.export_type = engine::ExportType::kDb;
-  } else if (flags.export_type == "csv") {
-    options.export_type = engine::ExportType::kCsv;
-  } else if (flags.export_type == "json") {
-    options.export_type = engine::ExportType::kJson;
-  } else if (flags.export_type == "text") {
-    options.export_type = engine::ExportType::kText;
-  } else {
-    const std::vector<std::string> names = {"db", "text", "csv", "json"};
-    return ReportError(Error::Usage("unknown export type '" + flags.export_type + "'" +
-                                    DidYouMean(flags.export_type, names) + "; choose db, text, csv or json"));
-  }
+  auto export_type = ParseExportType(flags.export_type);
+  if (!export_type.ok()) return ReportError(export_type.error());
+  options.export_type = *export_type;
   if (flags.derived && options.export_type != engine::ExportType::kDb) {
     return ReportError(
         Error::Usage("--derived writes a DerivedMFU table into cluster_analysis.db: use --export-type db"));

@@ -23,19 +23,9 @@ int RunMergeCommand(const MergeFlags& flags) {
   engine::MergeOptions options;
   for (const std::string& partial : flags.partials) options.partials.emplace_back(partial);
   options.output_path = flags.output_path;
-  if (flags.export_type == "db") {
-    options.export_type = engine::ExportType::kDb;
-  } else if (flags.export_type == "csv") {
-    options.export_type = engine::ExportType::kCsv;
-  } else if (flags.export_type == "json") {
-    options.export_type = engine::ExportType::kJson;
-  } else if (flags.export_type == "text") {
-    options.export_type = engine::ExportType::kText;
-  } else {
-    const std::vector<std::string> names = {"db", "text", "csv", "json"};
-    return ReportError(Error::Usage("unknown export type '" + flags.export_type + "'" +
-                                    DidYouMean(flags.export_type, names) + "; choose db, text, csv or json"));
-  }
+  auto export_type = ParseExportType(flags.export_type);
+  if (!export_type.ok()) return ReportError(export_type.error());
+  options.export_type = *export_type;
   auto report = engine::RunMerge(options);
   if (!report.ok()) return ReportError(report.error());
   // The lines a one-shot analysis of the same ranks prints, failed ranks included.
