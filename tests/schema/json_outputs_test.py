@@ -12,6 +12,7 @@ python3-jsonschema is not installed (scripts/setup installs it).
 import json
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -142,6 +143,22 @@ def main():
         if analysis is not None and (analysis["operator_mfu_rows"] == 0 or not analysis["written"]):
             failures.append(f"analyze: {analysis}")
         check("analyze", ["analyze", "-d", "base", "--export-type", "csv", "--format", "json"], work)
+        # A failed rank (not a database) and a rank whose FLOPs records match no kernel: the per-rank
+        # error and no_rows_reason are strings then, and the run exits 1.
+        partly = work / "partly_failed"
+        run(["demo", str(partly), "--ranks", "3", "--steps", "1"], work)
+        rank_dbs = sorted(partly.glob("*_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db"))
+        rank_dbs[1].write_bytes(b"not a database " * 300)
+        shifted = sqlite3.connect(rank_dbs[2])
+        shifted.execute("UPDATE MSTX_EVENTS SET startNs = startNs + 1000000000000000, endNs = endNs + 1000000000000000")
+        shifted.commit()
+        shifted.close()
+        partial_analysis = check("analyze", ["analyze", "-d", str(partly), "--format", "json"], work, (1,))
+        if partial_analysis is not None:
+            statuses = sorted((r["status"], r["error"] is None, r["no_rows_reason"] is None)
+                              for r in partial_analysis["ranks"])
+            if statuses != [("failed", False, True), ("ok", True, False), ("ok", True, True)]:
+                failures.append(f"analyze with a failed and an unmatched rank: {partial_analysis['ranks']}")
         derived_analysis = check("analyze", ["analyze", "-d", "run", "--derived", "--format", "json"], work)
         if derived_analysis is not None and not derived_analysis.get("derived_mfu_rows"):
             failures.append(f"analyze --derived: no derived_mfu_rows: {derived_analysis}")
