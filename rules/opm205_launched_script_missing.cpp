@@ -1,5 +1,6 @@
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "rules/lint_checks.h"
 
@@ -17,6 +18,14 @@ void CheckMissingScript(LauncherCheckContext& context) {
         "cProfile", "timeit", "http.server", "json.tool", "build",     "twine",    "pre_commit",
         "ruff",     "black",  "isort",       "flake8",    "mypy",      "pylint"};
     if (kToolModules.contains(launches[i].module)) continue;
+    // Installed evaluation and monitoring tools, any module of theirs (`accelerate launch -m
+    // lm_eval`): they never host the training loop whose profiler settings lint checks. A module
+    // of a package that is simply absent (`-m recipe.dapo.main_dapo`, from a checkout the
+    // example expects) is still reported: it may hold those settings.
+    static const std::set<std::string, std::less<>> kToolPackages = {"lm_eval", "evalscope", "opencompass",
+                                                                     "tensorboard"};
+    const std::string_view module = launches[i].module;
+    if (kToolPackages.contains(module.substr(0, module.find('.')))) continue;
     // Another path of the same command runs a script that was found (`D=${SLURM_SUBMIT_DIR}` on
     // one branch, the launcher's own directory on the other): that one is linted.
     bool found_on_another_path = false;
@@ -30,7 +39,9 @@ void CheckMissingScript(LauncherCheckContext& context) {
     const linter::ShellWord& script = launches[i].script;
     context.ReportAt(script.where,
                      script.known
-                         ? "`" + script.text + "` (run by " + launches[i].tool +
+                         ? (module.empty() ? "`" + script.text + "` (run by "
+                                           : "module `" + std::string(module) + "` (`" + script.text + "`, run by ") +
+                               launches[i].tool +
                                ") cannot be found in the current directory or next to the launcher, so "
                                "it was not linted; findings may be incomplete"
                          : "the script run by " + launches[i].tool + " is only known at run time, so it was not linted",
