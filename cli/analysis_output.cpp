@@ -18,12 +18,12 @@ std::string Percent(double mfu) {
   return text.str();
 }
 
-void PrintKernels(std::ostream& out, const char* title, std::vector<const engine::OperatorMfuRow*> rows) {
+void PrintKernels(std::ostream& out, const char* title, const std::vector<engine::KernelLine>& kernels) {
   out << title << "\n";
-  for (const engine::OperatorMfuRow* row : rows) {
-    out << "  " << Percent(row->mfu) << "  rank " << row->rank_id << "  " << row->op_name().value_or("?") << " -> "
-        << row->kernel_name().value_or("?") << "  " << row->kernel_duration << " ns  " << row->actual_tflops
-        << " TFLOPS  shapes " << row->input_shapes().value_or("-") << "\n";
+  for (const engine::KernelLine& kernel : kernels) {
+    out << "  " << Percent(kernel.mfu) << "  rank " << kernel.rank_id << "  " << kernel.op_name.value_or("?") << " -> "
+        << kernel.kernel_name.value_or("?") << "  " << kernel.kernel_duration << " ns  " << kernel.actual_tflops
+        << " TFLOPS  shapes " << kernel.input_shapes.value_or("-") << "\n";
   }
 }
 
@@ -46,21 +46,14 @@ void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& e
                                : nlohmann::ordered_json(nullptr)},
     });
   }
-  const auto& tables = report.tables;
-  nlohmann::ordered_json bands = {{"below_20", 0}, {"20_to_30", 0}, {"30_to_60", 0}, {"60_to_70", 0}, {"above_70", 0}};
-  double weighted = 0;
-  double duration = 0;
-  for (const auto& row : tables.operator_rows) {
-    const double m = row.mfu;
-    const char* band = m < 0.2   ? "below_20"
-                       : m < 0.3 ? "20_to_30"
-                       : m < 0.6 ? "30_to_60"
-                       : m < 0.7 ? "60_to_70"
-                                 : "above_70";
-    bands[band] = bands[band].get<std::size_t>() + 1;
-    weighted += row.mfu * static_cast<double>(row.kernel_duration);
-    duration += static_cast<double>(row.kernel_duration);
-  }
+  const engine::RowFigures& figures = report.figures;
+  const auto& counts = figures.bands();
+  const nlohmann::ordered_json bands = {{"below_20", counts[0]},
+                                        {"20_to_30", counts[1]},
+                                        {"30_to_60", counts[2]},
+                                        {"60_to_70", counts[3]},
+                                        {"above_70", counts[4]}};
+  const std::optional<double> weighted = figures.time_weighted_mfu();
   nlohmann::ordered_json written = nlohmann::ordered_json::array();
   for (const auto& path : report.written) written.push_back(path.string());
   nlohmann::ordered_json answer{
@@ -68,10 +61,9 @@ void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& e
       {"export_type", export_type},
       {"output_directory", report.output_directory.string()},
       {"written", written},
-      {"operator_mfu_rows", tables.operator_rows.size()},
-      {"module_mfu_rows", tables.module_rows.size()},
-      {"time_weighted_mfu",
-       duration > 0 ? nlohmann::ordered_json(weighted / duration) : nlohmann::ordered_json(nullptr)},
+      {"operator_mfu_rows", figures.operator_rows()},
+      {"module_mfu_rows", figures.module_rows()},
+      {"time_weighted_mfu", weighted ? nlohmann::ordered_json(*weighted) : nlohmann::ordered_json(nullptr)},
       {"mfu_bands", bands},
       {"failed_ranks", report.failed_ranks()},
       {"ranks", ranks},
@@ -91,7 +83,7 @@ void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& e
 
 void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
   std::ostream& out = std::cout;
-  const auto& tables = report.tables;
+  const engine::RowFigures& figures = report.figures;
   const std::size_t ranks = report.ranks.size();
   if (report.shard) {
     out << "Shard " << report.shard->index << " of " << report.shard->count << ": analysed " << ranks << " of the "
@@ -116,34 +108,13 @@ void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
     if (rank.operator_rows == 0 && analysis.no_rows_reason) out << "; no MFU: " << *analysis.no_rows_reason;
     out << "\n";
   }
-  out << "OperatorMFU: " << tables.operator_rows.size() << " rows; ModuleMFU: " << tables.module_rows.size()
-      << " rows\n";
-  if (!tables.operator_rows.empty()) {
-    std::size_t bands[5] = {};
-    for (const auto& row : tables.operator_rows) {
-      const double m = row.mfu;
-      bands[m < 0.2 ? 0 : m < 0.3 ? 1 : m < 0.6 ? 2 : m < 0.7 ? 3 : 4]++;
-    }
+  out << "OperatorMFU: " << figures.operator_rows() << " rows; ModuleMFU: " << figures.module_rows() << " rows\n";
+  if (figures.operator_rows() > 0) {
+    const auto& bands = figures.bands();
     out << "MFU bands: <20%: " << bands[0] << "  20-30%: " << bands[1] << "  30-60%: " << bands[2]
         << "  60-70%: " << bands[3] << "  >70%: " << bands[4] << "\n";
-    // The five lowest and highest, as a stable sort by MFU would list them (ties in row order),
-    // without sorting every row.
-    std::vector<std::pair<const engine::OperatorMfuRow*, std::size_t>> rows;
-    rows.reserve(tables.operator_rows.size());
-    for (const auto& row : tables.operator_rows) rows.emplace_back(&row, rows.size());
-    const auto lower = [](const auto& a, const auto& b) {
-      return a.first->mfu != b.first->mfu ? a.first->mfu < b.first->mfu : a.second < b.second;
-    };
-    const std::size_t n = std::min<std::size_t>(5, rows.size());
-    const auto take = [&](auto less) {
-      std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end(), less);
-      std::vector<const engine::OperatorMfuRow*> picked;
-      for (std::size_t i = 0; i < n; ++i) picked.push_back(rows[i].first);
-      return picked;
-    };
-    PrintKernels(out, "Lowest MFU kernels:", take(lower));
-    // The highest, from the last row of a stable ascending sort backwards.
-    PrintKernels(out, "Highest MFU kernels:", take([&](const auto& a, const auto& b) { return lower(b, a); }));
+    PrintKernels(out, "Lowest MFU kernels:", figures.lowest());
+    PrintKernels(out, "Highest MFU kernels:", figures.highest());
   }
   for (const auto& path : report.written) out << "Wrote " << path.string() << "\n";
   if (report.shard) {

@@ -167,6 +167,7 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
   }
   options.step_id = flags.step_id;
   options.jobs = flags.jobs;
+  options.keep_rows = flags.derived;  // the DerivedMFU section reads every OperatorMFU row
   // A progress line on a terminal, once the run has taken more than a second.
   const auto started = std::chrono::steady_clock::now();
   std::mutex progress_mutex;

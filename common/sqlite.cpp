@@ -172,40 +172,83 @@ Status SyncFile(const std::filesystem::path& path) {
 
 }  // namespace
 
-Status WriteDatabaseAtomically(const std::filesystem::path& path, AtomicDatabaseStart start,
-                               const std::function<Status(Database&)>& fill) {
+Result<std::unique_ptr<AtomicDatabaseWrite>> AtomicDatabaseWrite::Begin(const std::filesystem::path& path,
+                                                                        AtomicDatabaseStart start) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) return Error::Input(path.parent_path().string() + ": cannot create: " + ec.message());
-  const TemporaryFile temporary(path);
-  const fs::path& temp = temporary.path();
-  const auto cleanup = [&](Error error) {
-    fs::remove(temp, ec);
-    fs::remove(temp.string() + "-journal", ec);
-    return error;
-  };
+  std::unique_ptr<AtomicDatabaseWrite> write(new AtomicDatabaseWrite(path));
+  const fs::path& temp = write->temporary_->path();
   fs::remove(temp, ec);
   if (start == AtomicDatabaseStart::kCopyOfExisting && fs::exists(path, ec)) {
     fs::copy_file(path, temp, ec);
-    if (ec) return cleanup(Error::Input(path.string() + ": cannot copy for an atomic update: " + ec.message()));
-  }
-  {
-    auto db = Database::OpenForWrite(temp);
-    if (!db.ok()) return cleanup(db.take_error());
-    Status written = db->Execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN");
-    if (written.ok()) written = fill(*db);
-    if (written.ok()) written = db->Execute("COMMIT");
-    if (!written.ok()) {
-      Error error = written.take_error();
-      error.message = path.string() + ": " + error.message;
-      return cleanup(error);
+    if (ec) {
+      write->RemoveTemporary();
+      return Error::Input(path.string() + ": cannot copy for an atomic update: " + ec.message());
     }
   }
-  if (Status synced = SyncFile(temp); !synced.ok()) return cleanup(synced.take_error());
-  fs::rename(temp, path, ec);
-  if (ec) return cleanup(Error::Input(path.string() + ": cannot replace: " + ec.message()));
+  auto db = Database::OpenForWrite(temp);
+  if (!db.ok()) {
+    write->RemoveTemporary();
+    return db.take_error();
+  }
+  write->db_.emplace(std::move(*db));
+  if (Status begun = write->db_->Execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN"); !begun.ok()) {
+    const Error error = write->Failed(begun.take_error());
+    write->RemoveTemporary();
+    return error;
+  }
+  return write;
+}
+
+AtomicDatabaseWrite::AtomicDatabaseWrite(const std::filesystem::path& path)
+    : path_(path), temporary_(std::make_unique<TemporaryFile>(path)) {}
+
+AtomicDatabaseWrite::~AtomicDatabaseWrite() { RemoveTemporary(); }
+
+void AtomicDatabaseWrite::RemoveTemporary() {
+  if (done_) return;
+  done_ = true;
+  db_.reset();  // closed before its file goes
+  std::error_code ec;
+  std::filesystem::remove(temporary_->path(), ec);
+  std::filesystem::remove(temporary_->path().string() + "-journal", ec);
+}
+
+Error AtomicDatabaseWrite::Failed(Error error) const {
+  error.message = path_.string() + ": " + error.message;
+  return error;
+}
+
+Status AtomicDatabaseWrite::Commit() {
+  if (done_ || !db_) return Error::Input(path_.string() + ": the write was already finished");
+  if (Status committed = db_->Execute("COMMIT"); !committed.ok()) {
+    const Error error = Failed(committed.take_error());
+    RemoveTemporary();
+    return error;
+  }
+  db_.reset();
+  const std::filesystem::path& temp = temporary_->path();
+  if (Status synced = SyncFile(temp); !synced.ok()) {
+    RemoveTemporary();
+    return synced.take_error();
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path_, ec);
+  if (ec) {
+    RemoveTemporary();
+    return Error::Input(path_.string() + ": cannot replace: " + ec.message());
+  }
+  done_ = true;
   return Ok();
+}
+
+Status WriteDatabaseAtomically(const std::filesystem::path& path, AtomicDatabaseStart start,
+                               const std::function<Status(Database&)>& fill) {
+  OPMFU_ASSIGN_OR_RETURN(std::unique_ptr<AtomicDatabaseWrite> write, AtomicDatabaseWrite::Begin(path, start));
+  if (Status filled = fill(write->db()); !filled.ok()) return write->Failed(filled.take_error());
+  return write->Commit();
 }
 
 }  // namespace opmfu

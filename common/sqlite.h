@@ -16,6 +16,8 @@
 
 namespace opmfu {
 
+class TemporaryFile;
+
 struct SqliteCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
@@ -75,6 +77,34 @@ class Database {
 enum class AtomicDatabaseStart {
   kEmpty,           ///< a new database (an existing file at the path is replaced)
   kCopyOfExisting,  ///< a copy of the existing file, when there is one, to which tables are added
+};
+
+/// An atomic write of the database at `path` held open across calls, for a writer that fills it
+/// bit by bit (WriteDatabaseAtomically below fills it in one call). Begin creates the private
+/// temporary file beside `path` (see `start`) and opens one transaction, without journal or syncs
+/// since nobody else can see it; Commit commits, fsyncs once and renames it over `path`. Until
+/// Commit succeeds `path` is untouched, and the temporary file is removed on destruction.
+class AtomicDatabaseWrite {
+ public:
+  static Result<std::unique_ptr<AtomicDatabaseWrite>> Begin(const std::filesystem::path& path,
+                                                            AtomicDatabaseStart start);
+  ~AtomicDatabaseWrite();
+  AtomicDatabaseWrite(const AtomicDatabaseWrite&) = delete;
+  AtomicDatabaseWrite& operator=(const AtomicDatabaseWrite&) = delete;
+
+  Database& db() { return *db_; }
+  /// `error` of filling the database, named after `path` as every error of this write is.
+  Error Failed(Error error) const;
+  /// On failure the temporary file is removed, `path` is untouched and the error names `path`.
+  Status Commit();
+
+ private:
+  explicit AtomicDatabaseWrite(const std::filesystem::path& path);
+  void RemoveTemporary();
+  std::filesystem::path path_;
+  std::unique_ptr<TemporaryFile> temporary_;
+  std::optional<Database> db_;
+  bool done_ = false;  ///< committed, or the temporary file already removed
 };
 
 /// Writes the database at `path` so that readers only ever see the old file or the new one: a

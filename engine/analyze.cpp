@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <unordered_map>
 
@@ -26,6 +27,61 @@ std::string DescribeFailure(const RankOutcome& outcome) {
   const std::string directory = outcome.location.rank_directory.string();
   if (cause.find(db) != std::string::npos || (!directory.empty() && cause.rfind(directory, 0) == 0)) return cause;
   return db + ": " + cause;
+}
+
+void RowFigures::Add(const OperatorMfuRow& row) {
+  const std::size_t position = operator_rows_++;
+  const double m = row.mfu;
+  bands_[m < 0.2 ? 0 : m < 0.3 ? 1 : m < 0.6 ? 2 : m < 0.7 ? 3 : 4]++;
+  weighted_ += row.mfu * static_cast<double>(row.kernel_duration);
+  duration_ += static_cast<double>(row.kernel_duration);
+  const auto lower = [](const Ranked& a, const Ranked& b) { return a.mfu != b.mfu ? a.mfu < b.mfu : a.row < b.row; };
+  Keep(lowest_, row, position, lower);
+  Keep(highest_, row, position, [&](const Ranked& a, const Ranked& b) { return lower(b, a); });
+}
+
+// Keeps `row` among the first kListed of `kept` (ordered by `before`) if it belongs there; its
+// strings are copied only then.
+template <typename Before>
+void RowFigures::Keep(std::vector<Ranked>& kept, const OperatorMfuRow& row, std::size_t position, Before before) {
+  Ranked candidate{row.mfu, position, {}};
+  if (kept.size() == kListed && !before(candidate, kept.back())) return;
+  const auto optional_copy = [](std::optional<std::string_view> text) {
+    return text ? std::optional<std::string>(*text) : std::nullopt;
+  };
+  candidate.line = {row.mfu,
+                    row.rank_id,
+                    optional_copy(row.op_name()),
+                    optional_copy(row.kernel_name()),
+                    row.kernel_duration,
+                    row.actual_tflops,
+                    optional_copy(row.input_shapes())};
+  const auto at = std::upper_bound(kept.begin(), kept.end(), candidate, before);
+  kept.insert(at, std::move(candidate));
+  if (kept.size() > kListed) kept.pop_back();
+}
+
+std::optional<double> RowFigures::time_weighted_mfu() const {
+  return duration_ > 0 ? std::optional<double>(weighted_ / duration_) : std::nullopt;
+}
+
+std::vector<KernelLine> RowFigures::lowest() const {
+  std::vector<KernelLine> lines;
+  for (const Ranked& ranked : lowest_) lines.push_back(ranked.line);
+  return lines;
+}
+
+std::vector<KernelLine> RowFigures::highest() const {
+  std::vector<KernelLine> lines;
+  for (const Ranked& ranked : highest_) lines.push_back(ranked.line);
+  return lines;
+}
+
+RowFigures FigureRows(const AnalysisTables& tables) {
+  RowFigures figures;
+  for (const OperatorMfuRow& row : tables.operator_rows) figures.Add(row);
+  figures.AddModuleRows(tables.module_rows.size());
+  return figures;
 }
 
 namespace {
@@ -123,11 +179,42 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     selected = std::move(mine);
   }
 
+  const fs::path out = options.output_path ? *options.output_path : report.discovery.root;
+  report.output_directory = out / "cluster_analysis_output";
+  // The cluster DB is written rank by rank while later ranks are analysed, and each rank's rows
+  // freed once written; --shard and the other export types keep every row until the end.
+  const bool streamed = options.export_type == ExportType::kDb && !options.shard && !options.keep_rows;
+  const fs::path db_path = report.output_directory / "cluster_analysis.db";
+  ClusterDbWriter writer(db_path);
+  std::optional<Error> write_error;       // set by the writing thread, read after the workers stop
+  std::atomic<bool> write_failed{false};  // ...and seen by the workers, which then stop analysing
+  const unsigned workers = WorkerCount(selected.size(), options.jobs);
+  RankOrderedWrites handoff(selected.size(), 2 * static_cast<std::size_t>(workers), [&](std::size_t i) {
+    RankAnalysis& analysis = report.ranks[i].analysis;
+    if (!write_failed) {
+      Status written = writer.Append(analysis.operator_rows, analysis.module_rows);
+      if (written.ok()) {
+        if (!analysis.operator_rows.empty()) {
+          writer.NoteTypes(analysis.all_kernels_matched, analysis.all_kernels_matched && analysis.all_messages_parsed);
+        }
+        for (const OperatorMfuRow& row : analysis.operator_rows) report.figures.Add(row);
+        report.figures.AddModuleRows(analysis.module_rows.size());
+      } else {
+        write_error = written.take_error();
+        write_failed = true;
+      }
+    }
+    // Freed, not only emptied: `= {}` would assign an empty list and keep the capacity.
+    std::vector<OperatorMfuRow>().swap(analysis.operator_rows);
+    std::vector<ModuleMfuRow>().swap(analysis.module_rows);
+    analysis.strings.reset();
+  });
+
   report.ranks.resize(selected.size());
   // The cores not taken by ranks running side by side read one rank's tables in parallel.
   const unsigned read_threads = std::max(1U, HardwareCores() / WorkerCount(selected.size(), options.jobs));
   std::atomic<std::size_t> done{0};
-  ForEachInParallel(selected.size(), options.jobs, [&](std::size_t i) {
+  const auto analyze_rank = [&](std::size_t i) {
     RankOutcome& outcome = report.ranks[i];
     outcome.location = selected[i];
     if (selected[i].never_parsed) {
@@ -136,25 +223,47 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
       if (options.on_rank_done) options.on_rank_done(++done, selected.size());
       return;
     }
+    if (streamed && write_failed) return;  // the run fails: the remaining ranks are not needed
     auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path, options.step_id,
                                  options.with_coverage, read_threads});
     if (analysis.ok()) {
       outcome.analysis = std::move(*analysis);
       outcome.failure = outcome.analysis.failure;
-      KeepOnlyRowStrings(outcome.analysis);
+      if (!streamed) KeepOnlyRowStrings(outcome.analysis);
     } else {
       outcome.analysis.rank_id = selected[i].rank_id;
       outcome.failure = analysis.error().message;
     }
+    outcome.operator_rows = outcome.analysis.operator_rows.size();
+    outcome.module_rows = outcome.analysis.module_rows.size();
     const std::size_t finished = ++done;
     if (options.on_rank_done) options.on_rank_done(finished, selected.size());
-  });
+  };
+  if (streamed) {
+    ForEachInParallel(selected.size(), options.jobs, [&](std::size_t i) {
+      if (!handoff.WaitToStart(i)) return;
+      try {
+        analyze_rank(i);
+      } catch (...) {
+        handoff.Abort();  // this rank will never be written: release the workers waiting on it
+        throw;
+      }
+      handoff.Finished(i);
+    });
+    if (write_error) return *std::move(write_error);
+    report.nothing_to_write = !writer.started();
+    if (report.nothing_to_write) return report;
+    StageClock write_clock;  // what is left after the last rank: settling the types, committing
+    OPMFU_RETURN_IF_ERROR(writer.Finish());
+    report.written.push_back(db_path);
+    report.write = write_clock.Lap("write");
+    return report;
+  }
+  ForEachInParallel(selected.size(), options.jobs, analyze_rank);
 
   for (RankOutcome& outcome : report.ranks) {
     // A failed rank has no OperatorMFU rows; the ModuleMFU rows it produced are kept, as upstream keeps them.
     RankAnalysis& analysis = outcome.analysis;
-    outcome.operator_rows = analysis.operator_rows.size();
-    outcome.module_rows = analysis.module_rows.size();
     if (analysis.strings) report.tables.string_pools.push_back(analysis.strings);
     report.tables.operator_rows.Append(std::move(analysis.operator_rows));
     report.tables.module_rows.insert(report.tables.module_rows.end(),
@@ -169,8 +278,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     }  // ranks without rows are left out before upstream concatenates: they do not change types
   }
 
-  const fs::path out = options.output_path ? *options.output_path : report.discovery.root;
-  report.output_directory = out / "cluster_analysis_output";
+  report.figures = FigureRows(report.tables);
   if (options.shard) {
     // A shard always writes its partial, with or without rows: its failed ranks are results too.
     const fs::path partial = PartialPath(out, *options.shard);

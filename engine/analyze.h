@@ -1,6 +1,7 @@
 #pragma once
 // `opmfu analyze`: discover ranks, analyse them in parallel, write the tables.
 
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -29,9 +30,65 @@ struct AnalyzeOptions {
   /// Analyse only this shard's ranks (ShardOf) and write its partial result,
   /// <OUT>/opmfu_partial/shard_<I>_of_<N>.db, instead of the tables (engine/partial.h).
   std::optional<ShardSpec> shard;
+  /// Keep every rank's rows in AnalyzeReport::tables (for a caller that reads them, e.g. --derived)
+  /// even with ExportType::kDb, which otherwise writes each rank's rows as soon as it and the ranks
+  /// before it are done, and frees them.
+  bool keep_rows = false;
   /// Called from worker threads after each rank (done, total); may be empty.
   std::function<void(std::size_t, std::size_t)> on_rank_done;
 };
+
+/// One of the kernels the summary lists (lowest or highest MFU), with its own copies of the strings.
+struct KernelLine {
+  double mfu = 0;
+  std::int64_t rank_id = 0;
+  std::optional<std::string> op_name;
+  std::optional<std::string> kernel_name;
+  std::int64_t kernel_duration = 0;
+  double actual_tflops = 0;
+  std::optional<std::string> input_shapes;
+};
+
+/// What the summary says about every row (counts, MFU bands, time-weighted MFU, the lowest and
+/// highest kernels), gathered row by row in row order: the rows need not stay in memory for it.
+class RowFigures {
+ public:
+  static constexpr std::size_t kListed = 5;  ///< lowest and highest kernels listed
+
+  void Add(const OperatorMfuRow& row);
+  void AddModuleRows(std::size_t count) { module_rows_ += count; }
+
+  std::size_t operator_rows() const { return operator_rows_; }
+  std::size_t module_rows() const { return module_rows_; }
+  /// Rows with MFU below 20%, 20-30%, 30-60%, 60-70%, 70% and above.
+  const std::array<std::size_t, 5>& bands() const { return bands_; }
+  /// MFU weighted by kernel duration; none without duration.
+  std::optional<double> time_weighted_mfu() const;
+  /// The lowest MFU first, as a stable sort by MFU lists them (ties in row order).
+  std::vector<KernelLine> lowest() const;
+  /// The highest MFU first: a stable ascending sort's last rows, backwards.
+  std::vector<KernelLine> highest() const;
+
+ private:
+  struct Ranked {
+    double mfu = 0;
+    std::size_t row = 0;  ///< position among all rows
+    KernelLine line;
+  };
+  template <typename Before>
+  static void Keep(std::vector<Ranked>& kept, const OperatorMfuRow& row, std::size_t position, Before before);
+
+  std::size_t operator_rows_ = 0;
+  std::size_t module_rows_ = 0;
+  std::array<std::size_t, 5> bands_ = {};
+  double weighted_ = 0;
+  double duration_ = 0;
+  std::vector<Ranked> lowest_;
+  std::vector<Ranked> highest_;
+};
+
+/// The figures of rows held in memory, in row order.
+RowFigures FigureRows(const AnalysisTables& tables);
 
 struct RankOutcome {
   RankLocation location;
@@ -51,7 +108,10 @@ struct AnalyzeReport {
   Discovery discovery;
   std::vector<std::int64_t> unknown_ranks;  ///< --rank-list ids that were not found
   std::vector<RankOutcome> ranks;           ///< in rank order
+  /// Every rank's rows, when they are kept in memory: not when `analyze` writes the cluster DB
+  /// rank by rank (AnalyzeOptions::keep_rows), when `figures` alone describe them.
   AnalysisTables tables;
+  RowFigures figures;
   std::filesystem::path output_directory;  ///< <OUT>/cluster_analysis_output
   std::vector<std::filesystem::path> written;
   bool nothing_to_write = false;  ///< no rank produced a row, so no file was written

@@ -46,67 +46,21 @@ Status BindOptional(Statement& statement, int index, std::optional<std::string_v
   return value ? statement.BindUncopied(index, *value) : statement.BindNull(index);
 }
 
-Status InsertRows(Database& db, const AnalysisTables& tables) {
-  OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE IF EXISTS \"OperatorMFU\"; DROP TABLE IF EXISTS \"ModuleMFU\""));
-  if (!tables.operator_rows.empty()) {
-    const std::string duration_type = tables.duration_integer ? "INTEGER" : "REAL";
-    const std::string flops_type = tables.flops_integer ? "INTEGER" : "REAL";
-    OPMFU_RETURN_IF_ERROR(
-        db.Execute("CREATE TABLE \"OperatorMFU\" (\"rank_id\" INTEGER, \"op_name\" TEXT, \"kernel_name\" TEXT, "
-                   "\"kernel_start(ns)\" INTEGER, \"kernel_end(ns)\" INTEGER, \"kernel_duration(ns)\" " +
-                   duration_type + ", \"mfu\" REAL, \"actual_tflops\" REAL, \"chip_peak_tflops\" REAL, \"flops\" " +
-                   flops_type + ", \"flops_op_name\" TEXT, \"input_shapes\" TEXT, \"output_shapes\" TEXT)"));
-    OPMFU_ASSIGN_OR_RETURN(Statement insert,
-                           db.Prepare("INSERT INTO \"OperatorMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                                      "?11, ?12, ?13)"));
-    for (const OperatorMfuRow& row : tables.operator_rows) {
-      OPMFU_RETURN_IF_ERROR(insert.Bind(1, row.rank_id));
-      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 2, row.op_name()));
-      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 3, row.kernel_name()));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(4, row.kernel_start));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(5, row.kernel_end));
-      OPMFU_RETURN_IF_ERROR(tables.duration_integer ? insert.Bind(6, row.kernel_duration)
-                                                    : insert.Bind(6, static_cast<double>(row.kernel_duration)));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(7, row.mfu));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(8, row.actual_tflops));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(9, row.chip_peak_tflops));
-      OPMFU_RETURN_IF_ERROR(tables.flops_integer ? insert.Bind(10, row.flops)
-                                                 : insert.Bind(10, static_cast<double>(row.flops)));
-      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(11, row.flops_op_name()));
-      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 12, row.input_shapes()));
-      OPMFU_RETURN_IF_ERROR(BindOptional(insert, 13, row.output_shapes()));
-      OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
-      (void)more;
-      OPMFU_RETURN_IF_ERROR(insert.Reset());
-    }
-  }
-  if (!tables.module_rows.empty()) {
-    const bool avg = tables.with_avg_mfu();
-    OPMFU_RETURN_IF_ERROR(db.Execute(
-        std::string("CREATE TABLE \"ModuleMFU\" (\"rank_id\" INTEGER, \"parent_module\" TEXT, \"module\" TEXT, "
-                    "\"op_name\" TEXT, \"kernel_list\" TEXT, \"total_kernel_duration(ns)\" REAL, "
-                    "\"avg_kernel_duration(ns)\" REAL, \"op_count\" INTEGER") +
-        (avg ? ", \"avg_mfu\" TEXT)" : ")")));
-    OPMFU_ASSIGN_OR_RETURN(Statement insert,
-                           db.Prepare(avg ? "INSERT INTO \"ModuleMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
-                                          : "INSERT INTO \"ModuleMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
-    for (const ModuleMfuRow& row : tables.module_rows) {
-      OPMFU_RETURN_IF_ERROR(insert.Bind(1, row.rank_id));
-      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(2, row.parent_module));
-      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(3, row.module));
-      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(4, row.op_name));
-      OPMFU_RETURN_IF_ERROR(insert.BindUncopied(5, row.kernel_list));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(6, row.total_kernel_duration));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(7, row.avg_kernel_duration));
-      OPMFU_RETURN_IF_ERROR(insert.Bind(8, row.op_count));
-      if (avg) OPMFU_RETURN_IF_ERROR(insert.BindUncopied(9, row.avg_mfu));
-      OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
-      (void)more;
-      OPMFU_RETURN_IF_ERROR(insert.Reset());
-    }
-  }
-  return Ok();
+// The CREATE statements as upstream's writer leaves them (pandas' to_sql over the concatenated ranks).
+std::string OperatorTableSql(bool duration_integer, bool flops_integer) {
+  return std::string(
+             "CREATE TABLE \"OperatorMFU\" (\"rank_id\" INTEGER, \"op_name\" TEXT, \"kernel_name\" TEXT, "
+             "\"kernel_start(ns)\" INTEGER, \"kernel_end(ns)\" INTEGER, \"kernel_duration(ns)\" ") +
+         (duration_integer ? "INTEGER" : "REAL") +
+         ", \"mfu\" REAL, \"actual_tflops\" REAL, \"chip_peak_tflops\" REAL, \"flops\" " +
+         (flops_integer ? "INTEGER" : "REAL") +
+         ", \"flops_op_name\" TEXT, \"input_shapes\" TEXT, \"output_shapes\" TEXT)";
 }
+
+constexpr const char* kModuleTableSql =
+    "CREATE TABLE \"ModuleMFU\" (\"rank_id\" INTEGER, \"parent_module\" TEXT, \"module\" TEXT, \"op_name\" TEXT, "
+    "\"kernel_list\" TEXT, \"total_kernel_duration(ns)\" REAL, \"avg_kernel_duration(ns)\" REAL, \"op_count\" "
+    "INTEGER, \"avg_mfu\" TEXT)";
 
 std::string CsvNumber(double value) { return PythonFloatRepr(value); }
 
@@ -116,9 +70,192 @@ bool AnalysisTables::with_avg_mfu() const {
   return std::any_of(module_rows.begin(), module_rows.end(), [](const ModuleMfuRow& r) { return !r.avg_mfu.empty(); });
 }
 
+struct ClusterDbWriter::Open {
+  std::unique_ptr<AtomicDatabaseWrite> write;
+  std::optional<Statement> insert_operator;
+  std::optional<Statement> insert_module;
+};
+
+ClusterDbWriter::ClusterDbWriter(fs::path db_path) : db_path_(std::move(db_path)) {}
+
+// Statements before the database they belong to.
+ClusterDbWriter::~ClusterDbWriter() {
+  if (!open_) return;
+  open_->insert_operator.reset();
+  open_->insert_module.reset();
+}
+
+bool ClusterDbWriter::started() const { return open_ != nullptr; }
+
+Status ClusterDbWriter::Start() {
+  if (open_) return Ok();
+  auto open = std::make_unique<Open>();
+  OPMFU_ASSIGN_OR_RETURN(open->write, AtomicDatabaseWrite::Begin(db_path_, AtomicDatabaseStart::kCopyOfExisting));
+  Database& db = open->write->db();
+  const auto created = [&]() -> Status {
+    OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE IF EXISTS \"OperatorMFU\"; DROP TABLE IF EXISTS \"ModuleMFU\""));
+    // OperatorMFU first, as upstream writes it: the tables keep that order in sqlite_master.
+    OPMFU_RETURN_IF_ERROR(db.Execute(OperatorTableSql(true, true)));
+    OPMFU_RETURN_IF_ERROR(db.Execute(kModuleTableSql));
+    OPMFU_ASSIGN_OR_RETURN(Statement insert_operator,
+                           db.Prepare("INSERT INTO \"OperatorMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                                      "?11, ?12, ?13)"));
+    OPMFU_ASSIGN_OR_RETURN(Statement insert_module,
+                           db.Prepare("INSERT INTO \"ModuleMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+    open->insert_operator.emplace(std::move(insert_operator));
+    open->insert_module.emplace(std::move(insert_module));
+    return Ok();
+  }();
+  if (!created.ok()) return open->write->Failed(created.error());
+  open_ = std::move(open);
+  return Ok();
+}
+
+Status ClusterDbWriter::Append(const OperatorMfuRow& row) {
+  OPMFU_RETURN_IF_ERROR(Start());
+  Statement& insert = *open_->insert_operator;
+  const auto inserted = [&]() -> Status {
+    OPMFU_RETURN_IF_ERROR(insert.Bind(1, row.rank_id));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, 2, row.op_name()));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, 3, row.kernel_name()));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(4, row.kernel_start));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(5, row.kernel_end));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(6, row.kernel_duration));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(7, row.mfu));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(8, row.actual_tflops));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(9, row.chip_peak_tflops));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(10, row.flops));
+    OPMFU_RETURN_IF_ERROR(insert.BindUncopied(11, row.flops_op_name()));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, 12, row.input_shapes()));
+    OPMFU_RETURN_IF_ERROR(BindOptional(insert, 13, row.output_shapes()));
+    OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
+    (void)more;
+    return insert.Reset();
+  }();
+  if (!inserted.ok()) return open_->write->Failed(inserted.error());
+  ++operator_rows_;
+  return Ok();
+}
+
+Status ClusterDbWriter::Append(const ModuleMfuRow& row) {
+  OPMFU_RETURN_IF_ERROR(Start());
+  Statement& insert = *open_->insert_module;
+  const auto inserted = [&]() -> Status {
+    OPMFU_RETURN_IF_ERROR(insert.Bind(1, row.rank_id));
+    OPMFU_RETURN_IF_ERROR(insert.BindUncopied(2, row.parent_module));
+    OPMFU_RETURN_IF_ERROR(insert.BindUncopied(3, row.module));
+    OPMFU_RETURN_IF_ERROR(insert.BindUncopied(4, row.op_name));
+    OPMFU_RETURN_IF_ERROR(insert.BindUncopied(5, row.kernel_list));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(6, row.total_kernel_duration));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(7, row.avg_kernel_duration));
+    OPMFU_RETURN_IF_ERROR(insert.Bind(8, row.op_count));
+    OPMFU_RETURN_IF_ERROR(insert.BindUncopied(9, row.avg_mfu));
+    OPMFU_ASSIGN_OR_RETURN(bool more, insert.Step());
+    (void)more;
+    return insert.Reset();
+  }();
+  if (!inserted.ok()) return open_->write->Failed(inserted.error());
+  ++module_rows_;
+  any_avg_mfu_ = any_avg_mfu_ || !row.avg_mfu.empty();
+  return Ok();
+}
+
+Status ClusterDbWriter::Append(const std::vector<OperatorMfuRow>& operator_rows,
+                               const std::vector<ModuleMfuRow>& module_rows) {
+  for (const OperatorMfuRow& row : operator_rows) OPMFU_RETURN_IF_ERROR(Append(row));
+  for (const ModuleMfuRow& row : module_rows) OPMFU_RETURN_IF_ERROR(Append(row));
+  return Ok();
+}
+
+void ClusterDbWriter::NoteTypes(bool duration_integer, bool flops_integer) {
+  duration_integer_ = duration_integer_ && duration_integer;
+  flops_integer_ = flops_integer_ && flops_integer;
+}
+
+Status ClusterDbWriter::Finish() {
+  if (!open_) return Error::Input(db_path_.string() + ": nothing was started to finish");
+  open_->insert_operator.reset();
+  open_->insert_module.reset();
+  Database& db = open_->write->db();
+  const auto settled = [&]() -> Status {
+    // Upstream leaves out a table without rows (and an avg_mfu column empty everywhere); DROP
+    // COLUMN leaves the CREATE text as if the column had never been declared.
+    if (module_rows_ == 0) {
+      OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE \"ModuleMFU\""));
+    } else if (!any_avg_mfu_) {
+      OPMFU_RETURN_IF_ERROR(db.Execute("ALTER TABLE \"ModuleMFU\" DROP COLUMN \"avg_mfu\""));
+    }
+    if (operator_rows_ == 0) {
+      OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE \"OperatorMFU\""));
+    } else if (!duration_integer_ || !flops_integer_) {
+      // Only the declared type changes, INTEGER to REAL, which the stored records do not depend on
+      // (a REAL column may hold integers; reads turn them into reals). Done last: this connection
+      // keeps the schema it parsed, and commits and closes next.
+      OPMFU_RETURN_IF_ERROR(db.Execute("PRAGMA writable_schema = ON"));
+      OPMFU_ASSIGN_OR_RETURN(
+          Statement update,
+          db.Prepare("UPDATE sqlite_master SET sql = ?1 WHERE type = 'table' AND name = 'OperatorMFU'"));
+      const std::string sql = OperatorTableSql(duration_integer_, flops_integer_);
+      OPMFU_RETURN_IF_ERROR(update.Bind(1, std::string_view(sql)));
+      OPMFU_ASSIGN_OR_RETURN(bool more, update.Step());
+      (void)more;
+      OPMFU_RETURN_IF_ERROR(db.Execute("PRAGMA writable_schema = OFF"));
+    }
+    return Ok();
+  }();
+  if (!settled.ok()) {
+    Error error = open_->write->Failed(settled.error());
+    open_.reset();
+    return error;
+  }
+  Status committed = open_->write->Commit();
+  open_.reset();
+  return committed;
+}
+
+RankOrderedWrites::RankOrderedWrites(std::size_t count, std::size_t window, std::function<void(std::size_t)> write)
+    : count_(count), window_(std::max<std::size_t>(1, window)), write_(std::move(write)), finished_(count, false) {}
+
+bool RankOrderedWrites::WaitToStart(std::size_t item) {
+  std::unique_lock lock(mutex_);
+  advanced_.wait(lock, [&] { return aborted_ || item < next_ + window_; });
+  return !aborted_;
+}
+
+void RankOrderedWrites::Finished(std::size_t item) {
+  std::unique_lock lock(mutex_);
+  finished_[item] = true;
+  if (writing_) return;  // the writing thread checks finished_ again before it stops
+  writing_ = true;
+  while (next_ < count_ && finished_[next_]) {
+    const std::size_t written = next_;
+    lock.unlock();
+    write_(written);
+    lock.lock();
+    ++next_;
+    advanced_.notify_all();
+  }
+  writing_ = false;
+}
+
+void RankOrderedWrites::Abort() {
+  const std::lock_guard lock(mutex_);
+  aborted_ = true;
+  advanced_.notify_all();
+}
+
+std::size_t RankOrderedWrites::written() const {
+  const std::lock_guard lock(mutex_);
+  return next_;
+}
+
 Status WriteClusterDb(const fs::path& db_path, const AnalysisTables& tables) {
-  return WriteDatabaseAtomically(db_path, AtomicDatabaseStart::kCopyOfExisting,
-                                 [&](Database& db) { return InsertRows(db, tables); });
+  ClusterDbWriter writer(db_path);
+  OPMFU_RETURN_IF_ERROR(writer.Start());
+  for (const OperatorMfuRow& row : tables.operator_rows) OPMFU_RETURN_IF_ERROR(writer.Append(row));
+  for (const ModuleMfuRow& row : tables.module_rows) OPMFU_RETURN_IF_ERROR(writer.Append(row));
+  writer.NoteTypes(tables.duration_integer, tables.flops_integer);
+  return writer.Finish();
 }
 
 namespace {

@@ -1,13 +1,17 @@
 #pragma once
 // Writing OperatorMFU and ModuleMFU: into cluster_analysis.db (as upstream), or as CSV or JSON.
 
+#include <condition_variable>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "common/result.h"
+#include "common/sqlite.h"
 #include "engine/mfu_rows.h"
 
 namespace opmfu::engine {
@@ -78,6 +82,79 @@ struct AnalysisTables {
   bool flops_integer = true;     ///< ...and for flops
   /// avg_mfu is dropped when empty in every row (spec 5.8).
   bool with_avg_mfu() const;
+};
+
+/// Writes the OperatorMFU and ModuleMFU tables of cluster_analysis.db rank by rank, so that a rank's
+/// rows can be freed once written (what lets `analyze` write while it still analyses, in memory
+/// that does not grow with the rank count). The tables are what WriteClusterDb writes:
+/// - both are created at Start with the types every rank allows (`kernel_duration(ns)` and `flops`
+///   INTEGER, an avg_mfu column), and rows are bound as integers;
+/// - Finish settles what depends on every rank: a table without rows is dropped; the two columns'
+///   declared type becomes REAL, as upstream's concatenation of the ranks makes it, when a rank with
+///   rows did not match every kernel or parse every message (NoteTypes); avg_mfu is dropped when
+///   empty in every row. SQLite reads an integer stored in a REAL column as a REAL, so every value
+///   reads back (typeof, quote) as if it had been bound as a double to a REAL column.
+/// Nothing is visible at `db_path` before Finish (AtomicDatabaseWrite); a writer destroyed before
+/// Finish leaves the file as it was. Not thread-safe: one thread at a time.
+class ClusterDbWriter {
+ public:
+  explicit ClusterDbWriter(std::filesystem::path db_path);
+  ~ClusterDbWriter();
+  ClusterDbWriter(const ClusterDbWriter&) = delete;
+  ClusterDbWriter& operator=(const ClusterDbWriter&) = delete;
+
+  /// Begins the atomic write (a copy of the existing file with the two tables replaced). Append
+  /// calls it when needed, so a writer that is never given a row never touches the file.
+  Status Start();
+  bool started() const;
+  /// One rank's rows, after the ranks before it. The strings stay borrowed only during the call.
+  Status Append(const std::vector<OperatorMfuRow>& operator_rows, const std::vector<ModuleMfuRow>& module_rows);
+  Status Append(const OperatorMfuRow& row);
+  Status Append(const ModuleMfuRow& row);
+  /// What a rank with OperatorMFU rows allows (AnalysisTables::duration_integer, flops_integer);
+  /// ranks without rows are left out of upstream's concatenation and change nothing.
+  void NoteTypes(bool duration_integer, bool flops_integer);
+  /// Settles the declared types and commits (see above). Needs Start.
+  Status Finish();
+
+ private:
+  struct Open;
+  std::filesystem::path db_path_;
+  std::unique_ptr<Open> open_;
+  bool duration_integer_ = true;
+  bool flops_integer_ = true;
+  bool any_avg_mfu_ = false;
+  std::size_t operator_rows_ = 0;
+  std::size_t module_rows_ = 0;
+};
+
+/// Hands items finished in any order to `write` in index order, on the thread of a worker that
+/// finished one (there is no writer thread): the worker that finishes the next item to write writes
+/// it, then every following item already finished, while the other workers go on. A worker waits
+/// before starting an item more than `window` items ahead of the next to write, so at most that
+/// many finished items wait, each holding its rows. `write` must not throw.
+class RankOrderedWrites {
+ public:
+  RankOrderedWrites(std::size_t count, std::size_t window, std::function<void(std::size_t)> write);
+  /// Blocks until `item` may start. False once Abort was called: do not start it.
+  bool WaitToStart(std::size_t item);
+  /// `item` is finished: written now if it is the next one and no other thread is writing, else
+  /// by the thread that writes the item before it.
+  void Finished(std::size_t item);
+  /// Releases every waiting worker (an item will never finish, e.g. after an exception).
+  void Abort();
+  std::size_t written() const;
+
+ private:
+  std::size_t count_;
+  std::size_t window_;
+  std::function<void(std::size_t)> write_;
+  mutable std::mutex mutex_;
+  std::condition_variable advanced_;
+  std::vector<bool> finished_;
+  std::size_t next_ = 0;
+  bool writing_ = false;
+  bool aborted_ = false;
 };
 
 /// Replaces the OperatorMFU and ModuleMFU tables of `db_path` (creating the file if needed) and

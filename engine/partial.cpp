@@ -565,6 +565,7 @@ Result<AnalyzeReport> RunMerge(const MergeOptions& options) {
     report.ranks.push_back(std::move(outcome));
   }
   report.output_directory = options.output_path / "cluster_analysis_output";
+  report.figures = FigureRows(report.tables);
   report.nothing_to_write = report.tables.operator_rows.empty() && report.tables.module_rows.empty();
   if (report.nothing_to_write) return report;
   StageClock write_clock;
