@@ -66,13 +66,14 @@ RankCoverage ComputeCoverage(const RankData& data, const MfuCalculation& calcula
   std::unordered_set<KernelKey, KernelKeyHash> charged;
   std::map<std::pair<std::string_view, std::string_view>, AuxKernelCharge> aux;
   for (const KernelMfu& result : calculation.results) {
-    if (charged.insert({result.kernel_name, result.kernel_ts, result.kernel_end}).second) {
+    const KernelLink& link = data.kernel_links[result.link];
+    if (charged.insert({link.kernel_name, link.kernel_ts, link.kernel_end}).second) {
       ++coverage.charged_kernels;
       coverage.charged_time += result.kernel_duration;
     }
-    const std::string_view name = strings.View(result.kernel_name);
+    const std::string_view name = strings.View(link.kernel_name);
     if (IsComputeKernelName(name)) continue;
-    const std::string_view op = strings.View(result.flops_op_name);
+    const std::string_view op = strings.View(calculation.RangeOf(result).flops_op_name);
     AuxKernelCharge& entry = aux[{name, op}];
     entry.kernel_name = name;
     entry.flops_op_name = op;

@@ -50,8 +50,8 @@ struct ModuleMfuRow {
 
 /// One kernel_df row after the MFU merge: the link, and the MFU it got (or none).
 struct MergedKernel {
-  std::size_t link = 0;            ///< index into RankData::kernel_links
-  std::optional<std::size_t> mfu;  ///< index into the calculator's results
+  std::uint32_t link = 0;            ///< index into RankData::kernel_links
+  std::optional<std::uint32_t> mfu;  ///< index into the calculator's results
 };
 
 }  // namespace opmfu::engine

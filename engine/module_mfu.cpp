@@ -135,7 +135,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     return NamedSpan{link.op_name, link.op_ts, link.op_end};
   });
   const auto mfu_of = [&](std::uint32_t row) {  // -1.0 where the kernel got no MFU
-    return merged[row].mfu ? calculation.results[*merged[row].mfu].mfu : -1.0;
+    return merged[row].mfu ? calculation.Mfu(calculation.results[*merged[row].mfu]) : -1.0;
   };
   for (std::size_t row = 0; row < merged.size(); ++row) {
     const KernelLink& link = data.kernel_links[merged[row].link];

@@ -9,21 +9,24 @@ namespace opmfu::engine {
 
 namespace {
 
-// A row of the candidate table D: a compute link joined with its kernel's shapes.
+// A row of the candidate table D: a compute link joined with its kernel's shapes (indices, so a
+// candidate is 8 bytes; a rank has about one per kernel).
 struct Candidate {
-  const KernelLink* link;
-  const KernelShape* shape;
+  std::uint32_t link;
+  std::uint32_t shape;
 };
 
 // The candidates of [first, last) whose (kernel_ts, kernel_end) has not occurred before in it,
 // in order (upstream's drop_duplicates on the kernel times). A range holds a few kernels, so a
 // short one is checked pairwise; a long one is sorted by key, then position.
-void FirstPerKernelSpan(std::vector<Candidate>::const_iterator first, std::vector<Candidate>::const_iterator last,
-                        std::vector<const Candidate*>& kept) {
+void FirstPerKernelSpan(const std::vector<KernelLink>& links, std::vector<Candidate>::const_iterator first,
+                        std::vector<Candidate>::const_iterator last, std::vector<const Candidate*>& kept) {
   kept.clear();
   const auto count = static_cast<std::size_t>(last - first);
-  const auto same_span = [](const Candidate* a, const Candidate* b) {
-    return a->link->kernel_ts == b->link->kernel_ts && a->link->kernel_end == b->link->kernel_end;
+  const auto same_span = [&](const Candidate* a, const Candidate* b) {
+    const KernelLink& x = links[a->link];
+    const KernelLink& y = links[b->link];
+    return x.kernel_ts == y.kernel_ts && x.kernel_end == y.kernel_end;
   };
   if (count <= 32) {
     for (auto it = first; it != last; ++it) {
@@ -35,8 +38,10 @@ void FirstPerKernelSpan(std::vector<Candidate>::const_iterator first, std::vecto
   std::vector<const Candidate*> order;
   order.reserve(count);
   for (auto it = first; it != last; ++it) order.push_back(&*it);
-  std::sort(order.begin(), order.end(), [](const Candidate* a, const Candidate* b) {
-    return std::tie(a->link->kernel_ts, a->link->kernel_end, a) < std::tie(b->link->kernel_ts, b->link->kernel_end, b);
+  std::sort(order.begin(), order.end(), [&](const Candidate* a, const Candidate* b) {
+    const KernelLink& x = links[a->link];
+    const KernelLink& y = links[b->link];
+    return std::tie(x.kernel_ts, x.kernel_end, a) < std::tie(y.kernel_ts, y.kernel_end, b);
   });
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (i == 0 || !same_span(order[i - 1], order[i])) kept.push_back(order[i]);
@@ -151,99 +156,98 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
   }
 
   // Step 2: D = compute links x shapes on the kernel key, stable-sorted by (op_ts, kernel_ts, kernel_end).
-  auto shapes_by_key = ChainsByNamedSpan(data.shapes.size(), [&](std::uint32_t i) {
-    const KernelShape& shape = data.shapes[i];
-    return NamedSpan{shape.kernel_name, *shape.kernel_ts, *shape.kernel_end};
-  });
-  for (std::size_t i = 0; i < data.shapes.size(); ++i) {
-    const KernelShape& shape = data.shapes[i];
-    if (!shape.kernel_ts || !shape.kernel_end) continue;  // a NULL time never equals a coerced one
-    shapes_by_key.Append(static_cast<std::uint32_t>(i));
-  }
+  const std::vector<KernelLink>& links = data.kernel_links;
   std::vector<Candidate> candidates;
   candidates.reserve(data.compute_link_count);
-  for (std::size_t i = 0; i < data.compute_link_count; ++i) {
-    const KernelLink& link = data.kernel_links[i];
-    for (std::uint32_t s = shapes_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
-         s != shapes_by_key.kEnd; s = shapes_by_key.Next(s)) {
-      candidates.push_back({&link, &data.shapes[s]});
+  {  // the chains are freed before the results grow
+    auto shapes_by_key = ChainsByNamedSpan(data.shapes.size(), [&](std::uint32_t i) {
+      const KernelShape& shape = data.shapes[i];
+      return NamedSpan{shape.kernel_name, *shape.kernel_ts, *shape.kernel_end};
+    });
+    for (std::size_t i = 0; i < data.shapes.size(); ++i) {
+      const KernelShape& shape = data.shapes[i];
+      if (!shape.kernel_ts || !shape.kernel_end) continue;  // a NULL time never equals a coerced one
+      shapes_by_key.Append(static_cast<std::uint32_t>(i));
+    }
+    for (std::size_t i = 0; i < data.compute_link_count; ++i) {
+      const KernelLink& link = links[i];
+      for (std::uint32_t s = shapes_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
+           s != shapes_by_key.kEnd; s = shapes_by_key.Next(s)) {
+        candidates.push_back({static_cast<std::uint32_t>(i), s});
+      }
     }
   }
   // The links are in (op_ts, kernel_ts) order already, so this sort usually finds nothing to do.
-  const auto candidate_less = [](const Candidate& a, const Candidate& b) {
-    return std::tie(a.link->op_ts, a.link->kernel_ts, a.link->kernel_end) <
-           std::tie(b.link->op_ts, b.link->kernel_ts, b.link->kernel_end);
+  const auto candidate_less = [&](const Candidate& a, const Candidate& b) {
+    const KernelLink& x = links[a.link];
+    const KernelLink& y = links[b.link];
+    return std::tie(x.op_ts, x.kernel_ts, x.kernel_end) < std::tie(y.op_ts, y.kernel_ts, y.kernel_end);
   };
   if (!std::is_sorted(candidates.begin(), candidates.end(), candidate_less))
     std::stable_sort(candidates.begin(), candidates.end(), candidate_less);
 
   // Step 3: each range charges every kernel of the ops that start inside it with its whole FLOPs.
+  calculation.results.reserve(candidates.size());  // usually one result per candidate
   std::vector<const Candidate*> kernels;
   for (const Range& range : ranges) {
     if (range.end <= range.start) {
       range.outcome->fate = RangeOutcome::Fate::kEmptySpan;
       continue;
     }
-    const auto first = std::lower_bound(candidates.begin(), candidates.end(), range.start,
-                                        [](const Candidate& c, std::int64_t value) { return c.link->op_ts < value; });
-    const auto last = std::upper_bound(first, candidates.end(), range.end,
-                                       [](std::int64_t value, const Candidate& c) { return value < c.link->op_ts; });
+    const auto first =
+        std::lower_bound(candidates.begin(), candidates.end(), range.start,
+                         [&](const Candidate& c, std::int64_t value) { return links[c.link].op_ts < value; });
+    const auto last = std::upper_bound(first, candidates.end(), range.end, [&](std::int64_t value, const Candidate& c) {
+      return value < links[c.link].op_ts;
+    });
     if (first == last) {
       range.outcome->fate = RangeOutcome::Fate::kNoOpInside;
       continue;
     }
-    FirstPerKernelSpan(first, last, kernels);
+    FirstPerKernelSpan(links, first, last, kernels);
     std::int64_t total = 0;
-    for (const Candidate* kernel : kernels) total += kernel->shape->task_duration;
+    for (const Candidate* kernel : kernels) total += data.shapes[kernel->shape].task_duration;
     if (total <= 0) {
       range.outcome->fate = RangeOutcome::Fate::kNoDuration;
       continue;
     }
     // The dtype comes from the first kernel, before zero-duration kernels are dropped (B2).
-    OPMFU_ASSIGN_OR_RETURN(DtypeClass dtype, DtypeClassOf(strings.Optional(kernels.front()->shape->input_types)));
-    const double peak = chip.PeakFlops(dtype);
+    OPMFU_ASSIGN_OR_RETURN(DtypeClass dtype,
+                           DtypeClassOf(strings.Optional(data.shapes[kernels.front()->shape].input_types)));
+    const auto charged = static_cast<std::uint32_t>(calculation.charged_ranges.size());
+    calculation.charged_ranges.push_back({range.flops, range.name, chip.PeakFlops(dtype)});
     for (const Candidate* kernel : kernels) {
-      const std::int64_t duration = kernel->shape->task_duration;
-      if (duration <= 0) continue;
+      const KernelShape& shape = data.shapes[kernel->shape];
+      if (shape.task_duration <= 0) continue;
       ++range.outcome->kernels;
-      // This exact order of double operations is what upstream computes.
-      const double seconds = static_cast<double>(duration) * 1e-9;
-      const double flops_per_second = static_cast<double>(range.flops) / seconds;
-      KernelMfu result;
-      result.kernel_name = kernel->link->kernel_name;
-      result.kernel_ts = kernel->link->kernel_ts;
-      result.kernel_end = kernel->link->kernel_end;
-      result.mfu = flops_per_second / peak;
-      result.actual_tflops = Round2(flops_per_second / 1e12);
-      result.flops = range.flops;
-      result.flops_op_name = range.name;
-      result.kernel_duration = duration;
-      result.chip_peak = peak;
-      result.input_shapes = kernel->shape->input_shapes;
-      result.output_shapes = kernel->shape->output_shapes;
-      calculation.results.push_back(result);
+      calculation.results.push_back(
+          {kernel->link, charged, shape.input_shapes, shape.output_shapes, shape.task_duration});
     }
   }
   finished();
   return calculation;
 }
 
+double MfuCalculation::ActualTflops(const KernelMfu& result) const { return Round2(FlopsPerSecond(result) / 1e12); }
+
 std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation) {
+  const std::vector<KernelLink>& links = data.kernel_links;
   auto results_by_key = ChainsByNamedSpan(calculation.results.size(), [&](std::uint32_t i) {
-    const KernelMfu& result = calculation.results[i];
-    return NamedSpan{result.kernel_name, result.kernel_ts, result.kernel_end};
+    const KernelLink& link = links[calculation.results[i].link];
+    return NamedSpan{link.kernel_name, link.kernel_ts, link.kernel_end};
   });
   for (std::size_t i = 0; i < calculation.results.size(); ++i) results_by_key.Append(static_cast<std::uint32_t>(i));
   std::vector<MergedKernel> merged;
-  merged.reserve(data.kernel_links.size());
-  for (std::size_t i = 0; i < data.kernel_links.size(); ++i) {
-    const KernelLink& link = data.kernel_links[i];
+  merged.reserve(links.size());
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const KernelLink& link = links[i];
+    const auto index = static_cast<std::uint32_t>(i);
     std::uint32_t result = results_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
     if (result == results_by_key.kEnd) {
-      merged.push_back({i, std::nullopt});
+      merged.push_back({index, std::nullopt});
       continue;
     }
-    for (; result != results_by_key.kEnd; result = results_by_key.Next(result)) merged.push_back({i, result});
+    for (; result != results_by_key.kEnd; result = results_by_key.Next(result)) merged.push_back({index, result});
   }
   return merged;
 }
@@ -253,10 +257,13 @@ std::vector<OperatorMfuRow> BuildOperatorRows(std::int64_t rank_id, const RankDa
                                               const std::vector<MergedKernel>& merged) {
   const StringPool& strings = *data.strings;
   std::vector<OperatorMfuRow> rows;
+  rows.reserve(static_cast<std::size_t>(
+      std::count_if(merged.begin(), merged.end(), [](const MergedKernel& m) { return m.mfu.has_value(); })));
   for (const MergedKernel& entry : merged) {
     if (!entry.mfu) continue;
     const KernelLink& link = data.kernel_links[entry.link];
     const KernelMfu& result = calculation.results[*entry.mfu];
+    const ChargedRange& range = calculation.RangeOf(result);
     OperatorMfuRow row;
     row.strings = &strings;
     row.rank_id = rank_id;
@@ -265,11 +272,11 @@ std::vector<OperatorMfuRow> BuildOperatorRows(std::int64_t rank_id, const RankDa
     row.kernel_start = link.kernel_ts;
     row.kernel_end = link.kernel_end;
     row.kernel_duration = result.kernel_duration;
-    row.mfu = Round4(result.mfu);
-    row.actual_tflops = result.actual_tflops;
-    row.chip_peak_tflops = Round2((result.chip_peak > 0 ? result.chip_peak : 0.0) / 1e12);
-    row.flops = result.flops;
-    row.flops_op_name_id = result.flops_op_name;
+    row.mfu = Round4(calculation.Mfu(result));
+    row.actual_tflops = calculation.ActualTflops(result);
+    row.chip_peak_tflops = Round2((range.chip_peak > 0 ? range.chip_peak : 0.0) / 1e12);
+    row.flops = range.flops;
+    row.flops_op_name_id = range.flops_op_name;
     row.input_shapes_id = result.input_shapes;
     row.output_shapes_id = result.output_shapes;
     rows.push_back(row);

@@ -12,19 +12,22 @@
 
 namespace opmfu::engine {
 
-/// One result of the calculator: a kernel charged with one FLOPs range.
-struct KernelMfu {
-  StringId kernel_name = kNoString;
-  std::int64_t kernel_ts = 0;
-  std::int64_t kernel_end = 0;
-  double mfu = 0;  ///< unrounded
-  double actual_tflops = 0;
+/// A FLOPs range that charged kernels: what its results share.
+struct ChargedRange {
   std::int64_t flops = 0;
   StringId flops_op_name = kNoString;  ///< the op name of the FLOPs message
-  std::int64_t kernel_duration = 0;
-  double chip_peak = 0;
+  double chip_peak = 0;                ///< FLOP/s for the dtype of the range's first kernel
+};
+
+/// One result of the calculator: a kernel charged with one FLOPs range. It refers to its link
+/// (kernel name and times) and its range (FLOPs, peak) instead of copying them, and its MFU is
+/// computed when asked: a rank holds about one result per kernel.
+struct KernelMfu {
+  std::uint32_t link = 0;   ///< index into RankData::kernel_links
+  std::uint32_t range = 0;  ///< index into MfuCalculation::charged_ranges
   StringId input_shapes = kNoString;
   StringId output_shapes = kNoString;
+  std::int64_t kernel_duration = 0;  ///< > 0
 };
 
 /// What became of one mfu_flops range. Upstream keeps no such record; coverage reports it.
@@ -44,11 +47,23 @@ struct RangeOutcome {
 
 struct MfuCalculation {
   std::vector<KernelMfu> results;
+  std::vector<ChargedRange> charged_ranges;
   /// One per mfu_flops range, in order; empty when the calculation was skipped before reading
   /// the ranges (no chip info, no shapes, no op-to-kernel links).
   std::vector<RangeOutcome> range_outcomes;
   /// Every FLOPs message matched "<digits>-<name>": upstream's flops column is then an integer.
   bool all_messages_parsed = true;
+
+  const ChargedRange& RangeOf(const KernelMfu& result) const { return charged_ranges[result.range]; }
+  /// The range's FLOPs over the kernel's duration, in this exact order of double operations, as upstream.
+  double FlopsPerSecond(const KernelMfu& result) const {
+    const double seconds = static_cast<double>(result.kernel_duration) * 1e-9;
+    return static_cast<double>(RangeOf(result).flops) / seconds;
+  }
+  double Mfu(const KernelMfu& result) const {
+    return FlopsPerSecond(result) / RangeOf(result).chip_peak;
+  }                                                    ///< unrounded
+  double ActualTflops(const KernelMfu& result) const;  ///< rounded to 2 decimals
 };
 
 /// A parsed "<flops>-<op name>" message, or nullopt when it does not match.

@@ -38,11 +38,12 @@ struct KernelLink {
 };
 
 /// A compute kernel with its shapes and types (Q5). Times are as stored: a NULL stays absent.
+/// (The four names together: 56 bytes, not 64; a rank holds one per kernel.)
 struct KernelShape {
-  StringId kernel_name = kNoString;
   std::optional<std::int64_t> kernel_ts;
   std::optional<std::int64_t> kernel_end;
   std::int64_t task_duration = 0;  ///< NULL->0 coerced, as the calculator does
+  StringId kernel_name = kNoString;
   StringId input_types = kNoString;
   StringId input_shapes = kNoString;   ///< quotes stripped
   StringId output_shapes = kNoString;  ///< quotes stripped
