@@ -65,6 +65,13 @@ class IndexChains {
     return true;
   }
 
+  /// Frees the table and the chains once they are no longer needed; nothing may be asked after.
+  void Release() {
+    std::vector<Slot>().swap(slots_);
+    std::vector<std::uint32_t>().swap(next_);
+    groups_ = 0;
+  }
+
   /// The first index of the key's group, or kEnd.
   std::uint32_t First(const Key& key) const { return slots_[Find(key, Hash{}(key))].first; }
   std::uint32_t Next(std::uint32_t index) const { return next_[index]; }

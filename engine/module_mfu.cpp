@@ -29,11 +29,11 @@ struct OpNode {
   std::uint32_t mfu_count = 0;
 };
 
-// A modules-then-ops event of the tree, with its times at hand for the sort.
+// An event of the tree (a module or an op), with its times at hand for the sort.
 struct Event {
   std::int64_t start;
   std::int64_t end;
-  std::size_t id;  // node index, or op_base + op index
+  std::uint32_t id;  // node index, or op_base + op index
 };
 
 // The root and the modules; ops are leaves and are not nodes (events and children refer to op j
@@ -43,7 +43,6 @@ struct Node {
   bool root = false;
   std::int64_t start = 0;
   std::int64_t end = 0;
-  std::vector<std::size_t> children;  // node indices, or op_base + op index
 };
 
 struct FlatRow {
@@ -137,56 +136,88 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
   const auto mfu_of = [&](std::uint32_t row) {  // -1.0 where the kernel got no MFU
     return merged[row].mfu ? calculation.Mfu(calculation.results[*merged[row].mfu]) : -1.0;
   };
-  for (std::size_t row = 0; row < merged.size(); ++row) {
-    const KernelLink& link = data.kernel_links[merged[row].link];
-    if (link.op_name == kNoString) continue;
-    const auto index = static_cast<std::uint32_t>(row);
-    if (op_rows.Append(index)) ops.push_back({link.op_name, link.op_ts, link.op_end, index, kNotDescribed, 0.0, 0, 0});
+  {
+    std::vector<std::uint32_t> first_rows;  // counted first, so that `ops` is allocated once
+    for (std::size_t row = 0; row < merged.size(); ++row) {
+      if (data.kernel_links[merged[row].link].op_name == kNoString) continue;
+      const auto index = static_cast<std::uint32_t>(row);
+      if (op_rows.Append(index)) first_rows.push_back(index);
+    }
+    ops.reserve(first_rows.size());
+    for (std::uint32_t row : first_rows) {
+      const KernelLink& link = data.kernel_links[merged[row].link];
+      ops.push_back({link.op_name, link.op_ts, link.op_end, row, kNotDescribed, 0.0, 0, 0});
+    }
   }
 
   // The tree: events sorted by (start, -end), modules before ops on ties; a stack of modules.
   std::vector<Node> nodes;
   nodes.reserve(1 + data.modules.size());
   // The root spans everything, so it is never tested and needs no times.
-  nodes.push_back({kNoString, true, 0, 0, {}});
-  for (const ModuleRange& module : data.modules) nodes.push_back({module.name, false, module.start, module.end, {}});
+  nodes.push_back({kNoString, true, 0, 0});
+  for (const ModuleRange& module : data.modules) nodes.push_back({module.name, false, module.start, module.end});
   const std::size_t op_base = nodes.size();
-  // Modules come sorted by start and ops by first occurrence, which follows op_ts: each part is
-  // usually in (start, -end) order already, and then one merge is the stable sort (a tie takes
-  // the module first, as the stable sort of modules-then-ops does).
   const auto event_less = [](const Event& a, const Event& b) {
     return a.start != b.start ? a.start < b.start : a.end > b.end;
   };
-  std::vector<Event> module_events;
-  module_events.reserve(data.modules.size());
-  for (std::size_t i = 1; i < op_base; ++i) module_events.push_back({nodes[i].start, nodes[i].end, i});
-  std::vector<Event> op_events;
-  op_events.reserve(ops.size());
-  for (std::size_t j = 0; j < ops.size(); ++j) op_events.push_back({ops[j].start, ops[j].end, op_base + j});
-  std::vector<Event> events;
-  if (std::is_sorted(module_events.begin(), module_events.end(), event_less) &&
-      std::is_sorted(op_events.begin(), op_events.end(), event_less)) {
-    events.resize(module_events.size() + op_events.size());
-    std::merge(module_events.begin(), module_events.end(), op_events.begin(), op_events.end(), events.begin(),
-               event_less);
-  } else {
-    events = std::move(module_events);
-    events.insert(events.end(), op_events.begin(), op_events.end());
-    std::stable_sort(events.begin(), events.end(), event_less);
-  }
-  std::vector<Event>().swap(module_events);
-  std::vector<Event>().swap(op_events);
+  const auto module_event = [&](std::size_t i) {
+    return Event{nodes[i].start, nodes[i].end, static_cast<std::uint32_t>(i)};
+  };
+  const auto op_event = [&](std::size_t j) {
+    return Event{ops[j].start, ops[j].end, static_cast<std::uint32_t>(op_base + j)};
+  };
+  // Each event's parent, events in order; the children of a node are then its events in order.
+  std::vector<std::uint32_t> placed;  // event ids in sorted order
+  std::vector<std::uint32_t> parent_of(op_base + ops.size(), 0);
+  placed.reserve(parent_of.size() - 1);
   std::vector<std::size_t> stack{0};
-  for (const Event& event : events) {
+  const auto place = [&](const Event& event) {
     while (stack.size() > 1) {
       const Node& top = nodes[stack.back()];
       if (top.start <= event.start && event.end <= top.end) break;
       stack.pop_back();
     }
-    nodes[stack.back()].children.push_back(event.id);
+    parent_of[event.id] = static_cast<std::uint32_t>(stack.back());
+    placed.push_back(event.id);
     if (event.id < op_base) stack.push_back(event.id);
+  };
+  // Modules come sorted by start and ops by first occurrence, which follows op_ts: each part is
+  // usually in (start, -end) order already, and then merging the two is the stable sort (a tie
+  // takes the module first, as the stable sort of modules-then-ops does).
+  const auto sorted = [&](std::size_t count, const auto& event_at) {
+    for (std::size_t i = 1; i < count; ++i) {
+      if (event_less(event_at(i), event_at(i - 1))) return false;
+    }
+    return true;
+  };
+  const auto module_at = [&](std::size_t i) { return module_event(i + 1); };
+  if (sorted(op_base - 1, module_at) && sorted(ops.size(), op_event)) {
+    for (std::size_t i = 1, j = 0; i < op_base || j < ops.size();) {
+      if (i < op_base && (j == ops.size() || !event_less(op_event(j), module_event(i)))) {
+        place(module_event(i++));
+      } else {
+        place(op_event(j++));
+      }
+    }
+  } else {
+    std::vector<Event> events;
+    events.reserve(parent_of.size() - 1);
+    for (std::size_t i = 1; i < op_base; ++i) events.push_back(module_event(i));
+    for (std::size_t j = 0; j < ops.size(); ++j) events.push_back(op_event(j));
+    std::stable_sort(events.begin(), events.end(), event_less);
+    for (const Event& event : events) place(event);
   }
-  std::vector<Event>().swap(events);
+  // Children of node n: children[child_offset[n], child_offset[n + 1]), in event order (a counting sort).
+  std::vector<std::uint32_t> child_offset(op_base + 1, 0);
+  for (std::uint32_t id : placed) ++child_offset[parent_of[id] + 1];
+  for (std::size_t n = 0; n < op_base; ++n) child_offset[n + 1] += child_offset[n];
+  std::vector<std::uint32_t> children(placed.size());
+  {
+    std::vector<std::uint32_t> next(child_offset.begin(), child_offset.end() - 1);
+    for (std::uint32_t id : placed) children[next[parent_of[id]]++] = id;
+  }
+  std::vector<std::uint32_t>().swap(placed);
+  std::vector<std::uint32_t>().swap(parent_of);
 
   // Flatten: one row per (module, op) pair, depth-first in child order (an explicit stack, so deep
   // input cannot overflow ours); ops directly under the root are dropped.
@@ -201,16 +232,18 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     std::string path;  // ancestor names joined with '/'
     std::size_t next_child = 0;
   };
-  std::vector<Frame> frames{{0, 0, "", 0}};
+  rows.reserve(ops.size());  // an op is placed once
+  op_mfu.reserve(merged.size());
+  std::vector<Frame> frames{{0, 0, "", child_offset[0]}};
   bool warned = false;
   while (!frames.empty()) {
     Frame& frame = frames.back();
     const Node& module = nodes[frame.node];
-    if (frame.next_child == module.children.size()) {
+    if (frame.next_child == child_offset[frame.node + 1]) {
       frames.pop_back();
       continue;
     }
-    const std::size_t child = module.children[frame.next_child++];
+    const std::size_t child = children[frame.next_child++];
     const bool null_name = !module.root && module.name == kNoString;
     const std::string_view module_name = strings.View(module.name);
     if (child < op_base) {
@@ -225,7 +258,8 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
       }
       std::string path = frame.path + "/" + std::string(module_name);
       module_parent[child] = StripSlashes(path);
-      frames.push_back({child, frame.depth + 1, std::move(path), 0});  // `frame` is invalid from here on
+      frames.push_back(
+          {child, frame.depth + 1, std::move(path), child_offset[child]});  // `frame` is invalid from here on
       continue;
     }
     if ((module_name.empty() && module_parent[frame.node].empty()) || null_name) continue;
@@ -251,6 +285,10 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     rows.push_back(
         {module.start, op.start, static_cast<std::uint32_t>(frame.node), static_cast<std::uint32_t>(op_index)});
   }
+  // The kernel lists are all described: the op chains and the tree's links are no longer needed.
+  op_rows.Release();
+  std::vector<std::uint32_t>().swap(children);
+  std::vector<std::uint32_t>().swap(child_offset);
   std::stable_sort(rows.begin(), rows.end(), [](const FlatRow& a, const FlatRow& b) {
     return std::tie(a.module_start, a.op_start) < std::tie(b.module_start, b.op_start);
   });
