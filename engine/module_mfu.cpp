@@ -18,15 +18,14 @@ constexpr int kMaxModuleNesting = 20;
 // Filled in when the op is first placed in a module (only such ops are described).
 constexpr std::uint32_t kNotDescribed = UINT32_MAX;
 
+// An op: its name and times are those of its first merged row's link (24 bytes; a rank has about
+// one op per kernel).
 struct OpNode {
-  StringId name;
-  std::int64_t start;
-  std::int64_t end;
   std::uint32_t first_row;                    // its merged rows are a chain from here, in merged order
   std::uint32_t kernel_list = kNotDescribed;  // index into the distinct kernel lists
-  double device_time = 0.0;
-  std::uint32_t mfu_offset = 0;  // its kernels' MFU values (-1.0: none) in the flat list
+  std::uint32_t mfu_offset = 0;               // its kernels' MFU values (-1.0: none) in the flat list
   std::uint32_t mfu_count = 0;
+  double device_time = 0.0;
 };
 
 // An event of the tree (a module or an op), with its times at hand for the sort.
@@ -61,6 +60,27 @@ struct GroupIds {
   std::uint32_t kernel_list;
   std::uint32_t sequence;
   bool operator==(const GroupIds&) const = default;
+};
+
+// A module instance: (parent path, name, start, end), as ids.
+struct InstanceKey {
+  std::uint32_t parent;
+  StringId name;
+  std::int64_t start;
+  std::int64_t end;
+  bool operator==(const InstanceKey&) const = default;
+};
+
+struct InstanceKeyHash {
+  std::uint64_t operator()(const InstanceKey& key) const {
+    std::uint64_t h = 0;
+    for (const std::uint64_t part : {std::uint64_t{key.parent}, std::uint64_t{static_cast<std::uint32_t>(key.name)},
+                                     static_cast<std::uint64_t>(key.start), static_cast<std::uint64_t>(key.end)}) {
+      h = (h ^ part) * 0x9e3779b97f4a7c15ULL;
+      h ^= h >> 29;
+    }
+    return h;
+  }
 };
 
 struct GroupIdsHash {
@@ -133,6 +153,9 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     const KernelLink& link = data.kernel_links[merged[row].link];
     return NamedSpan{link.op_name, link.op_ts, link.op_end};
   });
+  const auto op_link = [&](std::size_t op) -> const KernelLink& {
+    return data.kernel_links[merged[ops[op].first_row].link];
+  };
   const auto mfu_of = [&](std::uint32_t row) {  // -1.0 where the kernel got no MFU
     return merged[row].mfu ? calculation.Mfu(calculation.results[*merged[row].mfu]) : -1.0;
   };
@@ -144,10 +167,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
       if (op_rows.Append(index)) first_rows.push_back(index);
     }
     ops.reserve(first_rows.size());
-    for (std::uint32_t row : first_rows) {
-      const KernelLink& link = data.kernel_links[merged[row].link];
-      ops.push_back({link.op_name, link.op_ts, link.op_end, row, kNotDescribed, 0.0, 0, 0});
-    }
+    for (std::uint32_t row : first_rows) ops.push_back({row, kNotDescribed, 0, 0, 0.0});
   }
 
   // The tree: events sorted by (start, -end), modules before ops on ties; a stack of modules.
@@ -164,7 +184,8 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     return Event{nodes[i].start, nodes[i].end, static_cast<std::uint32_t>(i)};
   };
   const auto op_event = [&](std::size_t j) {
-    return Event{ops[j].start, ops[j].end, static_cast<std::uint32_t>(op_base + j)};
+    const KernelLink& link = op_link(j);
+    return Event{link.op_ts, link.op_end, static_cast<std::uint32_t>(op_base + j)};
   };
   // Each event's parent, events in order; the children of a node are then its events in order.
   std::vector<std::uint32_t> placed;  // event ids in sorted order
@@ -221,7 +242,9 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
 
   // Flatten: one row per (module, op) pair, depth-first in child order (an explicit stack, so deep
   // input cannot overflow ours); ops directly under the root are dropped.
-  std::vector<std::string> module_parent(nodes.size());  // per module node
+  TextIds parents;  // parent paths
+  const std::uint32_t no_parent = parents.Intern("");
+  std::vector<std::uint32_t> module_parent(nodes.size(), no_parent);  // per module node
   std::vector<FlatRow> rows;
   TextIds kernel_lists;  // the same kernels in the same order recur in every step and layer
   std::string kernel_list;
@@ -257,12 +280,12 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
         continue;
       }
       std::string path = frame.path + "/" + std::string(module_name);
-      module_parent[child] = StripSlashes(path);
+      module_parent[child] = parents.Intern(StripSlashes(path));
       frames.push_back(
           {child, frame.depth + 1, std::move(path), child_offset[child]});  // `frame` is invalid from here on
       continue;
     }
-    if ((module_name.empty() && module_parent[frame.node].empty()) || null_name) continue;
+    if ((module_name.empty() && module_parent[frame.node] == no_parent) || null_name) continue;
     const std::size_t op_index = child - op_base;
     OpNode& op = ops[op_index];
     if (op.kernel_list == kNotDescribed) {
@@ -282,8 +305,8 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
       op.mfu_count = static_cast<std::uint32_t>(op_mfu.size() - op.mfu_offset);
       op.kernel_list = kernel_lists.Intern(kernel_list);
     }
-    rows.push_back(
-        {module.start, op.start, static_cast<std::uint32_t>(frame.node), static_cast<std::uint32_t>(op_index)});
+    rows.push_back({module.start, op_link(op_index).op_ts, static_cast<std::uint32_t>(frame.node),
+                    static_cast<std::uint32_t>(op_index)});
   }
   // The kernel lists are all described: the op chains and the tree's links are no longer needed.
   op_rows.Release();
@@ -295,27 +318,31 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
   if (rows.empty()) return output;
 
   // Instances (parent path, name, start, end), positions in them and their op sequences.
-  using InstanceKey = std::tuple<std::string_view, std::string_view, std::int64_t, std::int64_t>;
-  std::map<InstanceKey, std::uint32_t> instance_ids;
+  const auto instance_of_row = [&](std::uint32_t i) {
+    const Node& module = nodes[rows[i].module];
+    return InstanceKey{module_parent[rows[i].module], module.name, module.start, module.end};
+  };
+  // Sized as it grows: a rank has far fewer instances than rows.
+  IndexChains<InstanceKey, InstanceKeyHash, decltype(instance_of_row)> instance_rows_by_key(0, instance_of_row);
   std::vector<std::uint32_t> node_instance(nodes.size(), UINT32_MAX);
   std::vector<std::uint32_t> row_instance(rows.size());
   std::vector<std::uint32_t> instance_size;  // rows so far, then in all
-  std::vector<std::uint32_t> instance_first_row;
   std::vector<std::uint32_t> op_order(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::uint32_t& instance = node_instance[rows[i].module];
     if (instance == UINT32_MAX) {
-      const Node& module = nodes[rows[i].module];
-      const InstanceKey key{module_parent[rows[i].module], strings.View(module.name), module.start, module.end};
-      instance = instance_ids.try_emplace(key, static_cast<std::uint32_t>(instance_ids.size())).first->second;
-      if (instance == instance_size.size()) {
+      const auto row = static_cast<std::uint32_t>(i);
+      if (instance_rows_by_key.Append(row)) {
+        instance = static_cast<std::uint32_t>(instance_size.size());
         instance_size.push_back(0);
-        instance_first_row.push_back(static_cast<std::uint32_t>(i));
+      } else {
+        instance = row_instance[instance_rows_by_key.First(instance_of_row(row))];
       }
     }
     row_instance[i] = instance;
     op_order[i] = instance_size[instance]++;
   }
+  instance_rows_by_key.Release();
   // An instance's rows, in row order: a counting sort by instance.
   std::vector<std::uint32_t> instance_offset(instance_size.size() + 1, 0);
   for (std::size_t k = 0; k < instance_size.size(); ++k) instance_offset[k + 1] = instance_offset[k] + instance_size[k];
@@ -336,26 +363,24 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     const std::uint32_t instance = row_instance[i];
     for (std::uint32_t j = instance_offset[instance]; j < instance_offset[instance + 1]; ++j) {
       if (j > instance_offset[instance]) sequence += '/';
-      sequence += strings.View(ops[rows[instance_rows[j]].op].name);
+      sequence += strings.View(op_link(rows[instance_rows[j]].op).op_name);
     }
     sequence_id = sequences.Intern(sequence);
   }
   std::vector<std::uint32_t>().swap(instance_rows);
 
   // Groups by (parent, module, op, position, kernel list, sequence), as ids; members in row order.
-  TextIds parents;
-  std::vector<std::uint32_t> node_parent(nodes.size(), UINT32_MAX);
   const auto ids_of = [&](std::uint32_t i) {
     const FlatRow& row = rows[i];
     const OpNode& op = ops[row.op];
-    return GroupIds{node_parent[row.module], nodes[row.module].name,       op.name, op_order[i],
-                    op.kernel_list,          instance_seq[row_instance[i]]};
+    return GroupIds{
+        module_parent[row.module],    nodes[row.module].name, op_link(row.op).op_name, op_order[i], op.kernel_list,
+        instance_seq[row_instance[i]]};
   };
-  IndexChains<GroupIds, GroupIdsHash, decltype(ids_of)> members(rows.size(), ids_of);
+  // Sized as it grows: the groups are far fewer than the rows (the same ops recur in every step).
+  IndexChains<GroupIds, GroupIdsHash, decltype(ids_of)> members(0, ids_of);
   std::vector<std::uint32_t> group_first;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::uint32_t& parent = node_parent[rows[i].module];
-    if (parent == UINT32_MAX) parent = parents.Intern(module_parent[rows[i].module]);
     if (members.Append(static_cast<std::uint32_t>(i))) group_first.push_back(static_cast<std::uint32_t>(i));
   }
 
@@ -404,7 +429,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     for (std::uint32_t i = group.first_member; i != members.kEnd; i = members.Next(i)) {
       const OpNode& op = ops[rows[i].op];
       group.total += op.device_time;
-      group.op_start = std::min(group.op_start, op.start);
+      group.op_start = std::min(group.op_start, rows[i].op_start);
       ++group.count;
       lists.push_back(std::span<const double>(op_mfu).subspan(op.mfu_offset, op.mfu_count));
     }
