@@ -118,6 +118,7 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
     RangeOutcome* outcome;
   };
   std::vector<Range> ranges;
+  ranges.reserve(data.flops_ranges->size());  // reserved, not grown: untouched capacity costs no memory
   auto& outcomes = calculation.range_outcomes;
   outcomes.reserve(data.flops_ranges->size());
   std::size_t oversized = 0;
@@ -188,6 +189,7 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
 
   // Step 3: each range charges every kernel of the ops that start inside it with its whole FLOPs.
   calculation.results.reserve(candidates.size());  // usually one result per candidate
+  calculation.charged_ranges.reserve(ranges.size());
   std::vector<const Candidate*> kernels;
   for (const Range& range : ranges) {
     if (range.end <= range.start) {
