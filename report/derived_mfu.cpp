@@ -97,8 +97,8 @@ const ChipSpec* FindChip(std::string_view name) {
 }
 
 std::optional<double> DerivedGroup::mfu() const {
-  if (peak_time <= 0 || !derived.flops || count_with_peak == 0) return std::nullopt;
-  return *derived.flops * static_cast<double>(count_with_peak) / peak_time;
+  if (time_with_peak <= 0 || !derived.flops || count_with_peak == 0) return std::nullopt;
+  return peak_seconds / time_with_peak;
 }
 
 std::optional<double> DerivedRank::coverage() const {
@@ -141,8 +141,8 @@ std::optional<double> DerivedGroup::intensity() const {
 }
 
 std::optional<double> DerivedSection::weighted_mfu() const {
-  if (derived_peak_time <= 0) return std::nullopt;
-  return derived_flops_with_peak / derived_peak_time;
+  if (derived_time_with_peak <= 0) return std::nullopt;
+  return derived_peak_seconds / derived_time_with_peak;
 }
 
 std::optional<double> DerivedSection::ridge() const {
@@ -354,7 +354,8 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       }
       if (peak > 0) {
         group.count_with_peak += local.count;
-        group.peak_time += static_cast<double>(local.duration) * 1e-9 * peak;
+        group.time_with_peak += static_cast<double>(local.duration) * 1e-9;
+        if (group.derived.flops) group.peak_seconds += *group.derived.flops * static_cast<double>(local.count) / peak;
       }
       if (options.keep_rank_groups) {
         DerivedGroup row = group;
@@ -362,7 +363,9 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
         row.count = local.count;
         row.duration = local.duration;
         row.count_with_peak = peak > 0 ? local.count : 0;
-        row.peak_time = static_cast<double>(local.duration) * 1e-9 * peak;
+        row.time_with_peak = peak > 0 ? static_cast<double>(local.duration) * 1e-9 : 0;
+        row.peak_seconds =
+            peak > 0 && group.derived.flops ? *group.derived.flops * static_cast<double>(local.count) / peak : 0;
         if (peak > 0) row.peak_flops = peak;
         section.rank_groups.push_back(std::move(row));
       }
@@ -404,8 +407,8 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       section.derived_kernels += group.count;
       section.derived_time += group.duration;
       section.derived_flops += *group.derived.flops * static_cast<double>(group.count);
-      section.derived_flops_with_peak += *group.derived.flops * static_cast<double>(group.count_with_peak);
-      section.derived_peak_time += group.peak_time;
+      section.derived_time_with_peak += group.time_with_peak;
+      section.derived_peak_seconds += group.peak_seconds;
       section.groups.push_back(std::move(group));
     } else {
       const std::string reason = std::string(FamilyName(group.derived.family)) + ": " + group.derived.skip_reason;
@@ -424,7 +427,7 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
                    });
   std::size_t without_peak = 0;
   for (const DerivedGroup& group : section.groups) without_peak += group.count - group.count_with_peak;
-  if (without_peak > 0 && section.derived_peak_time > 0) {
+  if (without_peak > 0 && section.derived_time_with_peak > 0) {
     section.notes.push_back(std::to_string(without_peak) +
                             " derived kernels run on ranks without a peak for their dtype: they are in the FLOPs but "
                             "not in the MFU");

@@ -59,9 +59,13 @@ struct DerivedGroup {
   std::string output_shapes;
   DerivedKernel derived;
   std::size_t count = 0;
-  std::int64_t duration = 0;         ///< ns, all kernels of the group
-  std::size_t count_with_peak = 0;   ///< kernels on ranks with a peak for their dtype: the MFU's FLOPs
-  double peak_time = 0;              ///< sum of duration (s) x the kernel's peak FLOPS over those kernels
+  std::int64_t duration = 0;        ///< ns, all kernels of the group
+  std::size_t count_with_peak = 0;  ///< kernels on ranks with a peak for their dtype: those the MFU covers
+  /// Over those kernels: their time (s), and the time their FLOPs take at the peak (FLOPs / peak, s).
+  /// MFU = peak_seconds / time_with_peak: the time-weighted mean of each kernel's MFU, as the
+  /// recorded MFU is weighted (with INT8 and FP16 kernels mixed, FLOPs over time x peak is not).
+  double time_with_peak = 0;
+  double peak_seconds = 0;
   std::optional<double> peak_flops;  ///< in rank_groups: the rank's peak FLOP/s for the kernel's dtype
   std::optional<double> mfu() const;
   double achieved_flops() const;  ///< FLOP/s
@@ -116,8 +120,8 @@ struct DerivedSection {
   std::size_t derived_kernels = 0;
   std::int64_t derived_time = 0;
   double derived_flops = 0;
-  double derived_flops_with_peak = 0;  ///< of the kernels whose rank has a peak: the weighted MFU's FLOPs
-  double derived_peak_time = 0;        ///< for the weighted MFU
+  double derived_time_with_peak = 0;  ///< s, for the weighted MFU (DerivedGroup::time_with_peak)
+  double derived_peak_seconds = 0;    ///< s, for the weighted MFU (DerivedGroup::peak_seconds)
   std::map<std::string, std::pair<std::size_t, std::int64_t>> skipped;  ///< reason -> (kernels, ns)
   std::vector<DerivedGroup> groups;  ///< every signature with derived FLOPs, merged over ranks, by time
   std::vector<DerivedRank> ranks;    ///< in the analysis' rank order

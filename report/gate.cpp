@@ -199,12 +199,13 @@ GateFigures DerivedFigures(const DerivedSection& section) {
     figures.no_mfu =
         "no derived MFU: the chip's peak is unknown (no device_*/info.json); pass --chip NAME or --peak-tflops";
   }
-  std::map<std::string, std::pair<double, double>> by_type;  // op type -> (FLOPs, peak time)
+  // op type -> (time at peak, time): time-weighted, as the overall MFU.
+  std::map<std::string, std::pair<double, double>> by_type;
   for (const DerivedGroup& group : section.groups) {
-    if (group.peak_time <= 0 || !group.derived.flops) continue;
-    auto& [flops, peak_time] = by_type[group.op_type];
-    flops += *group.derived.flops * static_cast<double>(group.count_with_peak);
-    peak_time += group.peak_time;
+    if (group.time_with_peak <= 0 || !group.derived.flops) continue;
+    auto& [peak_seconds, time] = by_type[group.op_type];
+    peak_seconds += group.peak_seconds;
+    time += group.time_with_peak;
   }
   for (const auto& [type, sums] : by_type) figures.op_mfu.emplace_back(type, sums.first / sums.second);
   for (const DerivedRank& rank : section.ranks) {

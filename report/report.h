@@ -32,7 +32,7 @@ Result<ReportData> LoadReportData(const engine::AnalyzeOptions& options);
 /// Reads the OperatorMFU and ModuleMFU tables of a cluster_analysis.db (read-only).
 Result<ReportData> LoadClusterDb(const std::filesystem::path& db_path);
 /// One run for `diff` and `--baseline`: a cluster DB file, or a profiling directory (or rank DB).
-Result<ReportData> LoadRun(const std::filesystem::path& path);
+Result<ReportData> LoadRun(const std::filesystem::path& path, bool with_kernel_signatures = false);
 
 /// The interpretation bands of kernel MFU.
 /// kAbovePeak: above 100%, which no kernel reaches: its FLOPs are over-counted.
@@ -62,7 +62,9 @@ struct MfuAggregate {
   double lost_time = 0;  ///< ns: sum of duration x (1 - MFU), MFU capped to [0, 1]
 
   void Add(const engine::OperatorMfuRow& row);
-  /// Time-weighted MFU: sum of MFU x time over sum of time (= sum of FLOPs over sum of time x peak).
+  /// Time-weighted MFU: sum of MFU x time over sum of time, i.e. sum of (FLOPs / the row's peak) over
+  /// sum of time. Equal to sum of FLOPs over sum of (time x peak) only when every row has one peak
+  /// (INT8 rows have twice the FP16 peak). The derived section weights the same way.
   double weighted_mfu() const { return duration > 0 ? mfu_time / static_cast<double>(duration) : 0; }
 };
 
@@ -75,7 +77,7 @@ struct GroupStats {
   std::size_t count = 0;
   std::int64_t total_duration = 0;  ///< ns
   double total_flops = 0;
-  /// Sum of FLOPs over sum of (duration x peak): not a mean of ratios.
+  /// MfuAggregate::weighted_mfu: the rows' MFU weighted by their time.
   double weighted_mfu = 0;
   double lost_time = 0;  ///< ns: sum of duration x (1 - MFU), MFU capped to [0, 1]
   MfuBand band = MfuBand::kTypical;

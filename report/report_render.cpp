@@ -44,8 +44,8 @@ std::string Shorten(std::string_view text, std::size_t width) {
 
 const char* kBasis =
     "Based on the operator-level MFU analysis (msprof-analyze -m operator_mfu semantics): kernel MFU = FLOPs / "
-    "(kernel duration x chip peak FLOPS). Group MFU is time-weighted: sum of MFU x time over sum of time (= sum "
-    "of FLOPs over sum of time x peak). Lost time = duration x (1 - MFU).";
+    "(kernel duration x chip peak FLOPS). Group MFU is time-weighted: sum of MFU x time over sum of time (with "
+    "one peak, = sum of FLOPs over sum of time x peak). Lost time = duration x (1 - MFU).";
 
 std::string SourceLine(const MfuReport& report) {
   if (report.source == ReportData::Source::kClusterDb) {
