@@ -225,7 +225,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     }
     if (streamed && write_failed) return;  // the run fails: the remaining ranks are not needed
     auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path, options.step_id,
-                                 options.with_coverage, read_threads});
+                                 options.with_coverage, read_threads, options.with_kernel_signatures});
     if (analysis.ok()) {
       outcome.analysis = std::move(*analysis);
       outcome.failure = outcome.analysis.failure;

@@ -27,6 +27,8 @@ struct AnalyzeOptions {
   std::optional<std::int64_t> step_id;
   unsigned jobs = 0;           ///< 0: one per core
   bool with_coverage = false;  ///< RankAnalysis::coverage for every rank
+  /// RankAnalysis::kernel_signatures for every rank the scan reads (for a derived section).
+  bool with_kernel_signatures = false;
   /// Analyse only this shard's ranks (ShardOf) and write its partial result,
   /// <OUT>/opmfu_partial/shard_<I>_of_<N>.db, instead of the tables (engine/partial.h).
   std::optional<ShardSpec> shard;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/kernel_signatures.h"
 #include "engine/string_pool.h"
 
 namespace opmfu::engine {
@@ -64,6 +65,8 @@ struct RankData {
   std::optional<std::string> flops_query_error;
   std::optional<std::string> link_query_error;  ///< the first op-to-kernel query that failed
   std::optional<std::string> shapes_query_error;
+  /// Read only when asked, and only by the scan (ReadRank's with_kernel_signatures).
+  std::optional<KernelSignatures> kernel_signatures;
 };
 
 }  // namespace opmfu::engine

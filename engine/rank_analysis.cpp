@@ -162,8 +162,12 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   } else {
     analysis.notes.push_back({RankNote::Level::kWarning, recorded.error().message});
   }
-  auto data = ReadRank(input.db_path, analysis.notes, input.read_threads);
+  auto data =
+      ReadRank(input.db_path, analysis.notes, input.read_threads, ReadMethod::kAuto, input.with_kernel_signatures);
   if (!data.ok()) return data.take_error();
+  // All of the rank's kernels, as the derived section reads them: before --step-id restricts.
+  analysis.kernel_signatures = std::move(data->kernel_signatures);
+  data->kernel_signatures.reset();
   if (input.step_id) OPMFU_RETURN_IF_ERROR(RestrictToStep(input, *data));
   stage_done("read");
 
@@ -211,6 +215,10 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   analysis.operator_rows = BuildOperatorRows(input.rank_id, *data, *calculation, merged);
   stage_done("rows");
   analysis.strings = data->strings;
+  // The kernels' starts only match OperatorMFU rows to their kernels.
+  if (analysis.operator_rows.empty() && analysis.kernel_signatures) {
+    std::vector<KernelStart>().swap(analysis.kernel_signatures->kernels);
+  }
   if (analysis.operator_rows.empty()) {
     if (flops_cause) {
       analysis.failure = flops_cause;

@@ -9,6 +9,7 @@
 
 #include "common/result.h"
 #include "engine/coverage.h"
+#include "engine/kernel_signatures.h"
 #include "engine/mfu_rows.h"
 #include "engine/profiler_info.h"
 #include "engine/rank_reader.h"
@@ -27,6 +28,9 @@ struct RankAnalysis {
   bool all_messages_parsed = true;
   std::vector<RankNote> notes;
   std::optional<RankCoverage> coverage;  ///< when RankInput::with_coverage and the rank had kernels
+  /// When RankInput::with_kernel_signatures and the scan read the rank (not the queries): its
+  /// kernels by signature, for the report's derived section. Plain strings: they outlive `strings`.
+  std::optional<KernelSignatures> kernel_signatures;
   /// Set when the rank yields no OperatorMFU rows because of an error: the root cause in one line,
   /// first cause first (no FLOPs records before no kernels before no chip peak), with the
   /// recorded configuration as evidence. The rank then counts as failed; ModuleMFU rows it still
@@ -47,6 +51,7 @@ struct RankInput {
   std::optional<std::int64_t> step_id;  ///< restrict to one STEP_TIME step
   bool with_coverage = false;           ///< also compute RankAnalysis::coverage (for reports)
   unsigned read_threads = 0;            ///< threads reading the DB's tables (0: one per core)
+  bool with_kernel_signatures = false;  ///< also RankAnalysis::kernel_signatures (for the derived section)
 };
 
 /// Analyses one rank. An Error means this rank produced nothing and why (a broken DB, an

@@ -243,10 +243,10 @@ Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::
 }  // namespace
 
 Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes, unsigned threads,
-                          ReadMethod method) {
+                          ReadMethod method, bool with_kernel_signatures) {
   std::string scan_declined;
   if (method != ReadMethod::kQueries) {
-    OPMFU_ASSIGN_OR_RETURN(ScanResult scan, ReadRankByScan(db_path, threads));
+    OPMFU_ASSIGN_OR_RETURN(ScanResult scan, ReadRankByScan(db_path, threads, with_kernel_signatures));
     if (scan.data) {
       FinishShapes(*scan.data);
       return std::move(*scan.data);

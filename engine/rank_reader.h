@@ -23,9 +23,10 @@ enum class ReadMethod { kAuto, kQueries, kScan };
 
 /// Reads the tables the analysis needs, on up to `threads` threads (0: one per core). A database
 /// that cannot be opened at all is an Error; a missing table or a failing query is logged in
-/// `notes` and read as empty, as upstream does.
+/// `notes` and read as empty, as upstream does. With `with_kernel_signatures`, the scan also
+/// groups the kernels by signature (RankData::kernel_signatures); the queries never do.
 Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes, unsigned threads = 0,
-                          ReadMethod method = ReadMethod::kAuto);
+                          ReadMethod method = ReadMethod::kAuto, bool with_kernel_signatures = false);
 
 /// Every query ReadRank runs, in order (for the benchmark's SQLite floor).
 std::vector<std::string> AnalysisQueries();

@@ -1,6 +1,7 @@
 #include "engine/scan_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -292,11 +293,62 @@ struct Tables {
   std::vector<TaskRow> tasks;
   std::vector<ComputeRow> computes;
   std::vector<CommunicationRow> communications;
+  // With kernel signatures: beside each of `computes`, opType, inputFormats, outputFormats and
+  // outputDataTypes (kept apart so that ComputeRow does not grow for the analysis alone).
+  std::vector<std::array<StringId, 4>> signature_ids;
+  bool signature_unreadable = false;  ///< a signature column held something else than an id
 };
+
+// COMPUTE_TASK_INFO's columns as the scan reads them: the analysis' five, then with kernel
+// signatures the four more a signature needs.
+constexpr const char* kComputeColumns = "name, globalTaskId, inputShapes, inputDataTypes, outputShapes";
+constexpr const char* kSignatureColumns = ", opType, inputFormats, outputFormats, outputDataTypes";
+
+struct SignatureKeyHash {
+  std::size_t operator()(const std::array<StringId, 8>& key) const {
+    std::size_t hash = 0;
+    for (StringId id : key) hash = hash * 1000003U ^ std::hash<StringId>()(id);
+    return hash;
+  }
+};
+
+// The kernels by signature (kernel_signatures.h), from the rows the scan already holds.
+KernelSignatures GroupBySignature(const Tables& tables, const GroupIndex& tasks_by_id, const StringPool& pool) {
+  KernelSignatures signatures;
+  std::unordered_map<std::array<StringId, 8>, std::uint32_t, SignatureKeyHash> index;
+  std::vector<std::array<StringId, 8>> keys;
+  signatures.kernels.reserve(tables.computes.size());
+  for (std::size_t k = 0; k < tables.computes.size(); ++k) {
+    const ComputeRow& kernel = tables.computes[k];
+    const TaskRow* task = nullptr;  // the first of its id in storage order
+    for (std::uint32_t t : tasks_by_id.Find(kernel.global_task_id)) {
+      if (task == nullptr || tables.tasks[t].ordinal < task->ordinal) task = &tables.tasks[t];
+    }
+    if (task == nullptr) continue;  // no device task: not a kernel that ran
+    const std::array<StringId, 4>& more = tables.signature_ids[k];
+    const std::array<StringId, 8> key = {kernel.name,         more[0], more[1], kernel.input_types,
+                                         kernel.input_shapes, more[2], more[3], kernel.output_shapes};
+    auto [found, added] = index.try_emplace(key, static_cast<std::uint32_t>(keys.size()));
+    if (added) {
+      keys.push_back(key);
+      signatures.groups.emplace_back();
+    }
+    KernelSignatureGroup& group = signatures.groups[found->second];
+    ++group.count;
+    group.duration += std::max<std::int64_t>(0, TaskDuration(task->start, task->end));
+    signatures.kernels.push_back({task->start, found->second});
+  }
+  for (std::size_t g = 0; g < keys.size(); ++g) {
+    for (std::size_t column = 0; column < keys[g].size(); ++column) {
+      signatures.groups[g].columns[column] = std::string(pool.View(keys[g][column]));
+    }
+  }
+  return signatures;
+}
 
 }  // namespace
 
-Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned jobs) {
+Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned jobs, bool with_kernel_signatures) {
   OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(db_path));
   ScanResult result;
   const auto decline = [&](std::string reason) {
@@ -335,6 +387,12 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
   if (!shapes_plan_lines) return decline("the shapes query does not prepare");
   OPMFU_ASSIGN_OR_RETURN(std::optional<ShapesPlan> shapes_plan, ShapesPlanOf(db, *shapes_plan_lines));
   if (!shapes_plan) return decline("SQLite plans the shapes query differently");
+
+  // Signatures only where COMPUTE_TASK_INFO has their columns; the analysis reads on without them.
+  const std::string compute_sql = std::string("SELECT ") + kComputeColumns +
+                                  (with_kernel_signatures ? kSignatureColumns : "") +
+                                  " FROM COMPUTE_TASK_INFO ORDER BY rowid";
+  const bool signatures = with_kernel_signatures && db.Prepare(compute_sql).ok();
 
   RankData data;
   StringPool& strings = *data.strings;
@@ -406,19 +464,28 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
       },
       [&](Database& in) {
         tables.computes.reserve(RowsAtMost(in, "COMPUTE_TASK_INFO"));
-        return Scan(in,
-                    "SELECT name, globalTaskId, inputShapes, inputDataTypes, outputShapes FROM COMPUTE_TASK_INFO "
-                    "ORDER BY rowid",
-                    "COMPUTE_TASK_INFO", [&](sqlite3_stmt* row, std::uint32_t) {
-                      std::optional<std::int64_t> values[5];
-                      for (int i = 0; i < 5; ++i) {
-                        if (!ReadKey(row, i, values[i])) return false;
-                      }
-                      if (!values[1]) return true;
-                      const auto id = [&](int i) { return values[i] ? pool.FromDb(*values[i]) : kNoString; };
-                      tables.computes.push_back({*values[1], id(0), id(2), id(3), id(4)});
-                      return true;
-                    });
+        if (signatures) tables.signature_ids.reserve(tables.computes.capacity());
+        const std::string sql =
+            signatures ? compute_sql
+                       : std::string("SELECT ") + kComputeColumns + " FROM COMPUTE_TASK_INFO ORDER BY rowid";
+        return Scan(in, sql, "COMPUTE_TASK_INFO", [&](sqlite3_stmt* row, std::uint32_t) {
+          std::optional<std::int64_t> values[5];
+          for (int i = 0; i < 5; ++i) {
+            if (!ReadKey(row, i, values[i])) return false;
+          }
+          if (!values[1]) return true;
+          const auto id = [&](int i) { return values[i] ? pool.FromDb(*values[i]) : kNoString; };
+          tables.computes.push_back({*values[1], id(0), id(2), id(3), id(4)});
+          if (signatures) {
+            std::array<StringId, 4>& more = tables.signature_ids.emplace_back();
+            for (int i = 0; i < 4; ++i) {
+              std::optional<std::int64_t> value;
+              if (!ReadKey(row, 5 + i, value)) tables.signature_unreadable = true;
+              more[static_cast<std::size_t>(i)] = value ? pool.FromDb(*value) : kNoString;
+            }
+          }
+          return true;
+        });
       },
       [&](Database& in) -> Result<std::optional<Declined>> {
         if (!has_communication) return std::optional<Declined>();
@@ -474,11 +541,16 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
     }
   });
 
-  // Links (Q3 then Q4) on one thread; shapes (Q5) and the MSTX orders on the other.
+  // Links (Q3 then Q4) on one thread; shapes (Q5) and the MSTX orders on the other; with kernel
+  // signatures, the grouping on a third.
   const auto by_op_then_kernel = [](const KernelLink& a, const KernelLink& b) {
     return std::tie(a.op_ts, a.kernel_ts) < std::tie(b.op_ts, b.kernel_ts);
   };
-  ForEachInParallel(2, jobs, [&](std::size_t part) {
+  ForEachInParallel(signatures ? 3 : 2, jobs, [&](std::size_t part) {
+    if (part == 2) {
+      if (!tables.signature_unreadable) data.kernel_signatures = GroupBySignature(tables, *tasks_by_id, pool);
+      return;
+    }
     if (part == 0) {
       std::vector<KernelLink>& links = data.kernel_links;
       links.reserve(tables.computes.size() + tables.communications.size());

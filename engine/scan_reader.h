@@ -22,7 +22,11 @@ struct ScanResult {
   std::string declined;          ///< why the scan does not apply, when data is empty
 };
 
-/// An Error only when the database cannot be opened at all.
-Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned jobs);
+/// An Error only when the database cannot be opened at all. With `with_kernel_signatures`, also
+/// RankData::kernel_signatures, from the same scan of TASK and COMPUTE_TASK_INFO; left empty (never
+/// declining the scan for it) when COMPUTE_TASK_INFO lacks a signature column or holds one that is
+/// not a STRING_IDS id.
+Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned jobs,
+                                  bool with_kernel_signatures = false);
 
 }  // namespace opmfu::engine

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -172,6 +174,116 @@ TEST(ScanReader, DeclinesWhatItCannotReproduceAndTheQueriesRunInstead) {
     ASSERT_FALSE(auto_notes.empty());
     EXPECT_NE(auto_notes.back().text.find("Read with SQL joins"), std::string::npos) << change;
   }
+}
+
+// The kernels by signature (ReadRank's with_kernel_signatures) against SQL written here: every
+// COMPUTE_TASK_INFO row in storage order with the first TASK row of its globalTaskId, grouped by the
+// text of its eight signature columns. The random DBs have duplicate and NULL globalTaskIds, NULL
+// names, ids missing from STRING_IDS and one whose value is NULL.
+std::string ExpectedSignatures(Database& db) {
+  auto rows = db.Prepare(
+      "SELECT (SELECT value FROM STRING_IDS WHERE id = k.name), (SELECT value FROM STRING_IDS WHERE id = k.opType), "
+      "(SELECT value FROM STRING_IDS WHERE id = k.inputFormats), "
+      "(SELECT value FROM STRING_IDS WHERE id = k.inputDataTypes), "
+      "(SELECT value FROM STRING_IDS WHERE id = k.inputShapes), "
+      "(SELECT value FROM STRING_IDS WHERE id = k.outputFormats), "
+      "(SELECT value FROM STRING_IDS WHERE id = k.outputDataTypes), "
+      "(SELECT value FROM STRING_IDS WHERE id = k.outputShapes), t.startNs, t.endNs FROM COMPUTE_TASK_INFO k "
+      "JOIN TASK t ON t.rowid = (SELECT MIN(rowid) FROM TASK WHERE globalTaskId = k.globalTaskId) ORDER BY k.rowid");
+  EXPECT_TRUE(rows.ok());
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::size_t, std::int64_t>> groups;
+  std::ostringstream kernels;
+  while (*rows->Step()) {
+    std::string key;
+    for (int column = 0; column < 8; ++column) key += std::string(rows->IsNull(column) ? "" : rows->Text(column)) + "|";
+    auto [group, added] = groups.try_emplace(key);
+    if (added) order.push_back(key);
+    ++group->second.first;
+    group->second.second += std::max<std::int64_t>(0, rows->Int64(9) - rows->Int64(8));
+    kernels << rows->Int64(8) << ":" << std::find(order.begin(), order.end(), key) - order.begin() << " ";
+  }
+  std::ostringstream out;
+  for (const std::string& key : order) out << key << " " << groups[key].first << " " << groups[key].second << "\n";
+  return out.str() + kernels.str();
+}
+
+std::string Render(const KernelSignatures& signatures) {
+  std::ostringstream out;
+  for (const KernelSignatureGroup& group : signatures.groups) {
+    for (const std::string& column : group.columns) out << column << "|";
+    out << " " << group.count << " " << group.duration << "\n";
+  }
+  for (const KernelStart& kernel : signatures.kernels) out << kernel.start << ":" << kernel.group << " ";
+  return out.str();
+}
+
+TEST(ScanReader, GroupsTheKernelsBySignatureWhenAskedWithoutChangingTheRest) {
+  testing::TempDir temp;
+  for (Schema schema : {Schema::kDemo, Schema::kCann}) {
+    for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+      const fs::path path = temp.path() / ("s" + std::to_string(seed) + (schema == Schema::kCann ? "c" : "d") + ".db");
+      WriteRandomDb(path, schema, seed);
+      std::mt19937 random(seed);
+      {
+        auto db = Database::OpenForWrite(path);
+        ASSERT_TRUE(db.ok());
+        for (const char* column : {"inputFormats", "outputFormats", "outputDataTypes"}) {
+          ASSERT_TRUE(db->Execute(std::string("ALTER TABLE COMPUTE_TASK_INFO ADD COLUMN ") + column + " INTEGER").ok());
+        }
+        std::ostringstream sql;
+        for (int row = 1; row <= 50; ++row) {
+          sql << "UPDATE COMPUTE_TASK_INFO SET opType = " << Key(random, 41, 5)
+              << ", inputFormats = " << Key(random, 41, 5) << ", outputFormats = " << Key(random, 4, 0)
+              << ", outputDataTypes = " << Key(random, 4, 0) << " WHERE rowid = " << row << ";";
+        }
+        ASSERT_TRUE(db->Execute(sql.str()).ok());
+      }
+      std::vector<RankNote> plain_notes;
+      std::vector<RankNote> notes;
+      auto plain = ReadRank(path, plain_notes, 2, ReadMethod::kScan);
+      auto with = ReadRank(path, notes, 2, ReadMethod::kScan, /*with_kernel_signatures=*/true);
+      ASSERT_TRUE(plain.ok() && with.ok());
+      EXPECT_FALSE(plain->kernel_signatures.has_value());
+      ASSERT_TRUE(with->kernel_signatures.has_value()) << "seed " << seed;
+      EXPECT_EQ(Render(*with), Render(*plain)) << "seed " << seed;
+      auto db = Database::OpenReadOnly(path);
+      ASSERT_TRUE(db.ok());
+      const std::string expected = ExpectedSignatures(*db);
+      EXPECT_NE(expected.find('\n'), std::string::npos);
+      EXPECT_EQ(Render(*with->kernel_signatures), expected) << "seed " << seed;
+      // The queries never group: the derived section then reads the rank itself.
+      std::vector<RankNote> query_notes;
+      auto queries = ReadRank(path, query_notes, 1, ReadMethod::kQueries, true);
+      ASSERT_TRUE(queries.ok());
+      EXPECT_FALSE(queries->kernel_signatures.has_value());
+    }
+  }
+}
+
+TEST(ScanReader, WithoutUsableSignatureColumnsReadsOnWithoutSignatures) {
+  testing::TempDir temp;
+  const fs::path path = temp.path() / "r.db";
+  WriteRandomDb(path, Schema::kDemo, 3);  // no inputFormats, outputFormats, outputDataTypes columns
+  std::vector<RankNote> notes;
+  auto read = ReadRank(path, notes, 2, ReadMethod::kScan, true);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_FALSE(read->kernel_signatures.has_value());
+  EXPECT_FALSE(read->kernel_links.empty());
+  // A signature column holding text, not a STRING_IDS id: no signatures, the same rows.
+  {
+    auto db = Database::OpenForWrite(path);
+    ASSERT_TRUE(db.ok());
+    for (const char* column : {"inputFormats", "outputFormats", "outputDataTypes"}) {
+      ASSERT_TRUE(db->Execute(std::string("ALTER TABLE COMPUTE_TASK_INFO ADD COLUMN ") + column + " INTEGER").ok());
+    }
+    ASSERT_TRUE(db->Execute("UPDATE COMPUTE_TASK_INFO SET opType = 'MatMulV2' WHERE rowid = 4").ok());
+  }
+  std::vector<RankNote> text_notes;
+  auto with_text = ReadRank(path, text_notes, 2, ReadMethod::kScan, true);
+  ASSERT_TRUE(with_text.ok()) << with_text.error().message;
+  EXPECT_FALSE(with_text->kernel_signatures.has_value());
+  EXPECT_EQ(Render(*with_text), Render(*read));
 }
 
 }  // namespace

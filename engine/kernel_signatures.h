@@ -1,0 +1,37 @@
+#pragma once
+// A rank's compute kernels grouped by signature, read by the analysis' own scan when asked
+// (RankInput::with_kernel_signatures), so that the report's derived section (report/derived_mfu)
+// needs no second read of TASK and COMPUTE_TASK_INFO. engine/ only counts and times the kernels;
+// what a signature means (its FLOPs) is report/'s business.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opmfu::engine {
+
+/// One signature: COMPUTE_TASK_INFO's name, opType, inputFormats, inputDataTypes, inputShapes,
+/// outputFormats, outputDataTypes and outputShapes, their STRING_IDS values as stored (shapes
+/// still in their quotes; "" for NULL or an id STRING_IDS lacks), and its kernels' count and time.
+struct KernelSignatureGroup {
+  std::array<std::string, 8> columns;
+  std::size_t count = 0;
+  std::int64_t duration = 0;  ///< ns: the sum over its kernels of max(0, TASK.endNs - TASK.startNs)
+};
+
+/// One kernel: its TASK.startNs (what an OperatorMFU row's kernel_start is) and its group.
+struct KernelStart {
+  std::int64_t start = 0;
+  std::uint32_t group = 0;
+};
+
+/// Every COMPUTE_TASK_INFO row with a TASK row of its globalTaskId (the first one in storage order,
+/// if several): the kernels that ran.
+struct KernelSignatures {
+  std::vector<KernelSignatureGroup> groups;  ///< in the order of their first kernel in COMPUTE_TASK_INFO
+  /// In COMPUTE_TASK_INFO order; empty when the rank has no OperatorMFU rows to compare with.
+  std::vector<KernelStart> kernels;
+};
+
+}  // namespace opmfu::engine
