@@ -167,7 +167,8 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
   }
   options.step_id = flags.step_id;
   options.jobs = flags.jobs;
-  options.keep_rows = flags.derived;  // the DerivedMFU section reads every OperatorMFU row
+  options.keep_rows = flags.derived;               // the DerivedMFU section reads every OperatorMFU row
+  options.with_kernel_signatures = flags.derived;  // DerivedMFU from the analysis' own scan
   // A progress line on a terminal, once the run has taken more than a second.
   const auto started = std::chrono::steady_clock::now();
   std::mutex progress_mutex;

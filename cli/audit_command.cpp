@@ -22,7 +22,7 @@ struct AuditFlags {
 int RunAudit(const AuditFlags& flags) {
   auto tolerance = report::ParseRatio("--tolerance", flags.tolerance);
   if (!tolerance.ok()) return ReportError(tolerance.error());
-  auto data = flags.source.Load();
+  auto data = flags.source.Load(/*with_kernel_signatures=*/true);
   if (!data.ok()) return ReportError(data.error());
   ReportFailedRanks(data->analysis, "is not audited");
   // From a profiling directory every recorded kernel is also compared with the FLOPs derived from its

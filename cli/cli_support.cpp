@@ -259,7 +259,7 @@ void ReportFailedRanks(const engine::AnalyzeReport& analysis, std::string_view c
   }
 }
 
-Result<report::ReportData> MfuSourceFlags::Load() const {
+Result<report::ReportData> MfuSourceFlags::Load(bool with_kernel_signatures) const {
   if (!cluster_db.empty()) {
     if (!rank_list.empty() || step_id) {
       return Error::Usage("--rank-list and --step-id need -d: a cluster DB holds only the finished rows");
@@ -272,6 +272,7 @@ Result<report::ReportData> MfuSourceFlags::Load() const {
   OPMFU_ASSIGN_OR_RETURN(options.rank_list, ParseRankList(rank_list));
   options.step_id = step_id;
   options.jobs = jobs;
+  options.with_kernel_signatures = with_kernel_signatures;
   return report::LoadReportData(options);
 }
 

@@ -109,7 +109,9 @@ struct MfuSourceFlags {
 
   /// `db_allowed`: whether --db is offered (audit needs the rank DBs).
   void Add(CLI::App& command, bool db_allowed = true);
-  Result<report::ReportData> Load() const;
+  /// `with_kernel_signatures`: for a derived section, which then needs no second read of the rank
+  /// DBs (engine::AnalyzeOptions::with_kernel_signatures).
+  Result<report::ReportData> Load(bool with_kernel_signatures = false) const;
 };
 
 /// Adds `opmfu registry ...` to the app.

@@ -162,7 +162,7 @@ int RunGateCommand(const GateFlags& flags) {
   auto thresholds = ParseThresholds(flags);
   if (!thresholds.ok()) return ReportError(thresholds.error());
   const bool use_derived = flags.mfu_source == "derived";
-  auto data = flags.source.Load();
+  auto data = flags.source.Load(/*with_kernel_signatures=*/use_derived);
   if (!data.ok()) return ReportError(data.error());
   std::optional<report::DerivedSection> derived;
   report::GateFigures figures;
@@ -178,7 +178,7 @@ int RunGateCommand(const GateFlags& flags) {
   }
   std::optional<report::GateFigures> baseline;
   if (!flags.baseline.empty()) {
-    auto base_data = report::LoadRun(flags.baseline);
+    auto base_data = report::LoadRun(flags.baseline, /*with_kernel_signatures=*/use_derived);
     if (!base_data.ok()) return ReportError(base_data.error());
     if (use_derived) {
       auto section = DerivedOf(*base_data, flags, "--baseline");

@@ -32,7 +32,7 @@ std::string FormatFor(const ReportFlags& flags) {
 }
 
 int RunReport(const ReportFlags& flags) {
-  auto data = flags.source.Load();
+  auto data = flags.source.Load(/*with_kernel_signatures=*/true);
   if (!data.ok()) return ReportError(data.error());
   if (!data->analysis.discovery.correction.empty()) ReportWarning(data->analysis.discovery.correction);
   for (const std::string& note : data->analysis.discovery.notes) ReportWarning(note);

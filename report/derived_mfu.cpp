@@ -84,6 +84,64 @@ std::string Text(const std::unordered_map<std::int64_t, std::string>& strings, s
   return found == strings.end() ? std::string() : found->second;
 }
 
+// Shapes are stored in quotes; N/A means not recorded.
+std::string_view Unquoted(std::string_view value) {
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') return value.substr(1, value.size() - 2);
+  return value;
+}
+
+// A rank's kernels by signature read from its DB, grouped as the analysis' scan groups them
+// (engine/kernel_signatures.h): only for a rank the scan did not read (a layout it declines, a
+// rank whose analysis failed).
+Result<engine::KernelSignatures> ReadKernelSignatures(Database& db) {
+  std::unordered_map<std::int64_t, std::string> strings;
+  {
+    OPMFU_ASSIGN_OR_RETURN(Statement read, db.Prepare("SELECT id, value FROM STRING_IDS"));
+    while (true) {
+      OPMFU_ASSIGN_OR_RETURN(const bool more, read.Step());
+      if (!more) break;
+      strings.emplace(read.Int64(0), read.IsNull(1) ? std::string() : std::string(read.Text(1)));
+    }
+  }
+  // Each kernel's time from TASK, joined in memory: SQLite would build an automatic index on TASK
+  // for the JOIN, which costs more than one scan into a hash map (bench/run report).
+  std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>> task_times;
+  {
+    OPMFU_ASSIGN_OR_RETURN(Statement tasks, db.Prepare("SELECT globalTaskId, startNs, endNs FROM TASK"));
+    while (true) {
+      OPMFU_ASSIGN_OR_RETURN(const bool more, tasks.Step());
+      if (!more) break;
+      task_times.try_emplace(tasks.Int64(0), tasks.Int64(1), tasks.Int64(2));
+    }
+  }
+  engine::KernelSignatures signatures;
+  std::unordered_map<Signature, std::uint32_t, SignatureHash> index;
+  OPMFU_ASSIGN_OR_RETURN(Statement kernels,
+                         db.Prepare("SELECT name, opType, inputFormats, inputDataTypes, inputShapes, outputFormats, "
+                                    "outputDataTypes, outputShapes, globalTaskId FROM COMPUTE_TASK_INFO"));
+  while (true) {
+    OPMFU_ASSIGN_OR_RETURN(const bool more, kernels.Step());
+    if (!more) break;
+    const auto task = task_times.find(kernels.Int64(8));
+    if (task == task_times.end()) continue;  // no device task: not a kernel that ran
+    Signature signature;
+    for (int column = 0; column < 8; ++column) {
+      signature.ids[static_cast<std::size_t>(column)] = kernels.IsNull(column) ? -1 : kernels.Int64(column);
+    }
+    auto [found, added] = index.try_emplace(signature, static_cast<std::uint32_t>(signatures.groups.size()));
+    if (added) {
+      engine::KernelSignatureGroup& group = signatures.groups.emplace_back();
+      for (std::size_t column = 0; column < 8; ++column) group.columns[column] = Text(strings, signature.ids[column]);
+    }
+    const auto [start, end] = task->second;
+    engine::KernelSignatureGroup& group = signatures.groups[found->second];
+    ++group.count;
+    group.duration += std::max<std::int64_t>(0, end - start);
+    signatures.kernels.push_back({start, found->second});
+  }
+  return signatures;
+}
+
 }  // namespace
 
 std::span<const ChipSpec> KnownChips() { return kChips; }
@@ -182,6 +240,14 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
   std::unordered_map<std::string, std::size_t> by_text;
   std::vector<DerivedGroup> groups;
   std::vector<std::string> chip_lines;
+  // The OperatorMFU rows of compute kernels, by rank and kernel start (the first row of a kernel),
+  // to compare recorded with derived: one pass over the rows.
+  std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, const engine::OperatorMfuRow*>> recorded_by_rank;
+  for (const engine::OperatorMfuRow& row : data.analysis.tables.operator_rows) {
+    if (engine::IsComputeKernelName(row.kernel_name().value_or(""))) {
+      recorded_by_rank[row.rank_id].emplace(row.kernel_start, &row);
+    }
+  }
   for (const engine::RankOutcome& outcome : data.analysis.ranks) {
     const std::int64_t rank_id = outcome.location.rank_id;
     DerivedRank& rank = section.ranks.emplace_back();
@@ -230,108 +296,81 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       section.notes.push_back("rank " + std::to_string(rank_id) + ": " + *rank.unreadable);
       continue;
     }
-    std::unordered_map<std::int64_t, std::string> strings;
-    {
-      OPMFU_ASSIGN_OR_RETURN(Statement read, db->Prepare("SELECT id, value FROM STRING_IDS"));
-      while (true) {
-        OPMFU_ASSIGN_OR_RETURN(const bool more, read.Step());
-        if (!more) break;
-        std::string value = read.IsNull(1) ? std::string() : std::string(read.Text(1));
-        // Shapes are stored in quotes; N/A means not recorded.
-        if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
-        strings.emplace(read.Int64(0), std::move(value));
-      }
-    }
-    // The OperatorMFU rows of this rank, by kernel start, to compare recorded with derived.
-    std::unordered_map<std::int64_t, const engine::OperatorMfuRow*> recorded;
-    for (const engine::OperatorMfuRow& row : data.analysis.tables.operator_rows) {
-      if (row.rank_id == rank_id && engine::IsComputeKernelName(row.kernel_name().value_or(""))) {
-        recorded.emplace(row.kernel_start, &row);
-      }
+    // The analysis' own scan grouped the kernels; only a rank it did not read is read again.
+    engine::KernelSignatures read_here;
+    const engine::KernelSignatures* signatures =
+        outcome.analysis.kernel_signatures ? &*outcome.analysis.kernel_signatures : nullptr;
+    if (signatures == nullptr) {
+      OPMFU_ASSIGN_OR_RETURN(read_here, ReadKernelSignatures(*db));
+      signatures = &read_here;
     }
     struct Local {
       std::size_t merged = 0;
       std::size_t count = 0;
       std::int64_t duration = 0;
     };
-    std::unordered_map<Signature, std::size_t, SignatureHash> index;
+    // The rank's signatures into the groups merged over ranks by their text (each derived once).
     std::vector<Local> locals;
-    std::map<std::tuple<std::string, std::string, std::size_t, std::int64_t>, std::size_t> disagreements;
-    // Each kernel's time from TASK, joined in memory: SQLite would build an automatic index on TASK
-    // for the JOIN, which costs more than one scan into a hash map (bench/run report).
-    std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>> task_times;
-    {
-      OPMFU_ASSIGN_OR_RETURN(Statement tasks, db->Prepare("SELECT globalTaskId, startNs, endNs FROM TASK"));
-      while (true) {
-        OPMFU_ASSIGN_OR_RETURN(const bool more, tasks.Step());
-        if (!more) break;
-        task_times.try_emplace(tasks.Int64(0), tasks.Int64(1), tasks.Int64(2));
+    std::unordered_map<std::size_t, std::size_t> local_of_merged;
+    std::vector<std::size_t> merged_of;  // by the rank's signature group
+    merged_of.reserve(signatures->groups.size());
+    for (const engine::KernelSignatureGroup& signature : signatures->groups) {
+      std::array<std::string_view, 8> text;
+      std::string key;
+      for (std::size_t column = 0; column < 8; ++column) {
+        text[column] = Unquoted(signature.columns[column]);
+        key.append(text[column]).push_back('\x1f');
       }
+      auto [merged, added] = by_text.try_emplace(std::move(key), groups.size());
+      if (added) {
+        DerivedGroup group;
+        group.kernel_name = text[0];
+        group.op_type = text[1];
+        group.input_formats = text[2];
+        group.input_types = text[3];
+        group.input_shapes = text[4];
+        group.output_formats = text[5];
+        group.output_types = text[6];
+        group.output_shapes = text[7];
+        group.derived = DeriveKernel({group.op_type, group.input_formats, group.input_types, group.input_shapes,
+                                      group.output_formats, group.output_types, group.output_shapes});
+        groups.push_back(std::move(group));
+      }
+      merged_of.push_back(merged->second);
+      auto [local, first] = local_of_merged.try_emplace(merged->second, locals.size());
+      if (first) locals.push_back({merged->second, 0, 0});
+      locals[local->second].count += signature.count;
+      locals[local->second].duration += signature.duration;
     }
-    OPMFU_ASSIGN_OR_RETURN(Statement kernels,
-                           db->Prepare("SELECT name, opType, inputFormats, inputDataTypes, inputShapes, outputFormats, "
-                                       "outputDataTypes, outputShapes, globalTaskId FROM COMPUTE_TASK_INFO"));
-    while (true) {
-      OPMFU_ASSIGN_OR_RETURN(const bool more, kernels.Step());
-      if (!more) break;
-      const auto task = task_times.find(kernels.Int64(8));
-      if (task == task_times.end()) continue;  // no device task: not a kernel that ran
-      Signature signature;
-      for (int column = 0; column < 8; ++column) {
-        signature.ids[static_cast<std::size_t>(column)] = kernels.IsNull(column) ? -1 : kernels.Int64(column);
-      }
-      const std::int64_t start = task->second.first;
-      const std::int64_t duration = std::max<std::int64_t>(0, task->second.second - start);
-      auto [found, inserted] = index.try_emplace(signature, locals.size());
-      if (inserted) {
-        std::array<std::string, 8> text;
-        std::string key;
-        for (std::size_t column = 0; column < 8; ++column) {
-          text[column] = Text(strings, signature.ids[column]);
-          key += text[column] + '\x1f';
+    // Derived against recorded, kernel by kernel: an OperatorMFU row's kernel_start is its kernel's.
+    std::map<std::tuple<std::string, std::string, std::size_t, std::int64_t>, std::size_t> disagreements;
+    const auto rank_rows = recorded_by_rank.find(rank_id);
+    if (rank_rows != recorded_by_rank.end()) {
+      const std::unordered_map<std::int64_t, const engine::OperatorMfuRow*>& recorded = rank_rows->second;
+      for (const engine::KernelStart& kernel : signatures->kernels) {
+        const auto row = recorded.find(kernel.start);
+        if (row == recorded.end()) continue;
+        const std::size_t merged = merged_of[kernel.group];
+        const DerivedGroup& group = groups[merged];
+        if (!group.derived.flops) {
+          ++section.not_compared["not derived: " + std::string(FamilyName(group.derived.family)) + ": " +
+                                 group.derived.skip_reason];
+          continue;
         }
-        auto [merged, added] = by_text.try_emplace(std::move(key), groups.size());
-        if (added) {
-          DerivedGroup group;
-          group.kernel_name = text[0];
-          group.op_type = text[1];
-          group.input_formats = text[2];
-          group.input_types = text[3];
-          group.input_shapes = text[4];
-          group.output_formats = text[5];
-          group.output_types = text[6];
-          group.output_shapes = text[7];
-          group.derived = DeriveKernel({group.op_type, group.input_formats, group.input_types, group.input_shapes,
-                                        group.output_formats, group.output_types, group.output_shapes});
-          groups.push_back(std::move(group));
+        switch (CompareFlops(group.derived, row->second->flops, options.tolerance)) {
+          case FlopsAgreement::kAgree:
+            ++section.compared;
+            ++section.agreed;
+            break;
+          case FlopsAgreement::kDisagree:
+            ++section.compared;
+            ++disagreements[{std::string(row->second->op_name().value_or("")),
+                             std::string(row->second->flops_op_name()), merged, row->second->flops}];
+            break;
+          case FlopsAgreement::kNotComparable:
+            ++section.not_compared[kPaddedNotComparable];
+            break;
         }
-        locals.push_back({merged->second, 0, 0});
-      }
-      Local& local = locals[found->second];
-      ++local.count;
-      local.duration += duration;
-      if (recorded.empty()) continue;
-      const auto row = recorded.find(start);
-      if (row == recorded.end()) continue;
-      const DerivedGroup& group = groups[local.merged];
-      if (!group.derived.flops) {
-        ++section.not_compared["not derived: " + std::string(FamilyName(group.derived.family)) + ": " +
-                               group.derived.skip_reason];
-        continue;
-      }
-      switch (CompareFlops(group.derived, row->second->flops, options.tolerance)) {
-        case FlopsAgreement::kAgree:
-          ++section.compared;
-          ++section.agreed;
-          break;
-        case FlopsAgreement::kDisagree:
-          ++section.compared;
-          ++disagreements[{std::string(row->second->op_name().value_or("")), std::string(row->second->flops_op_name()),
-                           local.merged, row->second->flops}];
-          break;
-        case FlopsAgreement::kNotComparable:
-          ++section.not_compared[kPaddedNotComparable];
-          break;
       }
     }
     for (const auto& [key, count] : disagreements) {

@@ -113,13 +113,14 @@ void MfuAggregate::Add(const engine::OperatorMfuRow& row) {
   lost_time += time * (1 - std::clamp(row.mfu, 0.0, 1.0));
 }
 
-Result<ReportData> LoadRun(const fs::path& path) {
+Result<ReportData> LoadRun(const fs::path& path, bool with_kernel_signatures) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec) && !path.filename().string().starts_with("ascend_pytorch_profiler")) {
     return LoadClusterDb(path);
   }
   engine::AnalyzeOptions options;
   options.profiling_path = path;
+  options.with_kernel_signatures = with_kernel_signatures;
   return LoadReportData(options);
 }
 

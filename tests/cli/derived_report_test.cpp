@@ -10,8 +10,13 @@
 
 #include <sqlite3.h>
 
+#include <sstream>
+
 #include "common/sqlite.h"
+#include "engine/analyze.h"
 #include "engine/profiling_db_builder.h"
+#include "report/derived_mfu.h"
+#include "report/report.h"
 #include "tests/test_support.h"
 
 namespace opmfu {
@@ -87,6 +92,48 @@ TEST(DerivedReport, OnDemoDataEveryMatmulKernelsDerivedFlopsEqualItsRecordedFlop
     EXPECT_NE(rendered.out.find("derived from kernel shapes (not msprof-analyze)"), std::string::npos) << format;
     EXPECT_NE(rendered.out.find("against the run's FLOPs records"), std::string::npos) << format;
   }
+}
+
+// The derived section from the kernels the analysis' own scan grouped (RankAnalysis::
+// kernel_signatures) equals the one from a second read of every rank DB, which it replaced and which
+// still serves a rank the scan did not read.
+TEST(DerivedReport, FromTheAnalysisScanEqualsASecondReadOfTheRankDbs) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "demo";
+  ASSERT_EQ(RunOpmfu({"demo", demo.string(), "--ranks", "2", "--steps", "1", "--layers", "2"}).exit_code, 0);
+  engine::AnalyzeOptions analyze;
+  analyze.profiling_path = demo;
+  analyze.with_kernel_signatures = true;
+  auto data = report::LoadReportData(analyze);
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  ASSERT_EQ(data->analysis.ranks.size(), 2U);
+  for (const engine::RankOutcome& rank : data->analysis.ranks) {
+    ASSERT_TRUE(rank.analysis.kernel_signatures.has_value()) << rank.location.rank_id;
+    EXPECT_FALSE(rank.analysis.kernel_signatures->kernels.empty());
+  }
+  report::DerivedOptions options;
+  options.keep_rank_groups = true;
+  auto from_scan = report::BuildDerivedSection(*data, options);
+  ASSERT_TRUE(from_scan.ok()) << from_scan.error().message;
+  for (engine::RankOutcome& rank : data->analysis.ranks) rank.analysis.kernel_signatures.reset();
+  auto read_again = report::BuildDerivedSection(*data, options);
+  ASSERT_TRUE(read_again.ok()) << read_again.error().message;
+
+  EXPECT_GT(from_scan->compared, 0U);
+  EXPECT_GT(from_scan->derived_kernels, 0U);
+  EXPECT_EQ(report::DerivedJson(*from_scan).dump(1), report::DerivedJson(*read_again).dump(1));
+  const auto rank_rows = [](const report::DerivedSection& section) {
+    std::ostringstream out;
+    for (const report::DerivedGroup& g : section.rank_groups) {
+      out << g.rank_id << " " << g.kernel_name << " " << g.op_type << " " << g.input_formats << " " << g.input_types
+          << " " << g.input_shapes << " " << g.output_formats << " " << g.output_types << " " << g.output_shapes << " "
+          << g.count << " " << g.duration << " " << g.count_with_peak << " " << g.time_with_peak << " "
+          << g.peak_seconds << "\n";
+    }
+    return out.str();
+  };
+  EXPECT_FALSE(from_scan->rank_groups.empty());
+  EXPECT_EQ(rank_rows(*from_scan), rank_rows(*read_again));
 }
 
 // The traits of the msinsight Level1 rank: FP32, NC1HWC0/FRACTAL_Z convolutions, no info.json, no
