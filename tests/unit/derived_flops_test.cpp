@@ -31,7 +31,7 @@ KernelRecord K(const char* type, const char* in_formats, const char* in_types, c
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
 
-class DerivedFlops : public testing::TestWithParam<Case> {};
+class DerivedFlops : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DerivedFlops, MatchesTheHandComputedValue) {
   const Case& c = GetParam();
@@ -120,8 +120,8 @@ const Case kMatmuls[] = {
      K("BatchMatMulV2", "ND;ND", "FLOAT16;FLOAT16", "8,128,64;8,64,256", "ND", "FLOAT16", "128,256"), std::nullopt,
      "more batch dimensions"},
 };
-INSTANTIATE_TEST_SUITE_P(Matmul, DerivedFlops, testing::ValuesIn(kMatmuls),
-                         [](const testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
+INSTANTIATE_TEST_SUITE_P(Matmul, DerivedFlops, ::testing::ValuesIn(kMatmuls),
+                         [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
 
 // --- quantized and grouped matmuls ----------------------------------------------------------------
 const Case kQuantAndGrouped[] = {
@@ -161,8 +161,8 @@ const Case kQuantAndGrouped[] = {
      K("GroupedMatmul", "ND;ND;ND", "BF16;BF16;INT64", "1024,512;8,512,256;8", "ND", "BF16", "1000,256"), std::nullopt,
      "do not agree"},
 };
-INSTANTIATE_TEST_SUITE_P(QuantAndGrouped, DerivedFlops, testing::ValuesIn(kQuantAndGrouped),
-                         [](const testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
+INSTANTIATE_TEST_SUITE_P(QuantAndGrouped, DerivedFlops, ::testing::ValuesIn(kQuantAndGrouped),
+                         [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
 
 // --- convolutions ---------------------------------------------------------------------------------
 const Case kConvolutions[] = {
@@ -250,8 +250,8 @@ const Case kConvolutions[] = {
      22196256768.0},
     {"conv_no_shapes", K("Conv2D", "N/A", "N/A", "N/A", "N/A", "N/A", "N/A"), std::nullopt, "no readable"},
 };
-INSTANTIATE_TEST_SUITE_P(Convolution, DerivedFlops, testing::ValuesIn(kConvolutions),
-                         [](const testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
+INSTANTIATE_TEST_SUITE_P(Convolution, DerivedFlops, ::testing::ValuesIn(kConvolutions),
+                         [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
 
 // --- attention ------------------------------------------------------------------------------------
 // FlashAttentionScore outputs softmax_max, softmax_sum, softmax_out and the attention output.
@@ -292,8 +292,8 @@ const Case kAttention[] = {
        "FLOAT;FLOAT;;BF16", "2,8,1024,8;2,8,1024,8;;2,8,512,128"),
      std::nullopt, "does not match softmax_max"},
 };
-INSTANTIATE_TEST_SUITE_P(Attention, DerivedFlops, testing::ValuesIn(kAttention),
-                         [](const testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
+INSTANTIATE_TEST_SUITE_P(Attention, DerivedFlops, ::testing::ValuesIn(kAttention),
+                         [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
 
 // --- everything else: bytes only ------------------------------------------------------------------
 const Case kOthers[] = {
@@ -310,8 +310,8 @@ const Case kOthers[] = {
     {"dtype_count_mismatch", K("Add", "ND;ND", "FLOAT16", "8,4096;8,4096", "ND", "FLOAT16", "8,4096"), std::nullopt,
      "not a matmul"},
 };
-INSTANTIATE_TEST_SUITE_P(Other, DerivedFlops, testing::ValuesIn(kOthers),
-                         [](const testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
+INSTANTIATE_TEST_SUITE_P(Other, DerivedFlops, ::testing::ValuesIn(kOthers),
+                         [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.label); });
 
 TEST(DerivedFlopsDetails, PeakClassFollowsTheComputeDtype) {
   EXPECT_EQ(DeriveKernel(K("MatMulV2", "", "FLOAT;FLOAT", "2,2;2,2", "", "FLOAT", "2,2")).peak, PeakClass::kFloat32);
