@@ -212,15 +212,41 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   std::optional<Error> write_error;       // set by the writing thread, read after the workers stop
   std::atomic<bool> write_failed{false};  // ...and seen by the workers, which then stop analysing
   const unsigned workers = WorkerCount(selected.size(), options.jobs);
+  // A single rank leaves a core idle after its read: its OperatorMFU rows are written there while
+  // its module pass runs (several ranks already keep every core busy). They are written before
+  // the rank is known to succeed: if it then fails, nothing is written at all (it was the only rank).
+  const bool write_early = streamed && selected.size() == 1 && HardwareCores() > 1;
+  // The folders an early write may create, to remove again (when still empty) if nothing is written.
+  std::vector<fs::path> new_folders;
+  if (write_early) {
+    std::error_code ec;
+    for (const fs::path& folder : {out, report.output_directory}) {
+      if (!fs::exists(folder, ec)) new_folders.push_back(folder);
+    }
+  }
+  bool written_early = false;
+  const auto write_operator_rows = [&](const std::vector<OperatorMfuRow>& rows) {
+    if (write_failed) return;
+    if (Status written = writer.Append(rows, {}); !written.ok()) {
+      write_error = written.take_error();
+      write_failed = true;
+      return;
+    }
+    for (const OperatorMfuRow& row : rows) report.figures.Add(row);
+    written_early = true;
+  };
   RankOrderedWrites handoff(selected.size(), 2 * static_cast<std::size_t>(workers), [&](std::size_t i) {
     RankAnalysis& analysis = report.ranks[i].analysis;
     if (!write_failed) {
-      Status written = writer.Append(analysis.operator_rows, analysis.module_rows);
+      Status written = written_early ? writer.Append({}, analysis.module_rows)
+                                     : writer.Append(analysis.operator_rows, analysis.module_rows);
       if (written.ok()) {
-        if (!analysis.operator_rows.empty()) {
+        if (!analysis.operator_rows.empty() || analysis.operator_rows_handed_over > 0) {
           writer.NoteTypes(analysis.all_kernels_matched, analysis.all_kernels_matched && analysis.all_messages_parsed);
         }
-        for (const OperatorMfuRow& row : analysis.operator_rows) report.figures.Add(row);
+        if (!written_early) {
+          for (const OperatorMfuRow& row : analysis.operator_rows) report.figures.Add(row);
+        }
         report.figures.AddModuleRows(analysis.module_rows.size());
       } else {
         write_error = written.take_error();
@@ -247,8 +273,10 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
       return;
     }
     if (streamed && write_failed) return;  // the run fails: the remaining ranks are not needed
+    std::function<void(const std::vector<OperatorMfuRow>&)> early_rows;
+    if (write_early) early_rows = write_operator_rows;
     auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path, options.step_id,
-                                 options.with_coverage, read_threads, options.with_kernel_signatures});
+                                 options.with_coverage, read_threads, options.with_kernel_signatures, early_rows});
     if (analysis.ok()) {
       outcome.analysis = std::move(*analysis);
       outcome.failure = outcome.analysis.failure;
@@ -257,7 +285,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
       outcome.analysis.rank_id = selected[i].rank_id;
       outcome.failure = analysis.error().message;
     }
-    outcome.operator_rows = outcome.analysis.operator_rows.size();
+    outcome.operator_rows = outcome.analysis.operator_rows.size() + outcome.analysis.operator_rows_handed_over;
     outcome.module_rows = outcome.analysis.module_rows.size();
     const std::size_t finished = ++done;
     if (options.on_rank_done) options.on_rank_done(finished, selected.size());
@@ -274,7 +302,18 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
       handoff.Finished(i);
     });
     if (write_error) return *std::move(write_error);
-    report.nothing_to_write = !writer.started();
+    // The one rank's rows went out early and then the rank failed: the writer is dropped unfinished,
+    // which removes its temporary file and leaves an earlier output as it was.
+    const bool rank_failed_after_writing = written_early && report.ranks.front().failure.has_value();
+    if (rank_failed_after_writing) {
+      report.figures = {};  // of rows that are not written after all
+      writer.Abandon();     // the temporary file goes; the folders it needed are removed below
+      for (auto folder = new_folders.rbegin(); folder != new_folders.rend(); ++folder) {
+        std::error_code ec;
+        fs::remove(*folder, ec);  // only if empty; nothing else was put there by this run
+      }
+    }
+    report.nothing_to_write = !writer.started() || rank_failed_after_writing;
     if (report.nothing_to_write) return report;
     StageClock write_clock;  // what is left after the last rank: settling the types, committing
     OPMFU_RETURN_IF_ERROR(writer.Finish());

@@ -255,8 +255,7 @@ std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& c
 }
 
 std::vector<OperatorMfuRow> BuildOperatorRows(std::int64_t rank_id, const RankData& data,
-                                              const MfuCalculation& calculation,
-                                              const std::vector<MergedKernel>& merged) {
+                                              const MfuCalculation& calculation, std::span<const MergedKernel> merged) {
   const StringPool& strings = *data.strings;
   std::vector<OperatorMfuRow> rows;
   rows.reserve(static_cast<std::size_t>(

@@ -2,6 +2,7 @@
 // Kernel-level MFU (OperatorMFU): the calculator of shared/spec/mfu-analysis.md 4.2, the merge of
 // 4.3 and the rows of 4.4.
 
+#include <span>
 #include <vector>
 
 #include "common/result.h"
@@ -87,7 +88,6 @@ std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& c
 
 /// OperatorMFU rows: the merged rows that got an MFU. They point into `data.strings`.
 std::vector<OperatorMfuRow> BuildOperatorRows(std::int64_t rank_id, const RankData& data,
-                                              const MfuCalculation& calculation,
-                                              const std::vector<MergedKernel>& merged);
+                                              const MfuCalculation& calculation, std::span<const MergedKernel> merged);
 
 }  // namespace opmfu::engine

@@ -78,11 +78,14 @@ struct ClusterDbWriter::Open {
 
 ClusterDbWriter::ClusterDbWriter(fs::path db_path) : db_path_(std::move(db_path)) {}
 
-// Statements before the database they belong to.
-ClusterDbWriter::~ClusterDbWriter() {
+ClusterDbWriter::~ClusterDbWriter() { Abandon(); }
+
+// Statements before the database they belong to; the write's end removes its temporary file.
+void ClusterDbWriter::Abandon() {
   if (!open_) return;
   open_->insert_operator.reset();
   open_->insert_module.reset();
+  open_.reset();
 }
 
 bool ClusterDbWriter::started() const { return open_ != nullptr; }

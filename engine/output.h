@@ -116,6 +116,8 @@ class ClusterDbWriter {
   void NoteTypes(bool duration_integer, bool flops_integer);
   /// Settles the declared types and commits (see above). Needs Start.
   Status Finish();
+  /// Drops what was started: the file stays as it was, the temporary copy is removed.
+  void Abandon();
 
  private:
   struct Open;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/parallel.h"
 #include "common/sqlite.h"
 #include "engine/chip.h"
 #include "engine/module_mfu.h"
@@ -209,17 +210,43 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   if (std::none_of(merged.begin(), merged.end(), got_mfu)) {
     analysis.notes.push_back({RankNote::Level::kWarning, "No valid MFU data for rank " + rank});
   }
-  // ModuleMFU first: its working set is freed before the OperatorMFU rows are built.
-  OPMFU_ASSIGN_OR_RETURN(analysis.module_rows, ModuleRows(input.rank_id, *data, *calculation, merged, analysis.notes));
-  stage_done("modules");
-  analysis.operator_rows = BuildOperatorRows(input.rank_id, *data, *calculation, merged);
-  stage_done("rows");
+  if (input.early_operator_rows) {
+    // One rank alone leaves a core idle after the read: its rows are written there while the
+    // module pass runs here (each reads only what the other does not change).
+    // The rows are built and handed over a slice at a time, so only a slice's rows are held.
+    constexpr std::size_t kSlice = 65536;
+    analysis.operator_rows_handed_over = static_cast<std::size_t>(std::count_if(merged.begin(), merged.end(), got_mfu));
+    Result<std::vector<ModuleMfuRow>> modules = std::vector<ModuleMfuRow>{};
+    ForEachInParallel(analysis.operator_rows_handed_over > 0 ? 2 : 1, 2, [&](std::size_t task) {
+      if (task == 1) {
+        const std::span<const MergedKernel> all(merged);
+        for (std::size_t begin = 0; begin < all.size(); begin += kSlice) {
+          const std::vector<OperatorMfuRow> rows = BuildOperatorRows(
+              input.rank_id, *data, *calculation, all.subspan(begin, std::min(kSlice, all.size() - begin)));
+          if (!rows.empty()) input.early_operator_rows(rows);
+        }
+      } else {
+        modules = ModuleRows(input.rank_id, *data, *calculation, merged, analysis.notes);
+      }
+    });
+    if (!modules.ok()) return modules.take_error();
+    analysis.module_rows = std::move(*modules);
+    stage_done("rows and modules");
+  } else {
+    // ModuleMFU first: its working set is freed before the OperatorMFU rows are built.
+    OPMFU_ASSIGN_OR_RETURN(analysis.module_rows,
+                           ModuleRows(input.rank_id, *data, *calculation, merged, analysis.notes));
+    stage_done("modules");
+    analysis.operator_rows = BuildOperatorRows(input.rank_id, *data, *calculation, merged);
+    stage_done("rows");
+  }
   analysis.strings = data->strings;
   // The kernels' starts only match OperatorMFU rows to their kernels.
-  if (analysis.operator_rows.empty() && analysis.kernel_signatures) {
+  const bool no_rows = analysis.operator_rows.empty() && analysis.operator_rows_handed_over == 0;
+  if (no_rows && analysis.kernel_signatures) {
     std::vector<KernelStart>().swap(analysis.kernel_signatures->kernels);
   }
-  if (analysis.operator_rows.empty()) {
+  if (no_rows) {
     if (flops_cause) {
       analysis.failure = flops_cause;
     } else if (auto kernel_cause = KernelCause(*data, analysis.recorded)) {

@@ -2,6 +2,7 @@
 // One rank, end to end: read its DB and chip info, compute OperatorMFU and ModuleMFU rows.
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,8 @@ struct RankAnalysis {
   std::shared_ptr<const StringPool> strings;  ///< what operator_rows point into
   std::vector<OperatorMfuRow> operator_rows;
   std::vector<ModuleMfuRow> module_rows;
+  /// With RankInput::early_operator_rows: the OperatorMFU rows handed over (then not in operator_rows).
+  std::size_t operator_rows_handed_over = 0;
   /// Upstream declares kernel_duration INTEGER only if every merged kernel got an MFU, and
   /// flops INTEGER only if, besides, every FLOPs message parsed (spec 4.5).
   bool all_kernels_matched = true;
@@ -52,6 +55,11 @@ struct RankInput {
   bool with_coverage = false;           ///< also compute RankAnalysis::coverage (for reports)
   unsigned read_threads = 0;            ///< threads reading the DB's tables (0: one per core)
   bool with_kernel_signatures = false;  ///< also RankAnalysis::kernel_signatures (for the derived section)
+  /// When set, the OperatorMFU rows are built on a second thread while the module pass runs, and
+  /// handed to this a slice at a time, in order (writing them then overlaps the module pass); they
+  /// are not kept in the result (RankAnalysis::operator_rows_handed_over counts them). The rank may
+  /// still fail afterwards (a module pass error), which the caller must then undo.
+  std::function<void(const std::vector<OperatorMfuRow>&)> early_operator_rows = {};
 };
 
 /// Analyses one rank. An Error means this rank produced nothing and why (a broken DB, an

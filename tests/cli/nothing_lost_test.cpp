@@ -180,6 +180,40 @@ TEST(NothingLost, AnAnalysisInterruptedAtAnyMomentLeavesTheOldOrTheNewDatabase) 
   EXPECT_GE(interrupted, 10);  // most runs were really cut short
 }
 
+// One rank alone has its OperatorMFU rows written while its module pass runs; when the module pass
+// then fails the rank, nothing may be left of them: not the rows, not the summary's figures, not
+// a temporary file, not a folder the run created.
+TEST(NothingLost, ARankFailingAfterItsRowsWereWrittenLeavesNothingOfThem) {
+  TempDir dir;
+  const fs::path prof = dir.path() / "prof";
+  ASSERT_EQ(RunOpmfu({"demo", prof.string(), "--ranks", "1", "--steps", "2", "--layers", "3"}).exit_code, 0);
+  ASSERT_EQ(RunOpmfu({"analyze", "-d", prof.string()}).exit_code, 0);
+  const fs::path output = prof / "cluster_analysis_output";
+  const auto earlier = Contents(output, "");
+  ASSERT_EQ(earlier.size(), 1U);
+  // A Module range without a name around other modules fails the module pass, after the rows.
+  fs::path rank_db;
+  for (const auto& entry : fs::recursive_directory_iterator(prof)) {
+    if (entry.path().filename() == "ascend_pytorch_profiler_0.db") rank_db = entry.path();
+  }
+  {
+    auto db = Database::OpenForWrite(rank_db);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    ASSERT_TRUE(db->Execute("UPDATE MSTX_EVENTS SET message = NULL "
+                            "WHERE message = (SELECT id FROM STRING_IDS WHERE value = 'Model')")
+                    .ok());
+  }
+  const auto failed = RunOpmfu({"analyze", "-d", prof.string(), "--format", "json"});
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.err.find("a Module range with no name"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.out.find("\"operator_mfu_rows\": 0"), std::string::npos) << failed.out;
+  EXPECT_NE(failed.out.find("\"written\": []"), std::string::npos) << failed.out;
+  EXPECT_EQ(Changed(earlier, Contents(output, "")), std::vector<std::string>{});
+  const fs::path fresh = dir.path() / "fresh";
+  EXPECT_EQ(RunOpmfu({"analyze", "-d", prof.string(), "-o", fresh.string()}).exit_code, 1);
+  EXPECT_FALSE(fs::exists(fresh)) << "a folder created for rows that were not written after all";
+}
+
 TEST(NothingLost, ARegistryAddInterruptedAtAnyMomentLeavesTheFormulasWholeAndABackup) {
   TempDir dir;
   const fs::path examples = testing::SourceDir() / "examples";
