@@ -10,7 +10,7 @@ trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
 
 opmfu=$prefix/bin/opmfu
-"$opmfu" --version | grep -q '^opmfu ' || fail "the installed binary does not run"
+"$opmfu" --version | grep '^opmfu ' >/dev/null || fail "the installed binary does not run"
 commands=$("$opmfu" --help | awk '/^Subcommands:/ {on = 1; next} /^[^ ]/ {on = 0} on && NF {print $1}')
 [[ $(wc -w <<<"$commands") -ge 10 ]] || fail "could not read the command list from --help"
 
@@ -23,7 +23,7 @@ grep -q '^\.SS "opmfu registry check"' "$page" || fail "the man page has no sect
 if command -v man >/dev/null; then
   rendered=$(MANWIDTH=100 man --warnings -l "$page" 2>&1 >/dev/null) || fail "man cannot render the page"
   [[ -z $rendered ]] || fail "man warns: $rendered"
-  MANWIDTH=100 man -l "$page" 2>/dev/null | grep -q -- '--output-format' || fail "the rendered page lacks --output-format"
+  MANWIDTH=100 man -l "$page" 2>/dev/null | grep -- '--output-format' >/dev/null || fail "the rendered page lacks --output-format"
 fi
 
 bash_completion=$prefix/share/bash-completion/completions/opmfu
@@ -33,9 +33,9 @@ complete_bash() {  # the words bash would offer for the command line "$@" (last 
     _ "$bash_completion" "$@"
 }
 [[ $(complete_bash opmfu li) == lint ]] || fail "bash: 'opmfu li' does not complete to lint"
-complete_bash opmfu registry '' | grep -qx verify || fail "bash: 'opmfu registry ' does not offer verify"
-complete_bash opmfu lint --output-f | grep -qx -- --output-format || fail "bash: lint --output-f"
-complete_bash opmfu registry check --formu | grep -qx -- --formulas || fail "bash: registry check --formu"
+complete_bash opmfu registry '' | grep -x verify >/dev/null || fail "bash: 'opmfu registry ' does not offer verify"
+complete_bash opmfu lint --output-f | grep -x -- --output-format >/dev/null || fail "bash: lint --output-f"
+complete_bash opmfu registry check --formu | grep -x -- --formulas >/dev/null || fail "bash: registry check --formu"
 [[ $(complete_bash opmfu flops --format j) == json ]] || fail "bash: flops --format j does not complete to json"
 
 zsh_completion=$(ls "$prefix"/share/zsh/*/_opmfu)
