@@ -23,6 +23,7 @@ struct DemoFlags {
   int layers = 4;
   std::uint64_t seed = 1;
   bool without_modules = false;
+  std::string communication = "schedule";
   std::string format = "text";
 };
 
@@ -54,6 +55,8 @@ int RunDemo(const DemoFlags& flags) {
   options.layers = flags.layers;
   options.seed = flags.seed;
   options.with_modules = !flags.without_modules;
+  options.communication = flags.communication == "task-info" ? engine::CommunicationTables::kTaskInfo
+                                                             : engine::CommunicationTables::kSchedule;
   auto summary = engine::WriteDemo(options);
   if (!summary.ok()) return ReportError(summary.error());
   for (const EmbeddedFile& file : EmbeddedExampleFiles()) {
@@ -104,6 +107,12 @@ void AddDemoCommand(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 1000000));
   command->add_option("--seed", flags->seed, "random seed; the same seed gives the same data")->capture_default_str();
   command->add_flag("--without-modules", flags->without_modules, "no Module ranges (so no ModuleMFU)");
+  command
+      ->add_option("--communication", flags->communication,
+                   "how HCCL tasks are recorded: schedule (COMMUNICATION_SCHEDULE_TASK_INFO, newer CANN) or "
+                   "task-info (COMMUNICATION_TASK_INFO, older CANN)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"schedule", "task-info"}));
   AddFormatOption(*command, flags->format);
   command->callback([flags, &action] { action = [flags] { return RunDemo(*flags); }; });
 }

@@ -31,12 +31,16 @@ class RankWriter {
     if (options_.with_modules) modules_[model].end = clock_ + 10;
     clock_ += 1000;
     // Backward: matmuls for each layer, outside every Module range (as real traces are).
+    // Each layer's gradients are all-reduced as soon as they are ready, between two backward ops
+    // (no FLOPs range holds the all-reduce; it takes no random draw, so the kernels are those of a
+    // demo without it) and beside the compute kernels on the device.
     for (int layer = options_.layers - 1; layer >= 0; --layer) {
       for (int g = 0; g < 2; ++g) Gemm("aten::mm", "mm", "MatMulV2", 4096, 4096, 4096, "BF16;BF16", 0.45);
+      AllReduce(clock_ - 150, clock_ - 100, kernel_clock_, 180'000 + 1'000 * (layer % 7));
     }
     // Optimizer and gradient all-reduce.
-    const std::int64_t reduce = db_.AddOp("c10d::allreduce_", clock_, clock_ + 200);
-    db_.AddCommunication(reduce, "hcom_allReduce_", clock_ + 300, clock_ + 300 + Jitter(2'000'000));
+    const std::int64_t device_start = clock_ + 300;
+    AllReduce(clock_, clock_ + 200, device_start, Jitter(2'000'000));
     clock_ += 2'500'000;
     // A FLOPs record with no device kernel: an mm on CPU tensors (coverage reports it unmatched).
     db_.AddMstx("mfu_flops", "8388608-mm", clock_, clock_ + 40);
@@ -106,6 +110,23 @@ class RankWriter {
   std::int64_t Jitter(std::int64_t nanoseconds) {
     std::uniform_real_distribution<double> factor(0.8, 1.25);
     return static_cast<std::int64_t>(static_cast<double>(nanoseconds) * factor(random_));
+  }
+
+  // A c10d::allreduce_ op on the host and its HCCL op on the device, with the device tasks as the
+  // chosen CANN version records them: one schedule task, or (older) the notify/copy/notify tasks.
+  void AllReduce(std::int64_t op_start, std::int64_t op_end, std::int64_t device_start, std::int64_t duration) {
+    const std::int64_t op = db_.AddOp("c10d::allreduce_", op_start, op_end);
+    const std::int64_t device_end = device_start + duration;
+    const std::int64_t flow = db_.AddCommunication(op, "hcom_allReduce_", device_start, device_end);
+    if (options_.communication == CommunicationTables::kSchedule) {
+      db_.AddCommunicationTask(flow, "hcom_allReduce_", "hcom_allReduce_", device_start, device_end);
+      return;
+    }
+    const std::int64_t copy_start = device_start + duration / 10;
+    const std::int64_t copy_end = device_end - duration / 10;
+    db_.AddCommunicationTask(flow, "Notify_Wait", "hcom_allReduce_", device_start, copy_start, true);
+    db_.AddCommunicationTask(flow, "Memcpy", "hcom_allReduce_", copy_start, copy_end, true);
+    db_.AddCommunicationTask(flow, "Notify_Record", "hcom_allReduce_", copy_end, device_end, true);
   }
 
   // An op with a FLOPs range whose kernel runs at `efficiency` (+-) of the peak.

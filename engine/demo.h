@@ -10,6 +10,11 @@
 
 namespace opmfu::engine {
 
+/// How the HCCL tasks of the communication ops are recorded: as newer CANN writes them
+/// (COMMUNICATION_SCHEDULE_TASK_INFO) or as older CANN did (COMMUNICATION_TASK_INFO, as in MindStudio
+/// Insight's public Level0-2 DBs). COMMUNICATION_OP is written either way.
+enum class CommunicationTables { kSchedule, kTaskInfo };
+
 struct DemoOptions {
   std::filesystem::path directory;
   int ranks = 2;
@@ -17,6 +22,7 @@ struct DemoOptions {
   int layers = 4;  ///< transformer layers per step; each gives about 12 kernels
   std::uint64_t seed = 1;
   bool with_modules = true;
+  CommunicationTables communication = CommunicationTables::kSchedule;
 };
 
 struct DemoSummary {
@@ -28,7 +34,9 @@ struct DemoSummary {
 /// (`<dir>/worker_<r>_<timestamp>_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<r>.db`
 /// and `PROF_*/device_<r>/info.json.<r>`): per step a forward pass of transformer layers (Module
 /// ranges, linear/attention/matmul FLOPs ranges, BF16, FP16 and INT8 kernels, elementwise
-/// kernels without FLOPs), a backward pass, an optimizer step and an all-reduce.
+/// kernels without FLOPs), a backward pass with a gradient all-reduce per layer (outside every
+/// Module range, as DDP's bucket hooks run), an optimizer step and a final all-reduce. Each all-reduce
+/// is a `c10d::allreduce_` op with a COMMUNICATION_OP row and its HCCL device tasks.
 Result<DemoSummary> WriteDemo(const DemoOptions& options);
 
 }  // namespace opmfu::engine

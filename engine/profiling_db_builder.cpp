@@ -53,11 +53,19 @@ void ProfilingDbBuilder::AddHbmSample(std::int64_t timestamp, std::int64_t hbm_i
   hbm_.push_back({timestamp, hbm_id, bandwidth, Intern(write ? "write" : "read")});
 }
 
-void ProfilingDbBuilder::AddCommunication(std::int64_t op_connection, std::string_view op_type, std::int64_t start,
-                                          std::int64_t end) {
+std::int64_t ProfilingDbBuilder::AddCommunication(std::int64_t op_connection, std::string_view op_type,
+                                                  std::int64_t start, std::int64_t end) {
   const std::int64_t flow = next_connection_++;
   communications_.push_back({start, end, flow, Intern(op_type)});
   connections_.emplace_back(op_connection, flow);
+  return flow;
+}
+
+void ProfilingDbBuilder::AddCommunicationTask(std::int64_t flow, std::string_view name, std::string_view op_type,
+                                              std::int64_t start, std::int64_t end, bool older) {
+  const auto index = static_cast<std::int64_t>(communication_tasks_.size());
+  communication_tasks_.push_back({start, end, flow, index, Intern(name), Intern(op_type),
+                                  static_cast<std::int64_t>(communications_.size()), older});
 }
 
 void ProfilingDbBuilder::AddMstx(std::string_view domain, std::optional<std::string_view> message, std::int64_t start,
@@ -110,15 +118,27 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
       {"COMMUNICATION_OP",
        "opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, opId INTEGER, "
        "relay INTEGER, retry INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER"},
+      {"COMMUNICATION_SCHEDULE_TASK_INFO", "name INTEGER, globalTaskId INTEGER, taskType INTEGER, opType INTEGER"},
+      {"COMMUNICATION_TASK_INFO",
+       "name INTEGER, globalTaskId INTEGER, taskType INTEGER, planeId INTEGER, groupName INTEGER, notifyId INTEGER, "
+       "rdmaType INTEGER, srcRank INTEGER, dstRank INTEGER, transportType INTEGER, size INTEGER, dataType INTEGER, "
+       "linkType INTEGER, opId INTEGER"},
       {"MSTX_EVENTS",
        "startNs INTEGER, endNs INTEGER, eventType INTEGER, rangeId INTEGER, category INTEGER, message INTEGER, "
        "globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER, connectionId INTEGER"},
       {"STEP_TIME", "id INTEGER, startNs INTEGER, endNs INTEGER"},
       {"HBM", "deviceId INTEGER, timestampNs INTEGER, bandwidth NUMERIC, hbmId INTEGER, type INTEGER"},
   };
+  // A DB has the HCCL task table of its CANN version, and none without HCCL tasks.
+  const auto has_tasks = [&](bool older) {
+    return std::any_of(communication_tasks_.begin(), communication_tasks_.end(),
+                       [&](const CommunicationTask& task) { return task.older == older; });
+  };
   for (const Table& table : tables) {
     if (!wanted(table.name)) continue;
     if (std::string_view(table.name) == "HBM" && hbm_.empty()) continue;  // only with profile_memory
+    if (std::string_view(table.name) == "COMMUNICATION_SCHEDULE_TASK_INFO" && !has_tasks(false)) continue;
+    if (std::string_view(table.name) == "COMMUNICATION_TASK_INFO" && !has_tasks(true)) continue;
     OPMFU_RETURN_IF_ERROR(db.Execute(std::string("CREATE TABLE ") + table.name + " (" + table.columns + ")"));
   }
   const auto insert = [&](std::string_view table, const std::string& sql, auto&& bind_rows) -> Status {
@@ -128,6 +148,10 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
   };
   const auto bind_optional = [](Statement& statement, int index, const std::optional<std::int64_t>& value) {
     return value ? statement.Bind(index, *value) : statement.BindNull(index);
+  };
+  // HCCL tasks' globalTaskIds follow every compute kernel's (1..kernels, numbered as added).
+  const auto communication_task_id = [&](const CommunicationTask& task) {
+    return static_cast<std::int64_t>(tasks_.size()) + 1 + task.index;
   };
   const auto step = [](Statement& statement) -> Status {
     OPMFU_ASSIGN_OR_RETURN(bool row, statement.Step());
@@ -181,6 +205,13 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
                                    OPMFU_RETURN_IF_ERROR(s.Bind(4, task.global_task_id));
                                    OPMFU_RETURN_IF_ERROR(step(s));
                                  }
+                                 for (const CommunicationTask& task : communication_tasks_) {
+                                   OPMFU_RETURN_IF_ERROR(s.Bind(1, task.start));
+                                   OPMFU_RETURN_IF_ERROR(s.Bind(2, task.end));
+                                   OPMFU_RETURN_IF_ERROR(s.Bind(3, task.connection));
+                                   OPMFU_RETURN_IF_ERROR(s.Bind(4, communication_task_id(task)));
+                                   OPMFU_RETURN_IF_ERROR(step(s));
+                                 }
                                  return Ok();
                                }));
   OPMFU_RETURN_IF_ERROR(insert("COMPUTE_TASK_INFO",
@@ -203,10 +234,12 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
                                  return Ok();
                                }));
   OPMFU_RETURN_IF_ERROR(insert("COMMUNICATION_OP",
-                               "INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId, opType) "
-                               "VALUES (?4, ?1, ?2, ?3, ?4)",
+                               "INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId, opType, opId) "
+                               "VALUES (?4, ?1, ?2, ?3, ?4, ?5)",
                                [&](Statement& s) -> Status {
+                                 std::int64_t op_id = 0;
                                  for (const Communication& c : communications_) {
+                                   OPMFU_RETURN_IF_ERROR(s.Bind(5, ++op_id));
                                    OPMFU_RETURN_IF_ERROR(s.Bind(1, c.start));
                                    OPMFU_RETURN_IF_ERROR(s.Bind(2, c.end));
                                    OPMFU_RETURN_IF_ERROR(s.Bind(3, c.connection));
@@ -215,6 +248,35 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
                                  }
                                  return Ok();
                                }));
+  if (has_tasks(false)) {
+    OPMFU_RETURN_IF_ERROR(insert("COMMUNICATION_SCHEDULE_TASK_INFO",
+                                 "INSERT INTO COMMUNICATION_SCHEDULE_TASK_INFO VALUES (?1, ?2, 0, ?3)",
+                                 [&](Statement& s) -> Status {
+                                   for (const CommunicationTask& task : communication_tasks_) {
+                                     if (task.older) continue;
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(1, task.name));
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(2, communication_task_id(task)));
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(3, task.op_type));
+                                     OPMFU_RETURN_IF_ERROR(step(s));
+                                   }
+                                   return Ok();
+                                 }));
+  }
+  if (has_tasks(true)) {
+    OPMFU_RETURN_IF_ERROR(insert("COMMUNICATION_TASK_INFO",
+                                 "INSERT INTO COMMUNICATION_TASK_INFO (name, globalTaskId, taskType, planeId, opId) "
+                                 "VALUES (?1, ?2, ?1, 0, ?3)",
+                                 [&](Statement& s) -> Status {
+                                   for (const CommunicationTask& task : communication_tasks_) {
+                                     if (!task.older) continue;
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(1, task.name));
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(2, communication_task_id(task)));
+                                     OPMFU_RETURN_IF_ERROR(s.Bind(3, task.op_id));
+                                     OPMFU_RETURN_IF_ERROR(step(s));
+                                   }
+                                   return Ok();
+                                 }));
+  }
   OPMFU_RETURN_IF_ERROR(insert("MSTX_EVENTS",
                                "INSERT INTO MSTX_EVENTS (startNs, endNs, eventType, message, domainId, "
                                "connectionId) VALUES (?1, ?2, ?3, ?4, ?5, 4294967295)",

@@ -34,8 +34,14 @@ class ProfilingDbBuilder {
   };
   /// A compute kernel (TASK + COMPUTE_TASK_INFO) launched by the given ops (CONNECTION_IDS rows).
   void AddKernel(const std::vector<std::int64_t>& op_connections, const Kernel& kernel);
-  /// An HCCL op (COMMUNICATION_OP) linked to an op.
-  void AddCommunication(std::int64_t op_connection, std::string_view op_type, std::int64_t start, std::int64_t end);
+  /// An HCCL op (COMMUNICATION_OP) linked to an op; returns its flow id (its connectionId).
+  std::int64_t AddCommunication(std::int64_t op_connection, std::string_view op_type, std::int64_t start,
+                                std::int64_t end);
+  /// A device task of an HCCL op (a TASK row on the op's flow id) recorded in
+  /// COMMUNICATION_SCHEDULE_TASK_INFO (newer CANN) or, with `older`, in COMMUNICATION_TASK_INFO
+  /// (older CANN); `flow` is what AddCommunication returned.
+  void AddCommunicationTask(std::int64_t flow, std::string_view name, std::string_view op_type, std::int64_t start,
+                            std::int64_t end, bool older = false);
   /// An MSTX event; ranges have event type 2.
   void AddMstx(std::string_view domain, std::optional<std::string_view> message, std::int64_t start, std::int64_t end,
                int event_type = 2);
@@ -55,6 +61,7 @@ class ProfilingDbBuilder {
   /// Writes a new database at `path` (replacing a file there) in one transaction.
   Status Write(const std::filesystem::path& path) const;
 
+  /// Compute kernels (COMPUTE_TASK_INFO rows); HCCL tasks are not counted.
   std::size_t kernel_count() const { return tasks_.size(); }
 
  private:
@@ -77,6 +84,11 @@ class ProfilingDbBuilder {
   struct Communication {
     std::int64_t start, end, connection, op_type;
   };
+  struct CommunicationTask {
+    std::int64_t start, end, connection, index, name, op_type, op_id;  // index: 0, 1, ...
+    bool older;
+  };
+  std::vector<CommunicationTask> communication_tasks_;
   struct Mstx {
     std::int64_t start, end, event_type;
     std::optional<std::int64_t> message;
