@@ -213,6 +213,11 @@ struct CommunicationRow {
   std::int64_t start, end, connection;
   StringId op_type;
 };
+// A COMMUNICATION_SCHEDULE_TASK_INFO row: joined to TASK as a compute kernel is (Q3).
+struct ScheduleRow {
+  std::int64_t global_task_id;
+  StringId name;
+};
 
 // Row indices grouped by an integer key, each group in a given order: a hash join's build side.
 class GroupIndex {
@@ -293,6 +298,7 @@ struct Tables {
   std::vector<TaskRow> tasks;
   std::vector<ComputeRow> computes;
   std::vector<CommunicationRow> communications;
+  std::vector<ScheduleRow> schedules;
   // With kernel signatures: beside each of `computes`, opType, inputFormats, outputFormats and
   // outputDataTypes (kept apart so that ComputeRow does not grow for the analysis alone).
   std::vector<std::array<StringId, 4>> signature_ids;
@@ -346,23 +352,31 @@ KernelSignatures GroupBySignature(const Tables& tables, const GroupIndex& tasks_
   return signatures;
 }
 
-}  // namespace
+// ---- the steps of ReadRankByScan ------------------------------------------------------------
 
-Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned jobs, bool with_kernel_signatures) {
-  OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(db_path));
-  ScanResult result;
+// What the database holds beside the six tables every rank has, and how SQLite orders the shapes.
+struct Layout {
+  bool has_communication = false;  ///< COMMUNICATION_OP (both schemas)
+  bool has_schedule = false;       ///< COMMUNICATION_SCHEDULE_TASK_INFO (newer CANN)
+  ShapesPlan shapes_plan = ShapesPlan::kKernelsThenTasks;
+  bool signatures = false;  ///< kernel signatures asked for, and COMPUTE_TASK_INFO has their columns
+  std::string compute_sql;
+};
+
+// The tables present and the plans SQLite would run: a layout the scan reproduces, or why not.
+Result<std::optional<Layout>> CheckLayout(Database& db, bool with_kernel_signatures, std::string& declined) {
   const auto decline = [&](std::string reason) {
-    result.declined = std::move(reason);
-    return result;
+    declined = std::move(reason);
+    return std::optional<Layout>();
   };
   for (const char* table :
        {"STRING_IDS", "MSTX_EVENTS", "PYTORCH_API", "CONNECTION_IDS", "TASK", "COMPUTE_TASK_INFO"}) {
     OPMFU_ASSIGN_OR_RETURN(bool present, db.HasTable(table));
     if (!present) return decline(std::string("no ") + table + " table");
   }
-  OPMFU_ASSIGN_OR_RETURN(bool has_schedule, db.HasTable("COMMUNICATION_SCHEDULE_TASK_INFO"));
-  if (has_schedule) return decline("a COMMUNICATION_SCHEDULE_TASK_INFO table");
-  OPMFU_ASSIGN_OR_RETURN(bool has_communication, db.HasTable("COMMUNICATION_OP"));
+  Layout layout;
+  OPMFU_ASSIGN_OR_RETURN(layout.has_schedule, db.HasTable("COMMUNICATION_SCHEDULE_TASK_INFO"));
+  OPMFU_ASSIGN_OR_RETURN(layout.has_communication, db.HasTable("COMMUNICATION_OP"));
 
   // The plans SQLite would run; a plan the scan does not reproduce means the queries run instead.
   const std::vector<std::string> queries = AnalysisQueries();
@@ -379,126 +393,159 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
     OPMFU_ASSIGN_OR_RETURN(auto plan, plan_of(2));
     if (plan != kComputeLinkPlan) return decline("SQLite plans the op-to-kernel query differently");
   }
-  if (has_communication) {
+  if (layout.has_communication) {
     OPMFU_ASSIGN_OR_RETURN(auto plan, plan_of(3));
     if (plan != kCommunicationLinkPlan) return decline("SQLite plans the HCCL op-to-kernel query differently");
+  }
+  if (layout.has_schedule) {
+    // The same join as the compute kernels' (Q3), on COMMUNICATION_SCHEDULE_TASK_INFO.
+    OPMFU_ASSIGN_OR_RETURN(auto plan, plan_of(4));
+    if (plan != kComputeLinkPlan)
+      return decline("SQLite plans the COMMUNICATION_SCHEDULE_TASK_INFO op-to-kernel query differently");
   }
   OPMFU_ASSIGN_OR_RETURN(auto shapes_plan_lines, plan_of(5));
   if (!shapes_plan_lines) return decline("the shapes query does not prepare");
   OPMFU_ASSIGN_OR_RETURN(std::optional<ShapesPlan> shapes_plan, ShapesPlanOf(db, *shapes_plan_lines));
   if (!shapes_plan) return decline("SQLite plans the shapes query differently");
+  layout.shapes_plan = *shapes_plan;
 
   // Signatures only where COMPUTE_TASK_INFO has their columns; the analysis reads on without them.
-  const std::string compute_sql = std::string("SELECT ") + kComputeColumns +
-                                  (with_kernel_signatures ? kSignatureColumns : "") +
-                                  " FROM COMPUTE_TASK_INFO ORDER BY rowid";
-  const bool signatures = with_kernel_signatures && db.Prepare(compute_sql).ok();
+  const std::string with_signatures =
+      std::string("SELECT ") + kComputeColumns + kSignatureColumns + " FROM COMPUTE_TASK_INFO ORDER BY rowid";
+  layout.signatures = with_kernel_signatures && db.Prepare(with_signatures).ok();
+  layout.compute_sql = layout.signatures
+                           ? with_signatures
+                           : std::string("SELECT ") + kComputeColumns + " FROM COMPUTE_TASK_INFO ORDER BY rowid";
+  return std::optional(std::move(layout));
+}
 
-  RankData data;
-  StringPool& strings = *data.strings;
-  OPMFU_RETURN_IF_ERROR(strings.Load(db));
-  const StringPool& pool = strings;
+// ---- each table once, in storage order (rows that can join nothing are left out) -------------
 
-  // Each table once, in storage order, on its own connection; the tables on `jobs` threads.
-  Tables tables;
-  using Reader = std::function<Result<std::optional<Declined>>(Database&)>;
+using Scanned = Result<std::optional<Declined>>;
+
+// Q1 and Q2's rows: the Module ranges (eventType 2) and the mfu_flops events, unsorted.
+Scanned ScanMstx(Database& in, const StringPool& pool, Tables& tables) {
+  TimeColumn start;
+  return Scan(in, "SELECT startNs, endNs, eventType, message, domainId FROM MSTX_EVENTS ORDER BY rowid", "MSTX_EVENTS",
+              [&](sqlite3_stmt* row, std::uint32_t) {
+                std::optional<std::int64_t> event_type, message, domain;
+                if (!ReadKey(row, 2, event_type) || !ReadKey(row, 3, message) || !ReadKey(row, 4, domain)) return false;
+                if (!domain) return true;
+                const std::string_view domain_name = pool.View(pool.FromDb(*domain));
+                const bool module = domain_name == "Module" && event_type == 2;
+                const bool flops = domain_name == "mfu_flops";
+                if (!module && !flops) return true;
+                std::int64_t begin = 0;
+                if (!start.Read(row, 0, begin)) return false;
+                const StringId text = message ? pool.FromDb(*message) : kNoString;
+                if (module) tables.modules.push_back({begin, Coerced(row, 1), text});
+                if (flops) tables.flops_ranges.push_back({begin, Coerced(row, 1), text});
+                return true;
+              });
+}
+
+Scanned ScanApis(Database& in, const StringPool& pool, Tables& tables) {
+  TimeColumn start;
+  TimeColumn end;
+  tables.apis.reserve(RowsAtMost(in, "PYTORCH_API"));
+  return Scan(in, "SELECT startNs, endNs, connectionId, name FROM PYTORCH_API ORDER BY rowid", "PYTORCH_API",
+              [&](sqlite3_stmt* row, std::uint32_t ordinal) {
+                std::optional<std::int64_t> connection, name;
+                if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, name)) return false;
+                if (!connection || !name || !pool.HasDbId(*name)) return true;  // the inner joins drop it
+                ApiRow api{0, 0, *connection, *name, pool.FromDb(*name), ordinal};
+                return start.Read(row, 0, api.start) && end.Read(row, 1, api.end) && (tables.apis.push_back(api), true);
+              });
+}
+
+Scanned ScanConnections(Database& in, Tables& tables) {
+  tables.connections.reserve(RowsAtMost(in, "CONNECTION_IDS"));
+  return Scan(in, "SELECT id, connectionId FROM CONNECTION_IDS ORDER BY rowid", "CONNECTION_IDS",
+              [&](sqlite3_stmt* row, std::uint32_t ordinal) {
+                std::optional<std::int64_t> id, connection;
+                if (!ReadKey(row, 0, id) || !ReadKey(row, 1, connection)) return false;
+                if (id && connection) tables.connections.push_back({*id, *connection, ordinal});
+                return true;
+              });
+}
+
+// Every TASK row, the HCCL ones included (a kernel table's join finds its own).
+Scanned ScanTasks(Database& in, Tables& tables) {
+  // Q5 keeps TASK times as stored, so only integers compare with the links' coerced ones.
+  TimeColumn start(true);
+  TimeColumn end(true);
+  tables.tasks.reserve(RowsAtMost(in, "TASK"));
+  return Scan(in, "SELECT startNs, endNs, connectionId, globalTaskId FROM TASK ORDER BY rowid", "TASK",
+              [&](sqlite3_stmt* row, std::uint32_t ordinal) {
+                std::optional<std::int64_t> connection, task;
+                if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, task)) return false;
+                if (!task) return true;
+                TaskRow t{0, 0, connection.value_or(0), *task, ordinal, connection.has_value()};
+                return start.Read(row, 0, t.start) && end.Read(row, 1, t.end) && (tables.tasks.push_back(t), true);
+              });
+}
+
+Scanned ScanComputes(Database& in, const Layout& layout, const StringPool& pool, Tables& tables) {
+  tables.computes.reserve(RowsAtMost(in, "COMPUTE_TASK_INFO"));
+  if (layout.signatures) tables.signature_ids.reserve(tables.computes.capacity());
+  return Scan(in, layout.compute_sql, "COMPUTE_TASK_INFO", [&](sqlite3_stmt* row, std::uint32_t) {
+    std::optional<std::int64_t> values[5];
+    for (int i = 0; i < 5; ++i) {
+      if (!ReadKey(row, i, values[i])) return false;
+    }
+    if (!values[1]) return true;
+    const auto id = [&](int i) { return values[i] ? pool.FromDb(*values[i]) : kNoString; };
+    tables.computes.push_back({*values[1], id(0), id(2), id(3), id(4)});
+    if (layout.signatures) {
+      std::array<StringId, 4>& more = tables.signature_ids.emplace_back();
+      for (int i = 0; i < 4; ++i) {
+        std::optional<std::int64_t> value;
+        if (!ReadKey(row, 5 + i, value)) tables.signature_unreadable = true;
+        more[static_cast<std::size_t>(i)] = value ? pool.FromDb(*value) : kNoString;
+      }
+    }
+    return true;
+  });
+}
+
+// Q4's rows: the inner joins drop an op without a flow id or an opType string.
+Scanned ScanCommunicationOps(Database& in, const StringPool& pool, Tables& tables) {
+  TimeColumn start;
+  return Scan(in, "SELECT startNs, endNs, connectionId, opType FROM COMMUNICATION_OP ORDER BY rowid",
+              "COMMUNICATION_OP", [&](sqlite3_stmt* row, std::uint32_t) {
+                std::optional<std::int64_t> connection, op_type;
+                if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, op_type)) return false;
+                if (!connection || !op_type || !pool.HasDbId(*op_type)) return true;
+                CommunicationRow m{0, Coerced(row, 1), *connection, pool.FromDb(*op_type)};
+                return start.Read(row, 0, m.start) && (tables.communications.push_back(m), true);
+              });
+}
+
+// Q3's kernels of the newer schema's schedule table (a NULL name stays, as the LEFT JOIN keeps it).
+Scanned ScanScheduleTasks(Database& in, const StringPool& pool, Tables& tables) {
+  tables.schedules.reserve(RowsAtMost(in, "COMMUNICATION_SCHEDULE_TASK_INFO"));
+  return Scan(in, "SELECT name, globalTaskId FROM COMMUNICATION_SCHEDULE_TASK_INFO ORDER BY rowid",
+              "COMMUNICATION_SCHEDULE_TASK_INFO", [&](sqlite3_stmt* row, std::uint32_t) {
+                std::optional<std::int64_t> name, task;
+                if (!ReadKey(row, 0, name) || !ReadKey(row, 1, task)) return false;
+                if (task) tables.schedules.push_back({*task, name ? pool.FromDb(*name) : kNoString});
+                return true;
+              });
+}
+
+// The tables on `jobs` threads, one connection each.
+Scanned ScanTables(const std::filesystem::path& db_path, unsigned jobs, const Layout& layout, const StringPool& pool,
+                   Tables& tables) {
+  const Scanned none = std::optional<Declined>();
+  using Reader = std::function<Scanned(Database&)>;
   const std::vector<Reader> readers = {
-      [&](Database& in) {
-        TimeColumn start;
-        return Scan(in, "SELECT startNs, endNs, eventType, message, domainId FROM MSTX_EVENTS ORDER BY rowid",
-                    "MSTX_EVENTS", [&](sqlite3_stmt* row, std::uint32_t) {
-                      std::optional<std::int64_t> event_type, message, domain;
-                      if (!ReadKey(row, 2, event_type) || !ReadKey(row, 3, message) || !ReadKey(row, 4, domain))
-                        return false;
-                      if (!domain) return true;
-                      const std::string_view domain_name = pool.View(pool.FromDb(*domain));
-                      const bool module = domain_name == "Module" && event_type == 2;
-                      const bool flops = domain_name == "mfu_flops";
-                      if (!module && !flops) return true;
-                      std::int64_t begin = 0;
-                      if (!start.Read(row, 0, begin)) return false;
-                      const StringId text = message ? pool.FromDb(*message) : kNoString;
-                      if (module) tables.modules.push_back({begin, Coerced(row, 1), text});
-                      if (flops) tables.flops_ranges.push_back({begin, Coerced(row, 1), text});
-                      return true;
-                    });
-      },
-      [&](Database& in) {
-        TimeColumn start;
-        TimeColumn end;
-        tables.apis.reserve(RowsAtMost(in, "PYTORCH_API"));
-        return Scan(in, "SELECT startNs, endNs, connectionId, name FROM PYTORCH_API ORDER BY rowid", "PYTORCH_API",
-                    [&](sqlite3_stmt* row, std::uint32_t ordinal) {
-                      std::optional<std::int64_t> connection, name;
-                      if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, name)) return false;
-                      if (!connection || !name || !pool.HasDbId(*name)) return true;  // the inner joins drop it
-                      ApiRow api{0, 0, *connection, *name, pool.FromDb(*name), ordinal};
-                      return start.Read(row, 0, api.start) && end.Read(row, 1, api.end) &&
-                             (tables.apis.push_back(api), true);
-                    });
-      },
-      [&](Database& in) {
-        tables.connections.reserve(RowsAtMost(in, "CONNECTION_IDS"));
-        return Scan(in, "SELECT id, connectionId FROM CONNECTION_IDS ORDER BY rowid", "CONNECTION_IDS",
-                    [&](sqlite3_stmt* row, std::uint32_t ordinal) {
-                      std::optional<std::int64_t> id, connection;
-                      if (!ReadKey(row, 0, id) || !ReadKey(row, 1, connection)) return false;
-                      if (id && connection) tables.connections.push_back({*id, *connection, ordinal});
-                      return true;
-                    });
-      },
-      [&](Database& in) {
-        // Q5 keeps TASK times as stored, so only integers compare with the links' coerced ones.
-        TimeColumn start(true);
-        TimeColumn end(true);
-        tables.tasks.reserve(RowsAtMost(in, "TASK"));
-        return Scan(in, "SELECT startNs, endNs, connectionId, globalTaskId FROM TASK ORDER BY rowid", "TASK",
-                    [&](sqlite3_stmt* row, std::uint32_t ordinal) {
-                      std::optional<std::int64_t> connection, task;
-                      if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, task)) return false;
-                      if (!task) return true;
-                      TaskRow t{0, 0, connection.value_or(0), *task, ordinal, connection.has_value()};
-                      return start.Read(row, 0, t.start) && end.Read(row, 1, t.end) &&
-                             (tables.tasks.push_back(t), true);
-                    });
-      },
-      [&](Database& in) {
-        tables.computes.reserve(RowsAtMost(in, "COMPUTE_TASK_INFO"));
-        if (signatures) tables.signature_ids.reserve(tables.computes.capacity());
-        const std::string sql =
-            signatures ? compute_sql
-                       : std::string("SELECT ") + kComputeColumns + " FROM COMPUTE_TASK_INFO ORDER BY rowid";
-        return Scan(in, sql, "COMPUTE_TASK_INFO", [&](sqlite3_stmt* row, std::uint32_t) {
-          std::optional<std::int64_t> values[5];
-          for (int i = 0; i < 5; ++i) {
-            if (!ReadKey(row, i, values[i])) return false;
-          }
-          if (!values[1]) return true;
-          const auto id = [&](int i) { return values[i] ? pool.FromDb(*values[i]) : kNoString; };
-          tables.computes.push_back({*values[1], id(0), id(2), id(3), id(4)});
-          if (signatures) {
-            std::array<StringId, 4>& more = tables.signature_ids.emplace_back();
-            for (int i = 0; i < 4; ++i) {
-              std::optional<std::int64_t> value;
-              if (!ReadKey(row, 5 + i, value)) tables.signature_unreadable = true;
-              more[static_cast<std::size_t>(i)] = value ? pool.FromDb(*value) : kNoString;
-            }
-          }
-          return true;
-        });
-      },
-      [&](Database& in) -> Result<std::optional<Declined>> {
-        if (!has_communication) return std::optional<Declined>();
-        TimeColumn start;
-        return Scan(in, "SELECT startNs, endNs, connectionId, opType FROM COMMUNICATION_OP ORDER BY rowid",
-                    "COMMUNICATION_OP", [&](sqlite3_stmt* row, std::uint32_t) {
-                      std::optional<std::int64_t> connection, op_type;
-                      if (!ReadKey(row, 2, connection) || !ReadKey(row, 3, op_type)) return false;
-                      if (!connection || !op_type || !pool.HasDbId(*op_type)) return true;
-                      CommunicationRow m{0, Coerced(row, 1), *connection, pool.FromDb(*op_type)};
-                      return start.Read(row, 0, m.start) && (tables.communications.push_back(m), true);
-                    });
-      },
+      [&](Database& in) { return ScanMstx(in, pool, tables); },
+      [&](Database& in) { return ScanApis(in, pool, tables); },
+      [&](Database& in) { return ScanConnections(in, tables); },
+      [&](Database& in) { return ScanTasks(in, tables); },
+      [&](Database& in) { return ScanComputes(in, layout, pool, tables); },
+      [&](Database& in) { return layout.has_communication ? ScanCommunicationOps(in, pool, tables) : none; },
+      [&](Database& in) { return layout.has_schedule ? ScanScheduleTasks(in, pool, tables) : none; },
   };
   std::vector<Result<std::optional<Declined>>> outcomes(readers.size(), std::optional<Declined>());
   ForEachInParallel(readers.size(), jobs, [&](std::size_t i) {
@@ -510,126 +557,177 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
     outcomes[i] = readers[i](*connection);
   });
   for (auto& outcome : outcomes) {
-    if (!outcome.ok()) return decline("a table cannot be scanned: " + outcome.error().message);
-    if (*outcome) return decline((*outcome)->reason);
+    if (!outcome.ok()) return std::optional(Declined{"a table cannot be scanned: " + outcome.error().message});
+    if (*outcome) return std::move(outcome);
   }
+  return std::optional<Declined>();
+}
 
-  // The build sides of the joins, in the order of SQLite's automatic indexes (see the plans).
+// The build sides of the joins, in the order of SQLite's automatic indexes (see the plans).
+struct JoinIndexes {
+  std::optional<GroupIndex> tasks_by_id;
+  std::optional<GroupIndex> connections_by_flow;
+  std::optional<GroupIndex> apis_by_connection;
+};
+
+JoinIndexes BuildJoinIndexes(const Tables& tables, unsigned jobs) {
   const auto by_task = [](const TaskRow& a, const TaskRow& b) {
     return std::tuple(a.start, a.end, a.has_connection, a.connection, a.ordinal) <
            std::tuple(b.start, b.end, b.has_connection, b.connection, b.ordinal);
   };
-  std::optional<GroupIndex> tasks_by_id;
-  std::optional<GroupIndex> connections_by_flow;
-  std::optional<GroupIndex> apis_by_connection;
+  JoinIndexes indexes;
   ForEachInParallel(3, jobs, [&](std::size_t i) {
     if (i == 0) {
-      tasks_by_id.emplace(
+      indexes.tasks_by_id.emplace(
           tables.tasks, [](const TaskRow& t) { return t.global_task_id; }, by_task);
     } else if (i == 1) {
-      connections_by_flow.emplace(
+      indexes.connections_by_flow.emplace(
           tables.connections, [](const ConnectionRow& c) { return c.connection; },
           [](const ConnectionRow& a, const ConnectionRow& b) {
             return std::tie(a.id, a.ordinal) < std::tie(b.id, b.ordinal);
           });
     } else {
-      apis_by_connection.emplace(
+      indexes.apis_by_connection.emplace(
           tables.apis, [](const ApiRow& a) { return a.connection; },
           [](const ApiRow& a, const ApiRow& b) {
             return std::tie(a.start, a.end, a.name, a.ordinal) < std::tie(b.start, b.end, b.name, b.ordinal);
           });
     }
   });
+  return indexes;
+}
 
-  // Links (Q3 then Q4) on one thread; shapes (Q5) and the MSTX orders on the other; with kernel
-  // signatures, the grouping on a third.
+// kernel_df: the compute links (Q3), then the HCCL links (Q4), then the schedule-task links (Q3 on
+// COMMUNICATION_SCHEDULE_TASK_INFO), each part in its query's order. Frees PYTORCH_API and
+// CONNECTION_IDS (and their indexes) before the sorts: nothing after reads them.
+void BuildLinks(Tables& tables, JoinIndexes& indexes, RankData& data) {
+  std::vector<KernelLink>& links = data.kernel_links;
+  links.reserve(tables.computes.size() + tables.communications.size() + tables.schedules.size());
+  const auto add_links = [&](StringId kernel, std::int64_t kernel_ts, std::int64_t kernel_end, std::int64_t flow) {
+    for (std::uint32_t c : indexes.connections_by_flow->Find(flow)) {
+      for (std::uint32_t a : indexes.apis_by_connection->Find(tables.connections[c].id)) {
+        const ApiRow& api = tables.apis[a];
+        links.push_back({kernel, api.name_id, kernel_ts, kernel_end, api.start, api.end});
+      }
+    }
+  };
+  // Kernel LEFT JOIN TASK LEFT JOIN CONNECTION_IDS, then the inner joins: a task without a flow id
+  // links nothing.
+  const auto add_task_links = [&](const auto& kernels) {
+    for (const auto& kernel : kernels) {
+      for (std::uint32_t t : indexes.tasks_by_id->Find(kernel.global_task_id)) {
+        const TaskRow& task = tables.tasks[t];
+        if (task.has_connection) add_links(kernel.name, task.start, task.end, task.connection);
+      }
+    }
+  };
+  add_task_links(tables.computes);
+  const std::size_t compute_links = links.size();
+  data.compute_link_count = compute_links;
+  for (const CommunicationRow& m : tables.communications) add_links(m.op_type, m.start, m.end, m.connection);
+  const std::size_t communication_links = links.size();
+  add_task_links(tables.schedules);
+  indexes.connections_by_flow.reset();
+  indexes.apis_by_connection.reset();
+  std::vector<ConnectionRow>().swap(tables.connections);
+  std::vector<ApiRow>().swap(tables.apis);
   const auto by_op_then_kernel = [](const KernelLink& a, const KernelLink& b) {
     return std::tie(a.op_ts, a.kernel_ts) < std::tie(b.op_ts, b.kernel_ts);
   };
-  ForEachInParallel(signatures ? 3 : 2, jobs, [&](std::size_t part) {
-    if (part == 2) {
-      if (!tables.signature_unreadable) data.kernel_signatures = GroupBySignature(tables, *tasks_by_id, pool);
-      return;
-    }
+  const auto begin = links.begin();
+  std::stable_sort(begin, begin + static_cast<std::ptrdiff_t>(compute_links), by_op_then_kernel);
+  std::stable_sort(begin + static_cast<std::ptrdiff_t>(compute_links),
+                   begin + static_cast<std::ptrdiff_t>(communication_links), by_op_then_kernel);
+  std::stable_sort(begin + static_cast<std::ptrdiff_t>(communication_links), links.end(), by_op_then_kernel);
+}
+
+// The shapes (Q5): every compute kernel with each of its TASK rows, in the order `plan` gives.
+void BuildShapes(const Tables& tables, const GroupIndex& tasks_by_id, ShapesPlan plan, RankData& data) {
+  struct Pair {
+    std::uint32_t kernel, task;
+  };
+  std::vector<Pair> pairs;
+  pairs.reserve(tables.computes.size());
+  for (std::uint32_t k = 0; k < tables.computes.size(); ++k) {
+    for (std::uint32_t t : tasks_by_id.Find(tables.computes[k].global_task_id)) pairs.push_back({k, t});
+  }
+  const auto& tasks = tables.tasks;
+  switch (plan) {
+    case ShapesPlan::kKernelsThenTasks:
+      std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
+        const TaskRow& x = tasks[a.task];
+        const TaskRow& y = tasks[b.task];
+        return std::tuple(x.start, a.kernel, x.end, x.ordinal) < std::tuple(y.start, b.kernel, y.end, y.ordinal);
+      });
+      break;
+    case ShapesPlan::kTaskIndex:
+      std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
+        const TaskRow& x = tasks[a.task];
+        const TaskRow& y = tasks[b.task];
+        return std::tie(x.start, x.global_task_id, x.ordinal) < std::tie(y.start, y.global_task_id, y.ordinal);
+      });
+      break;
+    case ShapesPlan::kTasksThenSort:
+      std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
+        const TaskRow& x = tasks[a.task];
+        const TaskRow& y = tasks[b.task];
+        return std::tie(x.start, x.ordinal) < std::tie(y.start, y.ordinal);
+      });
+      break;
+  }
+  data.shapes.reserve(pairs.size());
+  for (const Pair& pair : pairs) {
+    const ComputeRow& kernel = tables.computes[pair.kernel];
+    const TaskRow& task = tasks[pair.task];
+    KernelShape shape;
+    shape.kernel_name = kernel.name;
+    shape.input_shapes = kernel.input_shapes;
+    shape.input_types = kernel.input_types;
+    shape.output_shapes = kernel.output_shapes;
+    shape.kernel_ts = task.start;
+    shape.kernel_end = task.end;
+    shape.task_duration = TaskDuration(task.start, task.end);
+    data.shapes.push_back(shape);
+  }
+  data.shapes_query_returned_rows = !pairs.empty();
+}
+
+}  // namespace
+
+Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned jobs, bool with_kernel_signatures) {
+  ScanResult result;
+  RankData data;
+  Layout layout;
+  {
+    OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(db_path));
+    OPMFU_ASSIGN_OR_RETURN(std::optional<Layout> checked, CheckLayout(db, with_kernel_signatures, result.declined));
+    if (!checked) return result;
+    layout = std::move(*checked);
+    OPMFU_RETURN_IF_ERROR(data.strings->Load(db));
+  }
+  const StringPool& pool = *data.strings;
+
+  Tables tables;
+  OPMFU_ASSIGN_OR_RETURN(std::optional<Declined> declined, ScanTables(db_path, jobs, layout, pool, tables));
+  if (declined) {
+    result.declined = std::move(declined->reason);
+    return result;
+  }
+  JoinIndexes indexes = BuildJoinIndexes(tables, jobs);
+
+  // Links on one thread; shapes and the MSTX orders on the other; with kernel signatures, the
+  // grouping on a third.
+  ForEachInParallel(layout.signatures ? 3 : 2, jobs, [&](std::size_t part) {
     if (part == 0) {
-      std::vector<KernelLink>& links = data.kernel_links;
-      links.reserve(tables.computes.size() + tables.communications.size());
-      const auto add_links = [&](StringId kernel, std::int64_t kernel_ts, std::int64_t kernel_end, std::int64_t flow) {
-        for (std::uint32_t c : connections_by_flow->Find(flow)) {
-          for (std::uint32_t a : apis_by_connection->Find(tables.connections[c].id)) {
-            const ApiRow& api = tables.apis[a];
-            links.push_back({kernel, api.name_id, kernel_ts, kernel_end, api.start, api.end});
-          }
-        }
-      };
-      for (const ComputeRow& kernel : tables.computes) {
-        for (std::uint32_t t : tasks_by_id->Find(kernel.global_task_id)) {
-          const TaskRow& task = tables.tasks[t];
-          if (task.has_connection) add_links(kernel.name, task.start, task.end, task.connection);
-        }
-      }
-      const auto compute_links = static_cast<std::ptrdiff_t>(links.size());
-      data.compute_link_count = links.size();
-      for (const CommunicationRow& m : tables.communications) add_links(m.op_type, m.start, m.end, m.connection);
-      // The other side (shapes) never reads these two tables: free them before the sorts.
-      connections_by_flow.reset();
-      apis_by_connection.reset();
-      std::vector<ConnectionRow>().swap(tables.connections);
-      std::vector<ApiRow>().swap(tables.apis);
-      std::stable_sort(links.begin(), links.begin() + compute_links, by_op_then_kernel);
-      std::stable_sort(links.begin() + compute_links, links.end(), by_op_then_kernel);
-      return;
+      BuildLinks(tables, indexes, data);
+    } else if (part == 1) {
+      BuildShapes(tables, *indexes.tasks_by_id, layout.shapes_plan, data);
+      const auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };
+      std::stable_sort(tables.modules.begin(), tables.modules.end(), by_start);
+      std::stable_sort(tables.flops_ranges.begin(), tables.flops_ranges.end(), by_start);
+    } else if (!tables.signature_unreadable) {
+      data.kernel_signatures = GroupBySignature(tables, *indexes.tasks_by_id, pool);
     }
-    struct Pair {
-      std::uint32_t kernel, task;
-    };
-    std::vector<Pair> pairs;
-    pairs.reserve(tables.computes.size());
-    for (std::uint32_t k = 0; k < tables.computes.size(); ++k) {
-      for (std::uint32_t t : tasks_by_id->Find(tables.computes[k].global_task_id)) pairs.push_back({k, t});
-    }
-    const auto& tasks = tables.tasks;
-    switch (*shapes_plan) {
-      case ShapesPlan::kKernelsThenTasks:
-        std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
-          const TaskRow& x = tasks[a.task];
-          const TaskRow& y = tasks[b.task];
-          return std::tuple(x.start, a.kernel, x.end, x.ordinal) < std::tuple(y.start, b.kernel, y.end, y.ordinal);
-        });
-        break;
-      case ShapesPlan::kTaskIndex:
-        std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
-          const TaskRow& x = tasks[a.task];
-          const TaskRow& y = tasks[b.task];
-          return std::tie(x.start, x.global_task_id, x.ordinal) < std::tie(y.start, y.global_task_id, y.ordinal);
-        });
-        break;
-      case ShapesPlan::kTasksThenSort:
-        std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
-          const TaskRow& x = tasks[a.task];
-          const TaskRow& y = tasks[b.task];
-          return std::tie(x.start, x.ordinal) < std::tie(y.start, y.ordinal);
-        });
-        break;
-    }
-    data.shapes.reserve(pairs.size());
-    for (const Pair& pair : pairs) {
-      const ComputeRow& kernel = tables.computes[pair.kernel];
-      const TaskRow& task = tasks[pair.task];
-      KernelShape shape;
-      shape.kernel_name = kernel.name;
-      shape.input_shapes = kernel.input_shapes;
-      shape.input_types = kernel.input_types;
-      shape.output_shapes = kernel.output_shapes;
-      shape.kernel_ts = task.start;
-      shape.kernel_end = task.end;
-      shape.task_duration = TaskDuration(task.start, task.end);
-      data.shapes.push_back(shape);
-    }
-    data.shapes_query_returned_rows = !pairs.empty();
-    const auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };
-    std::stable_sort(tables.modules.begin(), tables.modules.end(), by_start);
-    std::stable_sort(tables.flops_ranges.begin(), tables.flops_ranges.end(), by_start);
   });
   data.modules = std::move(tables.modules);
   data.flops_ranges = std::move(tables.flops_ranges);

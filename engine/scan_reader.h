@@ -6,7 +6,10 @@
 // order, ties included. SQLite orders ties by its query plan (the loop order, the column order of
 // its automatic indexes, a stable sorter), so the scan reproduces the plans it knows and declines
 // any other: a table with an unknown index, a different SQLite plan, a join key that is not an
-// integer, a time column mixing storage classes. ReadRank then runs the queries instead.
+// integer, a time column mixing storage classes. ReadRank then runs the queries instead, and says
+// why under -v. The communication tables of both CANN schemas are read: COMMUNICATION_OP (Q4) and
+// the newer COMMUNICATION_SCHEDULE_TASK_INFO (Q3, as compute kernels are); the older
+// COMMUNICATION_TASK_INFO is not read by the analysis at all.
 
 #include <filesystem>
 #include <optional>

@@ -19,8 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 
 enum class Schema {
-  kDemo,  ///< as `opmfu demo` writes: no keys, no indexes
-  kCann,  ///< as real CANN exports: globalTaskId and opId primary keys, TaskIndex, PYTORCH_API times as text
+  kDemo,       ///< as `opmfu demo` writes: no keys, no indexes (with COMMUNICATION_SCHEDULE_TASK_INFO)
+  kCann,       ///< as newer CANN exports: globalTaskId and opId primary keys, TaskIndex, PYTORCH_API times as
+               ///< text, COMMUNICATION_SCHEDULE_TASK_INFO keyed by globalTaskId
+  kOlderCann,  ///< as kCann, but COMMUNICATION_TASK_INFO (which the analysis never reads) for the schedule
 };
 
 // A value of SQL text for a time: an integer, or (CANN) a 19-digit text.
@@ -36,7 +38,8 @@ std::string Key(std::mt19937& random, int range, int null_percent) {
 
 void WriteRandomDb(const fs::path& path, Schema schema, std::uint32_t seed) {
   std::mt19937 random(seed);
-  const bool cann = schema == Schema::kCann;
+  const bool cann = schema != Schema::kDemo;
+  const bool older = schema == Schema::kOlderCann;
   std::ostringstream sql;
   sql << "BEGIN;";
   sql << "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);";
@@ -52,6 +55,13 @@ void WriteRandomDb(const fs::path& path, Schema schema, std::uint32_t seed) {
       << (cann ? " PRIMARY KEY" : "") << ", opType INTEGER);";
   sql << "CREATE TABLE MSTX_EVENTS (startNs INTEGER, endNs INTEGER, eventType INTEGER, message INTEGER, "
          "domainId INTEGER);";
+  if (older) {
+    sql << "CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER, globalTaskId INTEGER, taskType INTEGER, "
+           "planeId INTEGER, groupName INTEGER, opId INTEGER);";
+  } else {
+    sql << "CREATE TABLE COMMUNICATION_SCHEDULE_TASK_INFO (name INTEGER, globalTaskId INTEGER"
+        << (cann ? " PRIMARY KEY" : "") << ", taskType INTEGER, opType INTEGER);";
+  }
   if (cann) sql << "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);";
   // Strings 1-30; 31 has a NULL value; 32-40 are missing.
   const char* const values[] = {"Module", "mfu_flops",       "other", "aten::mm",  "aten::add", "MatMulV2",
@@ -85,6 +95,12 @@ void WriteRandomDb(const fs::path& path, Schema schema, std::uint32_t seed) {
     sql << "INSERT INTO COMMUNICATION_OP VALUES (1, " << start << ", " << start + 5 << ", " << Key(random, 30, 5)
         << ", " << i << ", " << name() << ");";
   }
+  // Schedule (or older communication) tasks on TASK rows the compute kernels use too: more ties.
+  for (int i = 0; i < 20; ++i) {
+    sql << "INSERT INTO " << (older ? "COMMUNICATION_TASK_INFO" : "COMMUNICATION_SCHEDULE_TASK_INFO") << " VALUES ("
+        << name() << ", " << (cann ? std::to_string(30 + i) : Key(random, 50, 3)) << ", 1, " << (older ? "0, 0, " : "")
+        << name() << ");";
+  }
   const char* const domains[] = {"NULL", "0", "1", "2", "12", "24"};  // none, missing, mfu_flops, other, Module
   for (int i = 0; i < 40; ++i) {
     const std::int64_t start = random() % 12;
@@ -113,8 +129,8 @@ std::string Render(const RankData& data) {
   }
   for (std::size_t i = 0; i < data.kernel_links.size(); ++i) {
     const KernelLink& l = data.kernel_links[i];
-    out << (i < data.compute_link_count ? "compute " : "hccl ") << text(l.kernel_name) << " " << l.kernel_ts << " "
-        << l.kernel_end << " " << text(l.op_name) << " " << l.op_ts << " " << l.op_end << "\n";
+    out << (i < data.compute_link_count ? "compute " : "communication ") << text(l.kernel_name) << " " << l.kernel_ts
+        << " " << l.kernel_end << " " << text(l.op_name) << " " << l.op_ts << " " << l.op_end << "\n";
   }
   for (const KernelShape& k : data.shapes) {
     out << "shape " << text(k.kernel_name) << " " << optional(k.kernel_ts) << " " << optional(k.kernel_end) << " "
@@ -127,9 +143,10 @@ std::string Render(const RankData& data) {
 
 TEST(ScanReader, EqualsTheQueriesRowForRowOnTiesInBothSchemas) {
   testing::TempDir temp;
-  for (Schema schema : {Schema::kDemo, Schema::kCann}) {
+  for (Schema schema : {Schema::kDemo, Schema::kCann, Schema::kOlderCann}) {
     for (std::uint32_t seed = 1; seed <= 25; ++seed) {
-      const fs::path path = temp.path() / ("r" + std::to_string(seed) + (schema == Schema::kCann ? "c" : "d") + ".db");
+      const fs::path path =
+          temp.path() / ("r" + std::to_string(seed) + "-" + std::to_string(static_cast<int>(schema)) + ".db");
       WriteRandomDb(path, schema, seed);
       std::vector<RankNote> query_notes;
       std::vector<RankNote> scan_notes;
@@ -138,6 +155,7 @@ TEST(ScanReader, EqualsTheQueriesRowForRowOnTiesInBothSchemas) {
       ASSERT_TRUE(by_queries.ok()) << by_queries.error().message;
       ASSERT_TRUE(by_scan.ok()) << by_scan.error().message;
       EXPECT_FALSE(by_queries->kernel_links.empty());
+      EXPECT_GT(by_queries->kernel_links.size(), by_queries->compute_link_count) << "seed " << seed;
       EXPECT_EQ(Render(*by_scan), Render(*by_queries)) << "seed " << seed;
       EXPECT_TRUE(scan_notes.empty());
     }
