@@ -120,6 +120,136 @@ std::string StripSlashes(const std::string& text) {
   return text.substr(first, last - first + 1);
 }
 
+// The module tree (spec 5.2): node n's children are children[child_offset[n], child_offset[n + 1])
+// in event order; a child below op_base (nodes.size()) is a module node, else op child - op_base.
+struct Tree {
+  std::vector<std::uint32_t> child_offset;
+  std::vector<std::uint32_t> children;
+};
+
+// Events sorted by (start, -end), modules before ops on ties, placed with a stack of modules.
+// `op_event(j)` is op j's event (id op_base + j); ops come in order of first occurrence.
+template <typename OpEvent>
+Tree BuildTree(const std::vector<Node>& nodes, std::size_t op_count, const OpEvent& op_event) {
+  const std::size_t op_base = nodes.size();
+  const auto event_less = [](const Event& a, const Event& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  };
+  const auto module_event = [&](std::size_t i) {
+    return Event{nodes[i].start, nodes[i].end, static_cast<std::uint32_t>(i)};
+  };
+  // Each event's parent, events in order; the children of a node are then its events in order.
+  std::vector<std::uint32_t> placed;  // event ids in sorted order
+  std::vector<std::uint32_t> parent_of(op_base + op_count, 0);
+  placed.reserve(parent_of.size() - 1);
+  std::vector<std::size_t> stack{0};
+  const auto place = [&](const Event& event) {
+    while (stack.size() > 1) {
+      const Node& top = nodes[stack.back()];
+      if (top.start <= event.start && event.end <= top.end) break;
+      stack.pop_back();
+    }
+    parent_of[event.id] = static_cast<std::uint32_t>(stack.back());
+    placed.push_back(event.id);
+    if (event.id < op_base) stack.push_back(event.id);
+  };
+  // Modules come sorted by start and ops by first occurrence, which follows op_ts: each part is
+  // usually in (start, -end) order already, and then merging the two is the stable sort (a tie
+  // takes the module first, as the stable sort of modules-then-ops does).
+  const auto sorted = [&](std::size_t count, const auto& event_at) {
+    for (std::size_t i = 1; i < count; ++i) {
+      if (event_less(event_at(i), event_at(i - 1))) return false;
+    }
+    return true;
+  };
+  const auto module_at = [&](std::size_t i) { return module_event(i + 1); };
+  if (sorted(op_base - 1, module_at) && sorted(op_count, op_event)) {
+    for (std::size_t i = 1, j = 0; i < op_base || j < op_count;) {
+      if (i < op_base && (j == op_count || !event_less(op_event(j), module_event(i)))) {
+        place(module_event(i++));
+      } else {
+        place(op_event(j++));
+      }
+    }
+  } else {
+    std::vector<Event> events;
+    events.reserve(parent_of.size() - 1);
+    for (std::size_t i = 1; i < op_base; ++i) events.push_back(module_event(i));
+    for (std::size_t j = 0; j < op_count; ++j) events.push_back(op_event(j));
+    std::stable_sort(events.begin(), events.end(), event_less);
+    for (const Event& event : events) place(event);
+  }
+  // Children of node n: children[child_offset[n], child_offset[n + 1]), in event order (a counting sort).
+  Tree tree;
+  std::vector<std::uint32_t>& child_offset = tree.child_offset;
+  child_offset.assign(op_base + 1, 0);
+  for (std::uint32_t id : placed) ++child_offset[parent_of[id] + 1];
+  for (std::size_t n = 0; n < op_base; ++n) child_offset[n + 1] += child_offset[n];
+  std::vector<std::uint32_t>& children = tree.children;
+  children.resize(placed.size());
+  {
+    std::vector<std::uint32_t> next(child_offset.begin(), child_offset.end() - 1);
+    for (std::uint32_t id : placed) children[next[parent_of[id]]++] = id;
+  }
+  return tree;
+}
+
+// A (parent, module, op, position, kernel list, sequence) group of flattened rows (spec 5.5).
+struct ModuleGroup {
+  std::string_view parent;
+  std::string_view module_name;
+  std::string_view op_name;
+  std::uint32_t op_order;
+  std::string_view kernel_list;
+  std::uint32_t sequence;
+  std::uint32_t first_member;
+  double total = 0.0;
+  std::int64_t count = 0;
+  std::int64_t op_start = INT64_MAX;
+  std::string avg_mfu;
+  std::string module;  // possibly suffixed
+};
+
+// Contiguous runs of one (parent, module) with several sequences get "_<n>" suffixes (spec 5.6);
+// returns the groups' indices in the final order (spec 5.8).
+std::vector<std::size_t> SuffixRunsAndOrder(std::vector<ModuleGroup>& grouped) {
+  std::vector<std::size_t> by_start(grouped.size());
+  for (std::size_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](std::size_t a, std::size_t b) { return grouped[a].op_start < grouped[b].op_start; });
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<std::size_t>> by_pair;  // positions p
+  for (std::size_t p = 0; p < by_start.size(); ++p) {
+    const ModuleGroup& group = grouped[by_start[p]];
+    by_pair[{group.parent, group.module_name}].push_back(p);
+  }
+  std::vector<std::size_t> arranged;
+  arranged.reserve(grouped.size());
+  for (const auto& [pair, positions] : by_pair) {
+    std::size_t run_begin = 0;
+    for (std::size_t i = 1; i <= positions.size(); ++i) {
+      if (i < positions.size() && positions[i] == positions[i - 1] + 1) continue;
+      std::vector<std::uint32_t> run_sequences;
+      for (std::size_t j = run_begin; j < i; ++j) run_sequences.push_back(grouped[by_start[positions[j]]].sequence);
+      std::sort(run_sequences.begin(), run_sequences.end());
+      run_sequences.erase(std::unique(run_sequences.begin(), run_sequences.end()), run_sequences.end());
+      if (run_sequences.size() > 1) {
+        for (std::size_t j = run_begin; j < i; ++j) {
+          ModuleGroup& group = grouped[by_start[positions[j]]];
+          const auto index =
+              std::lower_bound(run_sequences.begin(), run_sequences.end(), group.sequence) - run_sequences.begin();
+          group.module = std::string(pair.second) + "_" + std::to_string(index);
+        }
+      }
+      run_begin = i;
+    }
+    for (std::size_t p : positions) arranged.push_back(by_start[p]);
+  }
+  std::stable_sort(arranged.begin(), arranged.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(grouped[a].op_start, grouped[a].op_order) < std::tie(grouped[b].op_start, grouped[b].op_order);
+  });
+  return arranged;
+}
+
 }  // namespace
 
 std::string AverageMfuText(std::span<const std::span<const double>> mfu_lists) {
@@ -177,68 +307,13 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
   nodes.push_back({kNoString, true, 0, 0});
   for (const ModuleRange& module : data.modules) nodes.push_back({module.name, false, module.start, module.end});
   const std::size_t op_base = nodes.size();
-  const auto event_less = [](const Event& a, const Event& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  };
-  const auto module_event = [&](std::size_t i) {
-    return Event{nodes[i].start, nodes[i].end, static_cast<std::uint32_t>(i)};
-  };
   const auto op_event = [&](std::size_t j) {
     const KernelLink& link = op_link(j);
     return Event{link.op_ts, link.op_end, static_cast<std::uint32_t>(op_base + j)};
   };
-  // Each event's parent, events in order; the children of a node are then its events in order.
-  std::vector<std::uint32_t> placed;  // event ids in sorted order
-  std::vector<std::uint32_t> parent_of(op_base + ops.size(), 0);
-  placed.reserve(parent_of.size() - 1);
-  std::vector<std::size_t> stack{0};
-  const auto place = [&](const Event& event) {
-    while (stack.size() > 1) {
-      const Node& top = nodes[stack.back()];
-      if (top.start <= event.start && event.end <= top.end) break;
-      stack.pop_back();
-    }
-    parent_of[event.id] = static_cast<std::uint32_t>(stack.back());
-    placed.push_back(event.id);
-    if (event.id < op_base) stack.push_back(event.id);
-  };
-  // Modules come sorted by start and ops by first occurrence, which follows op_ts: each part is
-  // usually in (start, -end) order already, and then merging the two is the stable sort (a tie
-  // takes the module first, as the stable sort of modules-then-ops does).
-  const auto sorted = [&](std::size_t count, const auto& event_at) {
-    for (std::size_t i = 1; i < count; ++i) {
-      if (event_less(event_at(i), event_at(i - 1))) return false;
-    }
-    return true;
-  };
-  const auto module_at = [&](std::size_t i) { return module_event(i + 1); };
-  if (sorted(op_base - 1, module_at) && sorted(ops.size(), op_event)) {
-    for (std::size_t i = 1, j = 0; i < op_base || j < ops.size();) {
-      if (i < op_base && (j == ops.size() || !event_less(op_event(j), module_event(i)))) {
-        place(module_event(i++));
-      } else {
-        place(op_event(j++));
-      }
-    }
-  } else {
-    std::vector<Event> events;
-    events.reserve(parent_of.size() - 1);
-    for (std::size_t i = 1; i < op_base; ++i) events.push_back(module_event(i));
-    for (std::size_t j = 0; j < ops.size(); ++j) events.push_back(op_event(j));
-    std::stable_sort(events.begin(), events.end(), event_less);
-    for (const Event& event : events) place(event);
-  }
-  // Children of node n: children[child_offset[n], child_offset[n + 1]), in event order (a counting sort).
-  std::vector<std::uint32_t> child_offset(op_base + 1, 0);
-  for (std::uint32_t id : placed) ++child_offset[parent_of[id] + 1];
-  for (std::size_t n = 0; n < op_base; ++n) child_offset[n + 1] += child_offset[n];
-  std::vector<std::uint32_t> children(placed.size());
-  {
-    std::vector<std::uint32_t> next(child_offset.begin(), child_offset.end() - 1);
-    for (std::uint32_t id : placed) children[next[parent_of[id]]++] = id;
-  }
-  std::vector<std::uint32_t>().swap(placed);
-  std::vector<std::uint32_t>().swap(parent_of);
+  Tree tree = BuildTree(nodes, ops.size(), op_event);
+  std::vector<std::uint32_t>& child_offset = tree.child_offset;
+  std::vector<std::uint32_t>& children = tree.children;
 
   // Flatten: one row per (module, op) pair, depth-first in child order (an explicit stack, so deep
   // input cannot overflow ours); ops directly under the root are dropped.
@@ -386,21 +461,7 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
 
   // The groups in the order of their key's values (strings by byte, which is code point order
   // for UTF-8), as pandas' groupby sorts them.
-  struct Group {
-    std::string_view parent;
-    std::string_view module_name;
-    std::string_view op_name;
-    std::uint32_t op_order;
-    std::string_view kernel_list;
-    std::uint32_t sequence;
-    std::uint32_t first_member;
-    double total = 0.0;
-    std::int64_t count = 0;
-    std::int64_t op_start = INT64_MAX;
-    std::string avg_mfu;
-    std::string module;  // possibly suffixed
-  };
-  std::vector<Group> grouped;
+  std::vector<ModuleGroup> grouped;
   grouped.reserve(group_first.size());
   for (std::uint32_t first : group_first) {
     const GroupIds ids = ids_of(first);
@@ -418,12 +479,13 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
                        {}});
   }
   std::vector<std::uint32_t>().swap(group_first);
-  const auto key_of = [](const Group& g) {
+  const auto key_of = [](const ModuleGroup& g) {
     return std::tie(g.parent, g.module_name, g.op_name, g.op_order, g.kernel_list, g.sequence);
   };
-  std::sort(grouped.begin(), grouped.end(), [&](const Group& a, const Group& b) { return key_of(a) < key_of(b); });
+  std::sort(grouped.begin(), grouped.end(),
+            [&](const ModuleGroup& a, const ModuleGroup& b) { return key_of(a) < key_of(b); });
   std::vector<std::span<const double>> lists;
-  for (Group& group : grouped) {
+  for (ModuleGroup& group : grouped) {
     group.module = std::string(group.module_name);
     lists.clear();
     for (std::uint32_t i = group.first_member; i != members.kEnd; i = members.Next(i)) {
@@ -436,44 +498,10 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
     group.avg_mfu = AverageMfuText(lists);
   }
 
-  // Contiguous runs of one (parent, module) with several sequences get "_<n>" suffixes.
-  std::vector<std::size_t> by_start(grouped.size());
-  for (std::size_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [&](std::size_t a, std::size_t b) { return grouped[a].op_start < grouped[b].op_start; });
-  std::map<std::pair<std::string_view, std::string_view>, std::vector<std::size_t>> by_pair;  // positions p
-  for (std::size_t p = 0; p < by_start.size(); ++p) {
-    const Group& group = grouped[by_start[p]];
-    by_pair[{group.parent, group.module_name}].push_back(p);
-  }
-  std::vector<std::size_t> arranged;
-  arranged.reserve(grouped.size());
-  for (const auto& [pair, positions] : by_pair) {
-    std::size_t run_begin = 0;
-    for (std::size_t i = 1; i <= positions.size(); ++i) {
-      if (i < positions.size() && positions[i] == positions[i - 1] + 1) continue;
-      std::vector<std::uint32_t> run_sequences;
-      for (std::size_t j = run_begin; j < i; ++j) run_sequences.push_back(grouped[by_start[positions[j]]].sequence);
-      std::sort(run_sequences.begin(), run_sequences.end());
-      run_sequences.erase(std::unique(run_sequences.begin(), run_sequences.end()), run_sequences.end());
-      if (run_sequences.size() > 1) {
-        for (std::size_t j = run_begin; j < i; ++j) {
-          Group& group = grouped[by_start[positions[j]]];
-          const auto index =
-              std::lower_bound(run_sequences.begin(), run_sequences.end(), group.sequence) - run_sequences.begin();
-          group.module = std::string(pair.second) + "_" + std::to_string(index);
-        }
-      }
-      run_begin = i;
-    }
-    for (std::size_t p : positions) arranged.push_back(by_start[p]);
-  }
-  std::stable_sort(arranged.begin(), arranged.end(), [&](std::size_t a, std::size_t b) {
-    return std::tie(grouped[a].op_start, grouped[a].op_order) < std::tie(grouped[b].op_start, grouped[b].op_order);
-  });
+  const std::vector<std::size_t> arranged = SuffixRunsAndOrder(grouped);
   output.reserve(arranged.size());
   for (std::size_t index : arranged) {
-    Group& group = grouped[index];
+    ModuleGroup& group = grouped[index];
     output.push_back({rank_id, std::string(group.parent), std::move(group.module), std::string(group.op_name),
                       std::string(group.kernel_list), group.total, group.total / static_cast<double>(group.count),
                       group.count, std::move(group.avg_mfu)});
