@@ -169,6 +169,9 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
   options.jobs = flags.jobs;
   options.keep_rows = flags.derived;               // the DerivedMFU section reads every OperatorMFU row
   options.with_kernel_signatures = flags.derived;  // DerivedMFU from the analysis' own scan
+  // An earlier run's DerivedMFU was made from the rows this run replaces: it goes in the same write
+  // (with --derived, WriteDerived then writes this run's).
+  options.stale_tables = {report::kDerivedTableName};
   // A progress line on a terminal, once the run has taken more than a second.
   const auto started = std::chrono::steady_clock::now();
   std::mutex progress_mutex;
@@ -205,16 +208,6 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
     auto rows = WriteDerived(*report, flags);
     if (!rows.ok()) return ReportError(rows.error());
     derived_rows = *rows;
-  } else if (const auto db_path = report->output_directory / "cluster_analysis.db";
-             std::find(report->written.begin(), report->written.end(), db_path) != report->written.end()) {
-    // The engine replaces only upstream's tables: a DerivedMFU of an earlier --derived run is now stale.
-    auto written = Database::OpenReadOnly(db_path);
-    auto stale = written.ok() ? written->HasTable(opmfu::report::kDerivedTableName) : Result<bool>(false);
-    if (stale.ok() && *stale) {
-      ReportWarning(db_path.string() +
-                    ": its DerivedMFU table is from an earlier `opmfu analyze --derived`, not this analysis; run with "
-                    "--derived to refresh it");
-    }
   }
   const std::string log = PrintAnalysisLog(*report, flags.verbose);
   const bool failed = report->failed_ranks() > 0;

@@ -7,6 +7,7 @@
 #include "cli/cli_support.h"
 #include "common/text.h"
 #include "engine/partial.h"
+#include "report/derived_table.h"
 
 namespace opmfu::cli {
 namespace {
@@ -26,6 +27,7 @@ int RunMergeCommand(const MergeFlags& flags) {
   auto export_type = ParseExportType(flags.export_type);
   if (!export_type.ok()) return ReportError(export_type.error());
   options.export_type = *export_type;
+  options.stale_tables = {report::kDerivedTableName};  // made from the rows the merge replaces
   auto report = engine::RunMerge(options);
   if (!report.ok()) return ReportError(report.error());
   // The lines a one-shot analysis of the same ranks prints, failed ranks included.

@@ -1,10 +1,12 @@
 #include "common/file_io.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -139,9 +141,47 @@ TemporaryFile::TemporaryFile(const fs::path& target) {
 }
 
 TemporaryFile::~TemporaryFile() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
   if (slot_ < 0) return;
   temporary_slots[slot_].ready.store(false, std::memory_order_release);
   temporary_slots[slot_].taken.store(false, std::memory_order_release);
+}
+
+Status TemporaryFile::CreateLocked() {
+  if (lock_fd_ >= 0) return Ok();
+  const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Error::Input(PathError(path_, "cannot create: " + ErrnoMessage(errno)));
+  lock_fd_ = fd;
+  // flock, not fcntl: SQLite's own fcntl locks on the file neither see nor drop it.
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return Error::Input(PathError(path_, "cannot lock: " + ErrnoMessage(errno)));
+  return Ok();
+}
+
+namespace {
+// When this process started, as the file clock tells it (set while the program loads).
+const fs::file_time_type kProcessStart = fs::file_time_type::clock::now();
+}  // namespace
+
+std::size_t RemoveStaleTemporaries(const fs::path& target) {
+  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const std::string prefix = "." + target.filename().string() + ".opmfu-";
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() + 4 || name.rfind(prefix, 0) != 0 || !name.ends_with(".tmp")) continue;
+    const std::string_view digits = std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - 4);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    std::error_code file_ec;
+    if (!it->is_regular_file(file_ec) || it->is_symlink(file_ec)) continue;
+    FileDescriptor fd(::open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (fd.get() < 0) continue;
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // a live run is writing it
+    const fs::file_time_type written = fs::last_write_time(it->path(), file_ec);
+    if (file_ec || written >= kProcessStart) continue;  // not older than this run
+    if (::unlink(it->path().c_str()) == 0) ++removed;
+  }
+  return removed;
 }
 
 void InstallInterruptCleanup() {

@@ -41,11 +41,20 @@ class TemporaryFile {
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
   const std::filesystem::path& path() const { return path_; }
+  /// Creates the (empty) file and holds an advisory lock (flock) on it while this object lives, so
+  /// that RemoveStaleTemporaries in another process leaves it alone.
+  Status CreateLocked();
 
  private:
   std::filesystem::path path_;
-  int slot_ = -1;  ///< where the interrupt handler finds it; -1 when all slots are taken
+  int slot_ = -1;     ///< where the interrupt handler finds it; -1 when all slots are taken
+  int lock_fd_ = -1;  ///< the descriptor holding the lock (CreateLocked)
 };
+
+/// Removes what a killed opmfu left beside `target`: `.NAME.opmfu-<digits>.tmp` files that no live
+/// process holds locked (CreateLocked) and that were last written before this process started.
+/// Other files, and a concurrent run's temporary, are left alone. Returns how many it removed.
+std::size_t RemoveStaleTemporaries(const std::filesystem::path& target);
 
 /// Installs the handlers that remove live TemporaryFiles on SIGINT, SIGTERM and SIGHUP, then end
 /// the process as the signal would have.

@@ -181,8 +181,12 @@ Result<std::unique_ptr<AtomicDatabaseWrite>> AtomicDatabaseWrite::Begin(const st
   std::unique_ptr<AtomicDatabaseWrite> write(new AtomicDatabaseWrite(path));
   const fs::path& temp = write->temporary_->path();
   fs::remove(temp, ec);
+  // Our file exists, locked, before anything stale is looked for: a concurrent run skips it as
+  // this one skips theirs.
+  if (Status created = write->temporary_->CreateLocked(); !created.ok()) return created.take_error();
+  RemoveStaleTemporaries(path);
   if (start == AtomicDatabaseStart::kCopyOfExisting && fs::exists(path, ec)) {
-    fs::copy_file(path, temp, ec);
+    fs::copy_file(path, temp, fs::copy_options::overwrite_existing, ec);
     if (ec) {
       write->RemoveTemporary();
       return Error::Input(path.string() + ": cannot copy for an atomic update: " + ec.message());

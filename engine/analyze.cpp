@@ -117,11 +117,11 @@ void KeepOnlyRowStrings(RankAnalysis& analysis) {
 }  // namespace
 
 Result<std::vector<fs::path>> WriteTables(ExportType export_type, const fs::path& output_directory,
-                                          const AnalysisTables& tables) {
+                                          const AnalysisTables& tables, const std::vector<std::string>& stale_tables) {
   switch (export_type) {
     case ExportType::kDb: {
       const fs::path db = output_directory / "cluster_analysis.db";
-      OPMFU_RETURN_IF_ERROR(WriteClusterDb(db, tables));
+      OPMFU_RETURN_IF_ERROR(WriteClusterDb(db, tables, stale_tables));
       return std::vector<fs::path>{db};
     }
     case ExportType::kText:
@@ -208,7 +208,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   // freed once written; --shard and the other export types keep every row until the end.
   const bool streamed = options.export_type == ExportType::kDb && !options.shard && !options.keep_rows;
   const fs::path db_path = report.output_directory / "cluster_analysis.db";
-  ClusterDbWriter writer(db_path);
+  ClusterDbWriter writer(db_path, options.stale_tables);
   std::optional<Error> write_error;       // set by the writing thread, read after the workers stop
   std::atomic<bool> write_failed{false};  // ...and seen by the workers, which then stop analysing
   const unsigned workers = WorkerCount(selected.size(), options.jobs);
@@ -356,7 +356,8 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   report.nothing_to_write = report.tables.operator_rows.empty() && report.tables.module_rows.empty();
   if (report.nothing_to_write) return report;
   StageClock write_clock;
-  OPMFU_ASSIGN_OR_RETURN(report.written, WriteTables(options.export_type, report.output_directory, report.tables));
+  OPMFU_ASSIGN_OR_RETURN(
+      report.written, WriteTables(options.export_type, report.output_directory, report.tables, options.stale_tables));
   report.write = write_clock.Lap("write");
   return report;
 }

@@ -36,6 +36,9 @@ struct AnalyzeOptions {
   /// even with ExportType::kDb, which otherwise writes each rank's rows as soon as it and the ranks
   /// before it are done, and frees them.
   bool keep_rows = false;
+  /// Tables of the caller's in the cluster DB made from OperatorMFU and ModuleMFU (cli's
+  /// DerivedMFU): dropped in the same atomic write that replaces those two.
+  std::vector<std::string> stale_tables;
   /// Called from worker threads after each rank (done, total); may be empty.
   std::function<void(std::size_t, std::size_t)> on_rank_done;
 };
@@ -129,9 +132,11 @@ struct AnalyzeReport {
 
 /// Writes the tables as `export_type` asks below `output_directory` (<OUT>/cluster_analysis_output):
 /// what `analyze` and `merge` both write. Returns the files written.
+/// `stale_tables`: see AnalyzeOptions::stale_tables (db export only).
 Result<std::vector<std::filesystem::path>> WriteTables(ExportType export_type,
                                                        const std::filesystem::path& output_directory,
-                                                       const AnalysisTables& tables);
+                                                       const AnalysisTables& tables,
+                                                       const std::vector<std::string>& stale_tables = {});
 
 /// Runs the whole analysis. An Error means nothing could be analysed (no data, bad options, the
 /// output cannot be written); a rank that fails is reported in its RankOutcome instead.

@@ -64,6 +64,13 @@ constexpr const char* kModuleTableSql =
 
 std::string CsvNumber(double value) { return PythonFloatRepr(value); }
 
+// A table name as an SQL identifier: in double quotes, a quote inside doubled.
+std::string QuoteIdentifier(std::string_view name) {
+  std::string quoted = "\"";
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 }  // namespace
 
 bool AnalysisTables::with_avg_mfu() const {
@@ -76,7 +83,8 @@ struct ClusterDbWriter::Open {
   std::optional<Statement> insert_module;
 };
 
-ClusterDbWriter::ClusterDbWriter(fs::path db_path) : db_path_(std::move(db_path)) {}
+ClusterDbWriter::ClusterDbWriter(fs::path db_path, std::vector<std::string> stale_tables)
+    : db_path_(std::move(db_path)), stale_tables_(std::move(stale_tables)) {}
 
 ClusterDbWriter::~ClusterDbWriter() { Abandon(); }
 
@@ -97,6 +105,9 @@ Status ClusterDbWriter::Start() {
   Database& db = open->write->db();
   const auto created = [&]() -> Status {
     OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE IF EXISTS \"OperatorMFU\"; DROP TABLE IF EXISTS \"ModuleMFU\""));
+    for (const std::string& table : stale_tables_) {
+      OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE IF EXISTS " + QuoteIdentifier(table)));
+    }
     // OperatorMFU first, as upstream writes it: the tables keep that order in sqlite_master.
     OPMFU_RETURN_IF_ERROR(db.Execute(OperatorTableSql(true, true)));
     OPMFU_RETURN_IF_ERROR(db.Execute(kModuleTableSql));
@@ -252,8 +263,9 @@ std::size_t RankOrderedWrites::written() const {
   return next_;
 }
 
-Status WriteClusterDb(const fs::path& db_path, const AnalysisTables& tables) {
-  ClusterDbWriter writer(db_path);
+Status WriteClusterDb(const fs::path& db_path, const AnalysisTables& tables,
+                      const std::vector<std::string>& stale_tables) {
+  ClusterDbWriter writer(db_path, stale_tables);
   OPMFU_RETURN_IF_ERROR(writer.Start());
   for (const OperatorMfuRow& row : tables.operator_rows) OPMFU_RETURN_IF_ERROR(writer.Append(row));
   for (const ModuleMfuRow& row : tables.module_rows) OPMFU_RETURN_IF_ERROR(writer.Append(row));

@@ -98,7 +98,9 @@ struct AnalysisTables {
 /// Finish leaves the file as it was. Not thread-safe: one thread at a time.
 class ClusterDbWriter {
  public:
-  explicit ClusterDbWriter(std::filesystem::path db_path);
+  /// `stale_tables`: tables of the caller's made from OperatorMFU and ModuleMFU (e.g. cli's
+  /// DerivedMFU), dropped in the same write, since the rows they were made from are replaced.
+  explicit ClusterDbWriter(std::filesystem::path db_path, std::vector<std::string> stale_tables = {});
   ~ClusterDbWriter();
   ClusterDbWriter(const ClusterDbWriter&) = delete;
   ClusterDbWriter& operator=(const ClusterDbWriter&) = delete;
@@ -122,6 +124,7 @@ class ClusterDbWriter {
  private:
   struct Open;
   std::filesystem::path db_path_;
+  std::vector<std::string> stale_tables_;
   std::unique_ptr<Open> open_;
   bool duration_integer_ = true;
   bool flops_integer_ = true;
@@ -163,7 +166,8 @@ class RankOrderedWrites {
 /// keeps every other table. The change is made on a copy that is renamed into place, so a crash
 /// leaves the old file or the new one. Unlike upstream, a table with no rows is dropped rather
 /// than left stale from an earlier run.
-Status WriteClusterDb(const std::filesystem::path& db_path, const AnalysisTables& tables);
+Status WriteClusterDb(const std::filesystem::path& db_path, const AnalysisTables& tables,
+                      const std::vector<std::string>& stale_tables = {});
 
 /// operator_mfu.csv and module_mfu.csv (header row, upstream's db column names) in `directory`.
 Result<std::vector<std::filesystem::path>> WriteCsv(const std::filesystem::path& directory,

@@ -331,7 +331,7 @@ Status CheckSet(const std::vector<Partial>& partials) {
   for (const Partial& partial : partials) {
     if (partial.input.digest != first.input.digest) {
       return Error::Usage("shards of different inputs: " + first.Name() + " and " + partial.Name() + ": " +
-                          DescribeDifference(first.input, partial.input));
+                          DescribeDifference(first.input, partial.input, first.Name(), partial.Name()));
     }
   }
   const std::size_t count = first.spec.count;
@@ -569,7 +569,8 @@ Result<AnalyzeReport> RunMerge(const MergeOptions& options) {
   report.nothing_to_write = report.tables.operator_rows.empty() && report.tables.module_rows.empty();
   if (report.nothing_to_write) return report;
   StageClock write_clock;
-  OPMFU_ASSIGN_OR_RETURN(report.written, WriteTables(options.export_type, report.output_directory, report.tables));
+  OPMFU_ASSIGN_OR_RETURN(
+      report.written, WriteTables(options.export_type, report.output_directory, report.tables, options.stale_tables));
   report.write = write_clock.Lap("write");
   return report;
 }

@@ -31,6 +31,7 @@ struct MergeOptions {
   std::vector<std::filesystem::path> partials;
   std::filesystem::path output_path;  ///< <OUT>; the tables go to <OUT>/cluster_analysis_output
   ExportType export_type = ExportType::kDb;
+  std::vector<std::string> stale_tables;  ///< as AnalyzeOptions::stale_tables
 };
 
 /// Merges one complete set of shards into the tables a one-shot analysis writes. A set that is

@@ -127,34 +127,51 @@ std::string DigestOf(const InputIdentity& identity) {
   return hash.Hex();
 }
 
-std::string DescribeDifference(const InputIdentity& a, const InputIdentity& b) {
+std::string DescribeDifference(const InputIdentity& a, const InputIdentity& b, const std::string& a_name,
+                               const std::string& b_name) {
+  const auto sides = [&](const std::string& in_a, const std::string& in_b) {
+    return in_a + " in " + a_name + ", " + in_b + " in " + b_name;
+  };
   if (a.step_id != b.step_id) {
     const auto text = [](const std::optional<std::int64_t>& step) {
       return step ? "--step-id " + std::to_string(*step) : std::string("no --step-id");
     };
-    return "one was run with " + text(a.step_id) + ", the other with " + text(b.step_id);
+    return "run with " + sides(text(a.step_id), text(b.step_id));
   }
   if (a.rank_list != b.rank_list) {
     const auto text = [](const std::string& list) {
       return list.empty() ? std::string("all ranks") : "--rank-list " + list;
     };
-    return "one was run with " + text(a.rank_list) + ", the other with " + text(b.rank_list);
+    return "run with " + sides(text(a.rank_list), text(b.rank_list));
   }
   const std::size_t common = std::min(a.ranks.size(), b.ranks.size());
   for (std::size_t i = 0; i < common; ++i) {
     const InputRank& x = a.ranks[i];
     const InputRank& y = b.ranks[i];
     if (x == y) continue;
-    if (x.rank_id != y.rank_id || x.path != y.path || x.never_parsed != y.never_parsed) {
-      return "rank #" + std::to_string(i + 1) + " is rank " + std::to_string(x.rank_id) + " (" + x.path +
-             ") in one and rank " + std::to_string(y.rank_id) + " (" + y.path + ") in the other";
+    const std::string position = "the input's rank #" + std::to_string(i + 1);
+    if (x.rank_id != y.rank_id) {
+      return position + " is " +
+             sides("rank " + std::to_string(x.rank_id) + " (" + x.path + ")",
+                   "rank " + std::to_string(y.rank_id) + " (" + y.path + ")");
     }
-    return "rank " + std::to_string(x.rank_id) + "'s database differs (size or modification time): " + x.path;
+    const std::string rank = "rank " + std::to_string(x.rank_id);
+    if (x.path != y.path) return rank + " is read from " + sides(x.path, y.path);
+    if (x.never_parsed != y.never_parsed) {
+      const auto state = [](const InputRank& r) {
+        return r.never_parsed ? std::string("raw data never parsed into a database") : std::string("a database");
+      };
+      return rank + " (" + x.path + ") has " + sides(state(x), state(y));
+    }
+    const auto file = [](const InputRank& r) {
+      return std::to_string(r.size) + " bytes modified at " + std::to_string(r.mtime_ns) + " ns";
+    };
+    return rank + "'s database differs (size or modification time): " + x.path + ": " + sides(file(x), file(y));
   }
   if (a.ranks.size() != b.ranks.size()) {
-    return "one saw " + std::to_string(a.ranks.size()) + " ranks, the other " + std::to_string(b.ranks.size());
+    return "the input has " + sides(std::to_string(a.ranks.size()) + " ranks", std::to_string(b.ranks.size()));
   }
-  if (a.digest != b.digest) return "input digests " + a.digest + " and " + b.digest + " differ";
+  if (a.digest != b.digest) return "input digest " + sides(a.digest, b.digest);
   return {};
 }
 

@@ -65,8 +65,11 @@ InputIdentity IdentifyInput(const std::vector<RankLocation>& selection, const st
 /// The 16-hex-digit digest of an identity's ranks and options (what IdentifyInput fills in).
 std::string DigestOf(const InputIdentity& identity);
 
-/// The first difference between two identities, in words ("rank 3's database differs (size or
-/// modification time): a/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_3.db"); empty when equal.
-std::string DescribeDifference(const InputIdentity& a, const InputIdentity& b);
+/// The first difference between two identities, in words, naming each side by `a_name` and
+/// `b_name` (e.g. the partials they come from): "rank 3's database
+/// a/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_3.db differs: 1,024 bytes modified at ... in
+/// shard_1_of_4.db, 2,048 bytes ... in shard_2_of_4.db". Empty when equal.
+std::string DescribeDifference(const InputIdentity& a, const InputIdentity& b, const std::string& a_name = "one",
+                               const std::string& b_name = "the other");
 
 }  // namespace opmfu::engine

@@ -1,7 +1,10 @@
 // `opmfu analyze` and `opmfu demo` end to end: outputs, fault isolation, `-d` corrections, and
 // that inputs are never changed.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -469,6 +472,74 @@ TEST(Analyze, AFailedRankIsPartialInTheAgentJsonAndOversizedFlopsAreSaid) {
                                "'00018446744073709551616-aten::mm'); msprof-analyze keeps them as floats"),
             std::string::npos)
       << oversized.err;
+}
+
+// Upstream parses the FLOPs column with pandas as floats when any message is malformed, and rounds
+// long digit strings: 000000000000000042 becomes 40, 0000000000000000042 becomes 0 (the row is
+// dropped), 100000000000000009 becomes 1e17. opmfu takes the exact integer (docs/cli.md, departures).
+TEST(Analyze, SeventeenDigitFlopsNextToAMalformedMessageAreTakenAsExactIntegers) {
+  TempDir dir;
+  const fs::path directory = dir.path() / "worker_0_20250101000000000_ascend_pt";
+  engine::ProfilingDbBuilder db;
+  const char* const messages[] = {"000000000000000042-a", "0000000000000000042-b", "100000000000000009-c"};
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const std::int64_t start = 1000 + 2000 * i;
+    const std::int64_t op = db.AddOp("aten::mm", start, start + 100);
+    db.AddKernel({op}, {"MatMulV2", start + 500, start + 1500});
+    db.AddMstx("mfu_flops", messages[i], start - 100, start + 200);
+  }
+  db.AddMstx("mfu_flops", "123:legacy", 0, 10000);
+  ASSERT_TRUE(db.Write(directory / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").ok());
+  ASSERT_TRUE(engine::WriteDeviceInfo(directory, 0, "20", "\"1800\"").ok());
+  const auto result =
+      RunOpmfu({"analyze", "-d", dir.path().string(), "--export-type", "json", "-o", (dir.path() / "out").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto rows =
+      nlohmann::json::parse(testing::ReadFile(dir.path() / "out" / "cluster_analysis_output" / "operator_mfu.json"));
+  ASSERT_EQ(rows.size(), 3U) << rows.dump();
+  EXPECT_EQ(rows[0]["flops_op_name"], "a");
+  EXPECT_EQ(rows[0]["flops"].dump(), "42");  // upstream: 40
+  EXPECT_EQ(rows[1]["flops_op_name"], "b");  // upstream: no row (its FLOPs became 0)
+  EXPECT_EQ(rows[1]["flops"].dump(), "42");
+  EXPECT_EQ(rows[2]["flops_op_name"], "c");
+  EXPECT_EQ(rows[2]["flops"].dump(), "100000000000000009");  // upstream: 1e17
+  // The MFU is F / t / peak in doubles from the exact integer: 42 / 1e-6 / 2.94912e14.
+  EXPECT_EQ(rows[0]["actual_tflops"].get<double>(), 0.0);
+}
+
+// A run killed while writing leaves its hidden temporary; the next run removes it, but only ours,
+// only one last written before the run, and never one a concurrent run still holds.
+TEST(Analyze, RemovesTheStaleTemporaryOfAKilledRunAndNothingElse) {
+  TempDir dir;
+  WriteRank(dir.path(), 0);
+  const fs::path output = dir.path() / "out" / "cluster_analysis_output";
+  const auto hour = std::chrono::hours(1);
+  const auto now = fs::file_time_type::clock::now();
+  const auto temporary = [&](const std::string& name, fs::file_time_type written) {
+    const fs::path path = dir.Write("out/cluster_analysis_output/" + name, "half a database");
+    fs::last_write_time(path, written);
+    return path;
+  };
+  const fs::path stale = temporary(".cluster_analysis.db.opmfu-123.tmp", now - hour);
+  const fs::path held = temporary(".cluster_analysis.db.opmfu-456.tmp", now - hour);
+  const fs::path newer = temporary(".cluster_analysis.db.opmfu-789.tmp", now + hour);
+  const fs::path not_ours = temporary(".cluster_analysis.db.opmfu-12x.tmp", now - hour);
+  const fs::path other_target = temporary(".other.db.opmfu-123.tmp", now - hour);
+  const int lock = ::open(held.c_str(), O_RDONLY | O_CLOEXEC);  // as a concurrent run holds its own
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX), 0);
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string(), "-o", (dir.path() / "out").string()});
+  ::close(lock);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(output / "cluster_analysis.db"));
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(held));
+  EXPECT_TRUE(fs::exists(newer));
+  EXPECT_TRUE(fs::exists(not_ours));
+  EXPECT_TRUE(fs::exists(other_target));
+  std::size_t temporaries = 0;  // and this run left none of its own
+  for (const auto& entry : fs::directory_iterator(output)) temporaries += entry.path().extension() == ".tmp";
+  EXPECT_EQ(temporaries, 4U);
 }
 
 TEST(Demo, RecordsTheConfigurationAndCheckDbShowsIt) {

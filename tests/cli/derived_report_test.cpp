@@ -448,11 +448,15 @@ TEST(DerivedTable, OnDemoDataSitsBesideUpstreamsUntouchedTables) {
   EXPECT_GT(skipped->Int64(0), 0);
   EXPECT_EQ(skipped->Int64(1), 2);
 
-  // A later analysis without --derived leaves the table as it was, and says it is stale.
+  // A later analysis without --derived replaces the rows DerivedMFU was made from: it drops the table
+  // in the same write.
   const auto again = RunOpmfu({"analyze", "-d", demo.string(), "-o", with.string()});
-  EXPECT_EQ(again.exit_code, 0);
-  EXPECT_NE(again.err.find("its DerivedMFU table is from an earlier `opmfu analyze --derived`"), std::string::npos)
-      << again.err;
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  auto after = Database::OpenReadOnly(with / "cluster_analysis_output" / "cluster_analysis.db");
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(*after->HasTable("DerivedMFU"));
+  EXPECT_TRUE(*after->HasTable("OperatorMFU"));
+  EXPECT_EQ(again.err.find("DerivedMFU"), std::string::npos) << again.err;
 }
 
 // A run without FLOPs records: the analysis writes nothing, --derived writes DerivedMFU alone.

@@ -12,6 +12,7 @@
 #include "engine/operator_mfu.h"
 #include "engine/profiling_db_builder.h"
 #include "engine/rank_analysis.h"
+#include "engine/shard.h"
 #include "tests/test_support.h"
 
 namespace opmfu::engine {
@@ -568,6 +569,35 @@ TEST(RankAnalysis, HcclKernelsJoinKernelListButNeverGetMfu) {  // E20, rank 1
                                 "(1,'Net','Sub','aten::mm','MatMulV2, hcom_allReduce_',2000.0,2000.0,1,'339.08%')"}));
 }
 
+// E20's rank 1 in the newer CANN schema: the HCCL op's device task also sits in
+// COMMUNICATION_SCHEDULE_TASK_INFO, which upstream joins like a compute kernel (Q3) after the HCCL
+// links (Q4): it is a third kernel of the op, after the COMMUNICATION_OP one. The older schema's
+// COMMUNICATION_TASK_INFO is never read, so its tasks change nothing. The scan reads both (no
+// fallback to the SQL joins).
+TEST(RankAnalysis, ScheduleTasksJoinKernelListAfterTheHcclOpsInTheNewerSchema) {
+  for (const bool older : {false, true}) {
+    Rank rank(1);
+    rank.Module("Net", 0, 10000);
+    rank.Module("Sub", 50, 5000);
+    rank.OpWithKernel("aten::mm", 100, 200, "MatMulV2", 300, 1300);
+    rank.Flops(90, 210, "1000000000-aten::mm");
+    const std::int64_t second = rank.OpWithKernel("aten::mm", 400, 500, "MatMulV2", 1400, 2400);
+    const std::int64_t flow = rank.db.AddCommunication(second, "hcom_allReduce_", 2500, 3500);
+    rank.db.AddCommunicationTask(flow, "hcom_allReduce__1_0_1", "hcom_allReduce_", 2600, 3100, older);
+    rank.Flops(390, 510, "1000000000-aten::mm");
+    auto analysis = rank.Analyze();
+    ASSERT_TRUE(analysis.ok());
+    for (const RankNote& note : analysis->notes) EXPECT_EQ(note.text.find("SQL joins"), std::string::npos) << note.text;
+    EXPECT_EQ(rank.ModuleTuples(),
+              (std::vector<std::string>{
+                  "(1,'Net','Sub','aten::mm','MatMulV2',1000.0,1000.0,1,'339.08%')",
+                  older ? "(1,'Net','Sub','aten::mm','MatMulV2, hcom_allReduce_',2000.0,2000.0,1,'339.08%')"
+                        : "(1,'Net','Sub','aten::mm','MatMulV2, hcom_allReduce_, hcom_allReduce__1_0_1',2500.0,"
+                          "2500.0,1,'339.08%')"}))
+        << (older ? "COMMUNICATION_TASK_INFO" : "COMMUNICATION_SCHEDULE_TASK_INFO");
+  }
+}
+
 // ---- the rank policy: a rank with no OperatorMFU rows because of an error fails, with its root
 // cause first and the recorded configuration as evidence (issue 15) ------------------------------
 
@@ -701,6 +731,36 @@ TEST(RecordedConfig, LayoutsAndBlockers) {
   EXPECT_EQ(kernels, std::vector<std::string>{"activities=[ProfilerActivity.NPU]"});
   // Another rank's file in the directory is still read when it is the only one.
   EXPECT_TRUE(ReadRecordedConfig(dir.path(), 7)->has_value());
+}
+
+// merge's refusal of shards of different inputs names the two partials and what differs.
+TEST(ShardIdentity, ADifferenceNamesBothSidesAndWhatDiffers) {
+  InputIdentity a;
+  a.ranks.push_back({0, 0, "w0/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db", false, 4096, 7});
+  InputIdentity b = a;
+  EXPECT_EQ(DescribeDifference(a, b, "A", "B"), "");
+  b.ranks[0].never_parsed = true;  // same rank, same path: once the wording named neither
+  EXPECT_EQ(DescribeDifference(a, b, "A", "B"),
+            "rank 0 (w0/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db) has a database in A, raw data never "
+            "parsed into a database in B");
+  b = a;
+  b.ranks[0].rank_id = 3;
+  EXPECT_EQ(DescribeDifference(a, b, "A", "B"),
+            "the input's rank #1 is rank 0 (w0/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db) in A, rank 3 "
+            "(w0/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db) in B");
+  b = a;
+  b.ranks[0].path = "w1/x.db";
+  EXPECT_EQ(DescribeDifference(a, b, "A", "B"),
+            "rank 0 is read from w0/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db in A, w1/x.db in B");
+  b = a;
+  b.ranks[0].size = 8192;
+  EXPECT_EQ(
+      DescribeDifference(a, b, "A", "B"),
+      "rank 0's database differs (size or modification time): w0/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db: "
+      "4096 bytes modified at 7 ns in A, 8192 bytes modified at 7 ns in B");
+  b = a;
+  b.step_id = 2;
+  EXPECT_EQ(DescribeDifference(a, b, "A", "B"), "run with no --step-id in A, --step-id 2 in B");
 }
 
 }  // namespace
