@@ -554,15 +554,21 @@ TEST(RankAnalysis, NoInfoJsonMeansNoMfuButModuleRowsRemain) {  // E18, rank 1
   EXPECT_EQ(Tuple(analysis->module_rows[0], true), "(1,'','Net','aten::mm','MatMulV2',1100.0,1100.0,1,'')");
 }
 
-TEST(RankAnalysis, HcclKernelsJoinKernelListButNeverGetMfu) {  // E20, rank 1
-  Rank rank(1);
+// E20's rank 1: two matmuls in Net/Sub, the second one's op also launching an HCCL op; returns the
+// HCCL op's flow id.
+std::int64_t E20Rank(Rank& rank) {
   rank.Module("Net", 0, 10000);
   rank.Module("Sub", 50, 5000);
   rank.OpWithKernel("aten::mm", 100, 200, "MatMulV2", 300, 1300);
   rank.Flops(90, 210, "1000000000-aten::mm");
   const std::int64_t second = rank.OpWithKernel("aten::mm", 400, 500, "MatMulV2", 1400, 2400);
-  rank.db.AddCommunication(second, "hcom_allReduce_", 2500, 3500);
   rank.Flops(390, 510, "1000000000-aten::mm");
+  return rank.db.AddCommunication(second, "hcom_allReduce_", 2500, 3500);
+}
+
+TEST(RankAnalysis, HcclKernelsJoinKernelListButNeverGetMfu) {  // E20, rank 1
+  Rank rank(1);
+  E20Rank(rank);
   EXPECT_EQ(
       rank.ModuleTuples(),
       (std::vector<std::string>{"(1,'Net','Sub','aten::mm','MatMulV2',1000.0,1000.0,1,'339.08%')",
@@ -577,14 +583,7 @@ TEST(RankAnalysis, HcclKernelsJoinKernelListButNeverGetMfu) {  // E20, rank 1
 TEST(RankAnalysis, ScheduleTasksJoinKernelListAfterTheHcclOpsInTheNewerSchema) {
   for (const bool older : {false, true}) {
     Rank rank(1);
-    rank.Module("Net", 0, 10000);
-    rank.Module("Sub", 50, 5000);
-    rank.OpWithKernel("aten::mm", 100, 200, "MatMulV2", 300, 1300);
-    rank.Flops(90, 210, "1000000000-aten::mm");
-    const std::int64_t second = rank.OpWithKernel("aten::mm", 400, 500, "MatMulV2", 1400, 2400);
-    const std::int64_t flow = rank.db.AddCommunication(second, "hcom_allReduce_", 2500, 3500);
-    rank.db.AddCommunicationTask(flow, "hcom_allReduce__1_0_1", "hcom_allReduce_", 2600, 3100, older);
-    rank.Flops(390, 510, "1000000000-aten::mm");
+    rank.db.AddCommunicationTask(E20Rank(rank), "hcom_allReduce__1_0_1", "hcom_allReduce_", 2600, 3100, older);
     auto analysis = rank.Analyze();
     ASSERT_TRUE(analysis.ok());
     for (const RankNote& note : analysis->notes) EXPECT_EQ(note.text.find("SQL joins"), std::string::npos) << note.text;
