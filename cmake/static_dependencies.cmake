@@ -3,7 +3,7 @@
 # Debian ships libtree-sitter.a, libsqlite3.a, libyaml-cpp.a and libz.a; libxlsxwriter has no
 # archive in Debian, so it is compiled here from Debian's source package of the installed
 # version, which scripts/setup unpacks into third_party/ (see third_party/README.md).
-# The result needs only libc, libm (and the loader): libstdc++ and libgcc are linked statically.
+# The binary itself is linked fully static (CMakeLists.txt): glibc and libstdc++ included.
 
 function(opmfu_static_archive out_var archive)
   find_library(${out_var} NAMES "${archive}" NO_CACHE)
@@ -17,7 +17,10 @@ find_package(Threads REQUIRED)
 
 opmfu_static_archive(opmfu_zlib_archive libz.a)
 add_library(opmfu_static_zlib STATIC IMPORTED)
-set_target_properties(opmfu_static_zlib PROPERTIES IMPORTED_LOCATION "${opmfu_zlib_archive}")
+find_path(opmfu_zlib_include zlib.h REQUIRED NO_CACHE)
+set_target_properties(opmfu_static_zlib PROPERTIES
+  IMPORTED_LOCATION "${opmfu_zlib_archive}"
+  INTERFACE_INCLUDE_DIRECTORIES "${opmfu_zlib_include}")
 
 opmfu_static_archive(opmfu_tree_sitter_archive libtree-sitter.a)
 find_path(opmfu_tree_sitter_include tree_sitter/api.h REQUIRED NO_CACHE)
