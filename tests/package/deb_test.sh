@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPack's .deb of the release build: its control data (Depends only on libc6 and libgcc-s1), its files, and the
+# CPack's .deb of the release build: its control data (no Depends: the binary is static), its files, and the
 # binary it installs runs (unpacked with dpkg -x into a scratch root: nothing is installed on the
 # machine).
 set -euo pipefail
@@ -15,16 +15,19 @@ echo "$info"
 [[ $(dpkg-deb -f "$deb" Package) == opmfu ]] || fail "Package"
 [[ $(dpkg-deb -f "$deb" Architecture) == $(dpkg --print-architecture) ]] || fail "Architecture"
 depends=$(dpkg-deb -f "$deb" Depends)
-[[ $depends =~ ^libc6\ \(\>=\ 2\.[0-9]+\)(,\ libgcc-s1\ \(\>=\ [0-9.]+\))?$ ]] ||
-  fail "Depends is '$depends', expected only libc6 (and libgcc-s1)"
+[[ -z $depends ]] || fail "Depends is '$depends', expected none (a static binary)"
 
 contents=$(dpkg-deb -c "$deb")
-for path in ./usr/bin/opmfu ./usr/share/man/man1/opmfu.1 ./usr/share/bash-completion/completions/opmfu \
-  ./usr/share/zsh/vendor-completions/_opmfu; do
+for path in ./usr/bin/opmfu ./usr/share/man/man1/opmfu.1.gz ./usr/share/bash-completion/completions/opmfu \
+  ./usr/share/zsh/vendor-completions/_opmfu ./usr/share/doc/opmfu/copyright ./usr/share/doc/opmfu/changelog.gz; do
   grep -q " $path\$" <<<"$contents" || fail "the .deb lacks $path"
 done
 
+! grep -q ' ./usr/share/licenses/' <<<"$contents" || fail "the .deb carries the .rpm's licence folder"
 dpkg -x "$deb" "$work/root"
+grep -q 'Apache License, Version 2.0' "$work/root/usr/share/doc/opmfu/copyright" || fail "copyright: no Apache-2.0 notice"
+grep -q 'GNU C Library' "$work/root/usr/share/doc/opmfu/copyright" || fail "copyright: no third-party notices"
+gzip -t "$work/root/usr/share/man/man1/opmfu.1.gz" || fail "the man page is not gzipped"
 opmfu=$work/root/usr/bin/opmfu
 "$opmfu" --version | grep '^opmfu ' >/dev/null || fail "the packaged binary does not run"
 cd "$work"

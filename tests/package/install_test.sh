@@ -14,8 +14,11 @@ opmfu=$prefix/bin/opmfu
 commands=$("$opmfu" --help | awk '/^Subcommands:/ {on = 1; next} /^[^ ]/ {on = 0} on && NF {print $1}')
 [[ $(wc -w <<<"$commands") -ge 10 ]] || fail "could not read the command list from --help"
 
-page=$prefix/share/man/man1/opmfu.1
-[[ -f $page ]] || fail "no man page at share/man/man1/opmfu.1"
+[[ -f $prefix/share/man/man1/opmfu.1.gz ]] || fail "no man page at share/man/man1/opmfu.1.gz"
+page=$prefix/opmfu.1
+zcat "$prefix/share/man/man1/opmfu.1.gz" >"$page"
+[[ -f $prefix/share/licenses/opmfu/LICENSE && -f $prefix/share/licenses/opmfu/THIRD_PARTY_NOTICES.txt ]] ||
+  fail "no licence and notices in share/licenses/opmfu"
 for command in $commands; do
   grep -q "^\.SS \"opmfu $command\"" "$page" || fail "the man page has no section for '$command'"
 done

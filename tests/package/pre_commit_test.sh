@@ -2,8 +2,10 @@
 # The repository's .pre-commit-hooks.yaml, used by Debian's pre-commit from a scratch project
 # that points at a local copy of this repository (no network): a clean commit passes, a broken
 # launcher pair and a broken formulas file are stopped, files the hooks do not cover are ignored.
+# With a third argument `tag` the project names the release tag, `rev: v<VERSION>`, as
+# docs/packaging.md shows (the release tier runs it so).
 set -euo pipefail
-source_dir=$1 binary=$2
+source_dir=$1 binary=$2 rev_kind=${3:-commit}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v pre-commit >/dev/null || { echo "pre-commit is not installed (scripts/setup installs it)" >&2; exit 77; }
 work=$(mktemp -d)
@@ -22,6 +24,10 @@ mkdir -p "$hooks"
 cp "$source_dir/.pre-commit-hooks.yaml" "$hooks/"
 git -C "$hooks" init -q && git -C "$hooks" add . && git -C "$hooks" commit -qm hooks
 rev=$(git -C "$hooks" rev-parse HEAD)
+if [[ $rev_kind == tag ]]; then
+  rev=v$(cat "$source_dir/VERSION")
+  git -C "$hooks" tag -a "$rev" -m "opmfu $rev"
+fi
 
 project=$work/project
 "$binary" demo "$work/demo" --ranks 1 --steps 1 >/dev/null

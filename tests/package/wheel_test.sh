@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/wheel makes a correctly tagged wheel from the release binary; pip installs it offline in
+# scripts/wheel makes a correctly tagged wheel from the static release binary (never running it); pip installs it offline in
 # a fresh venv; `opmfu` and `python -m opmfu` then lint and analyze `opmfu demo` data.
 set -euo pipefail
 source_dir=$1 binary=$2
@@ -12,15 +12,17 @@ python=/usr/bin/python3
 wheel=$("$source_dir/scripts/wheel" --binary "$binary" --out "$work/dist")
 name=$(basename "$wheel")
 echo "wheel: $name ($(stat -c %s "$wheel") bytes)"
-version=$("$binary" --version | awk '{print $2}')
-glibc_minor=$(LC_ALL=C readelf -V "$binary" | grep -o 'GLIBC_2\.[0-9]*' | sed 's/.*\.//' | sort -n | tail -1)
+version=$(cat "$source_dir/VERSION")
 arch=$(uname -m)
-[[ $name == "opmfu-$version-py3-none-manylinux_2_${glibc_minor}_$arch.whl" ]] ||
-  fail "$name: expected opmfu-$version-py3-none-manylinux_2_${glibc_minor}_$arch.whl"
+tags=manylinux_2_17_$arch.manylinux2014_$arch.musllinux_1_1_$arch
+[[ $name == "opmfu-$version-py3-none-$tags.whl" ]] || fail "$name: expected opmfu-$version-py3-none-$tags.whl"
 "$python" -m zipfile -l "$wheel" >"$work/listing"
 grep -q "opmfu-$version.data/scripts/opmfu " "$work/listing" || fail "the binary is not in .data/scripts"
 "$python" -m zipfile -e "$wheel" "$work/unpacked"
-grep -qx "Tag: py3-none-manylinux_2_${glibc_minor}_$arch" "$work/unpacked/opmfu-$version.dist-info/WHEEL" || fail "WHEEL Tag"
+for tag in ${tags//./ }; do
+  grep -qx "Tag: py3-none-$tag" "$work/unpacked/opmfu-$version.dist-info/WHEEL" || fail "WHEEL lacks Tag: py3-none-$tag"
+done
+[[ -f "$work/unpacked/opmfu-$version.dist-info/licenses/THIRD_PARTY_NOTICES.txt" ]] || fail "no notices in .dist-info/licenses"
 grep -qx "Root-Is-Purelib: false" "$work/unpacked/opmfu-$version.dist-info/WHEEL" || fail "Root-Is-Purelib"
 
 # A fresh venv without its own pip (ensurepip would take most of this test's time): Debian's
