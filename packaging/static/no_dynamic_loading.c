@@ -2,9 +2,12 @@
  *
  * The one caller of dlopen in opmfu is SQLite's extension loader (sqlite3_load_extension), which
  * opmfu never calls; Debian's libsqlite3.a is built with it. In a static binary glibc's dlopen
- * would load shared objects built for the glibc of some other machine (the linker warns about it),
- * so these definitions take its place: they are linked before libc.a is searched, glibc's dlopen
- * is then never pulled in, and any attempt fails with a message instead of loading code.
+ * would load shared objects built for the glibc of some other machine, so these definitions take
+ * its place: they are linked as an object of the executable, before libc.a is searched, and any
+ * attempt fails with a message instead of loading code (tests/package/static_glibc_test.sh checks
+ * in the link map that SQLite's calls resolve here). The linker still prints its "Using 'dlopen'
+ * in statically linked applications" warning: glibc's static start-up links its own loader code
+ * for thread-local destructors, and with it the object that carries the warning.
  * docs/packaging.md ("Why fully static is safe") lists the rest of glibc's dynamic parts. */
 #include <dlfcn.h>
 #include <stddef.h>
