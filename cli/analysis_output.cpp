@@ -131,9 +131,12 @@ void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
   }
 }
 
-std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose) {
+std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose, std::string* full_log) {
   std::string log;
-  const auto emit = [&](const std::string& line) {
+  // `quiet_line`: a line only -v prints; the full log (--agent's file) holds it anyway.
+  const auto emit = [&](const std::string& line, bool quiet_line = false) {
+    if (full_log != nullptr) *full_log += line + "\n";
+    if (quiet_line && !verbose) return;
     std::cerr << "opmfu: " << line << "\n";
     log += line + "\n";
   };
@@ -154,26 +157,23 @@ std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose) 
       emit(who + "warning: " + rank.location.db_path.string() + ": " + *rank.analysis.no_rows_reason);
     }
     for (const engine::RankNote& note : rank.analysis.notes) {
-      if (note.level == engine::RankNote::Level::kInfo && !verbose) continue;
-      if (rank.failure && !verbose) continue;
       // Each line names the rank's database, so a log line alone says which file it is about.
       const std::string db = rank.location.db_path.string();
       emit(who +
-           (note.level == engine::RankNote::Level::kError     ? "error: "
-            : note.level == engine::RankNote::Level::kWarning ? "warning: "
-                                                              : "") +
-           note.text + (note.text.find(db) == std::string::npos ? " (" + db + ")" : ""));
+               (note.level == engine::RankNote::Level::kError     ? "error: "
+                : note.level == engine::RankNote::Level::kWarning ? "warning: "
+                                                                  : "") +
+               note.text + (note.text.find(db) == std::string::npos ? " (" + db + ")" : ""),
+           note.level == engine::RankNote::Level::kInfo || rank.failure.has_value());
     }
   }
-  if (verbose) {
-    for (const engine::RankOutcome& rank : report.ranks) {
-      std::string stages;
-      for (const engine::StageTime& stage : rank.analysis.stages)
-        stages += (stages.empty() ? "" : ", ") + engine::DescribeStage(stage);
-      if (!stages.empty()) emit("rank " + std::to_string(rank.location.rank_id) + ": stages: " + stages);
-    }
-    emit("stage " + engine::DescribeStage(report.write));
+  for (const engine::RankOutcome& rank : report.ranks) {
+    std::string stages;
+    for (const engine::StageTime& stage : rank.analysis.stages)
+      stages += (stages.empty() ? "" : ", ") + engine::DescribeStage(stage);
+    if (!stages.empty()) emit("rank " + std::to_string(rank.location.rank_id) + ": stages: " + stages, true);
   }
+  emit("stage " + engine::DescribeStage(report.write), true);
   return log;
 }
 

@@ -17,8 +17,9 @@ Result<engine::ExportType> ParseExportType(const std::string& name);
 
 /// The warnings and per-rank lines on stderr ("opmfu: rank N: error: <file>: <cause>"); with
 /// `verbose` also every rank's notes and stage times. Returns the same lines (without the
-/// "opmfu: " prefix) for --agent's log file.
-std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose);
+/// "opmfu: " prefix). `full_log`, when given, gets every line -v would print, whatever `verbose`
+/// says (--agent's log file holds the run's whole log).
+std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose, std::string* full_log = nullptr);
 
 /// The text summary on stdout: ranks, row counts, MFU bands, lowest and highest kernels, files written.
 void PrintAnalysisSummary(const engine::AnalyzeReport& report);

@@ -11,8 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/agent_output.h"
 #include "cli/analysis_output.h"
 #include "cli/cli_support.h"
+#include "cli/msprof_compat.h"
 #include "common/config.h"
 #include "common/file_io.h"
 #include "common/sqlite.h"
@@ -48,7 +50,9 @@ struct AnalyzeFlags {
   // Whether the flag was on the command line: only then does it win over `.opmfu.yaml`.
   bool export_type_given = false;
   bool jobs_given = false;
-  bool shard_given = false;  // so that an empty `--shard ""` is refused, not ignored
+  bool shard_given = false;               // so that an empty `--shard ""` is refused, not ignored
+  UpstreamFlags upstream;                 // msprof-analyze's spellings that change nothing here
+  std::vector<std::string> option_names;  // for a did-you-mean on an ignored option
 };
 
 // --derived: the FLOPs derived from every kernel's shapes, written as the DerivedMFU table into the
@@ -92,18 +96,6 @@ Result<std::size_t> WriteDerived(engine::AnalyzeReport& analysis, const AnalyzeF
   return section->rank_groups.size();
 }
 
-// Where --agent writes its log: $MSPROF_ANALYZE_LOG_FILE as upstream reads it, else a new file in
-// the temporary directory named as upstream names its own.
-std::filesystem::path AgentLogPath() {
-  if (auto named = GetEnv("MSPROF_ANALYZE_LOG_FILE"); named && !named->empty()) return *named;
-  std::error_code ec;
-  std::filesystem::path directory = std::filesystem::temp_directory_path(ec);
-  if (ec) directory = "/tmp";
-  const auto seconds =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return directory / ("opmfu_analyze_" + std::to_string(seconds) + "_" + std::to_string(::getpid()) + ".log");
-}
-
 // The `analyze:` section of the nearest `.opmfu.yaml` above the profiling directory fills in what
 // the command line left out (docs/configuration.md).
 Result<AnalyzeFlags> ApplyConfig(AnalyzeFlags flags) {
@@ -125,10 +117,19 @@ Result<AnalyzeFlags> ApplyConfig(AnalyzeFlags flags) {
   return flags;
 }
 
-int RunAnalyzeCommand(const AnalyzeFlags& given) {
+int RunAnalyzeCommand(AnalyzeFlags given) {
   if (!given.mode.empty() && given.mode != "operator_mfu") {
     return ReportError(Error::Usage("-m " + given.mode + ": opmfu analyze runs operator_mfu only"));
   }
+  auto ignored = CheckUpstreamFlags(given.upstream, given.export_type, given.option_names);
+  if (!ignored.ok()) return ReportError(ignored.error());
+  std::string early_log;  // for --agent's log file: what comes before the analysis' own lines
+  if (!ignored->empty()) {
+    ReportWarning(*ignored);
+    early_log += "warning: " + *ignored + "\n";
+  }
+  given.profiling_path = UpstreamPath(given.profiling_path);
+  if (!given.output_path.empty()) given.output_path = UpstreamPath(given.output_path);
   auto configured = ApplyConfig(given);
   if (!configured.ok()) return ReportError(configured.error());
   const AnalyzeFlags& flags = *configured;
@@ -190,17 +191,8 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
 
   auto report = engine::RunAnalyze(options);
   if (progress_shown) std::cerr << "\n";
-  if (!report.ok()) {
-    if (flags.agent) {
-      std::cout << nlohmann::ordered_json{{"status", "error"},
-                                          {"code", 2},
-                                          {"message", {{"err", report.error().message}}},
-                                          {"suggestion", ""}}
-                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                << "\n";
-    }
-    return ReportError(report.error());
-  }
+  // With --agent an error here becomes upstream's error line at exit (SetAgentMode).
+  if (!report.ok()) return ReportError(report.error());
   // Every line goes to stderr; with --agent also to a log file whose path the JSON gives
   // (msprof-analyze's `log_path`), since an agent reads only stdout.
   std::optional<std::size_t> derived_rows;
@@ -209,7 +201,10 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
     if (!rows.ok()) return ReportError(rows.error());
     derived_rows = *rows;
   }
-  const std::string log = PrintAnalysisLog(*report, flags.verbose);
+  std::string full_log = early_log + "opmfu " OPMFU_VERSION " analyze -d " + flags.profiling_path + ": " +
+                         std::to_string(report->ranks.size()) + " ranks\n";
+  PrintAnalysisLog(*report, flags.verbose, &full_log);
+  for (const auto& written : report->written) full_log += "wrote " + written.string() + "\n";
   const bool failed = report->failed_ranks() > 0;
   if (flags.agent) {
     nlohmann::ordered_json message = nlohmann::ordered_json::object();
@@ -237,12 +232,7 @@ int RunAnalyzeCommand(const AnalyzeFlags& given) {
         // Upstream's suggestion, word for word, when all went well; ours says where the reasons are.
         {"suggestion", failed ? "some ranks failed: message.failed_ranks and the log at log_path say why"
                               : "kernel级或者module级MFU统计，后者仅当采集数据包含Module domain的msTX Range时生成。"}};
-    const auto log_path = AgentLogPath();
-    if (Status logged = WriteFileAtomically(log_path, log); logged.ok()) {
-      answer["log_path"] = log_path.string();
-    } else {
-      ReportWarning(logged.error().message);
-    }
+    WriteAgentLog(full_log, answer);
     std::cout << answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (flags.format == "json") {
     PrintAnalysisJson(*report, flags.export_type, derived_rows);
@@ -272,7 +262,8 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
                                  ->add_option("--export-type,--export_type", flags->export_type,
                                               "db (cluster_analysis.db), text (per-rank .xlsx), csv or json "
                                               "(default: .opmfu.yaml's analyze: export-type, else db)")
-                                 ->capture_default_str();
+                                 ->capture_default_str()
+                                 ->check(Choices({"db", "text", "csv", "json"}));
   command->add_option("--rank-list,--rank_list", flags->rank_list, "ranks to analyse, e.g. 0,1,3 (default: all)");
   command->add_option("--step-id,--step_id", flags->step_id, "only what starts inside this STEP_TIME step");
   CLI::Option* shard = command->add_option("--shard", flags->shard,
@@ -280,7 +271,8 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
                                            "<-o>/opmfu_partial/ for opmfu merge (docs/sharding.md)");
   CLI::Option* jobs = command->add_option(
       "--jobs", flags->jobs, "ranks analysed at once (default: .opmfu.yaml's analyze: jobs, else one per core)");
-  command->add_option("-m,--mode", flags->mode, "accepted for msprof-analyze compatibility: operator_mfu");
+  command->add_option("-m,--mode", flags->mode, "accepted for msprof-analyze compatibility: operator_mfu")
+      ->check(Choices({"operator_mfu"}));
   command->add_flag("--agent", flags->agent,
                     "print one JSON line (msprof-analyze's agent format) instead of a summary");
   command->add_flag("-v,--verbose", flags->verbose, "also print each rank's progress messages");
@@ -289,8 +281,9 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
   command->add_flag("--derived", flags->derived,
                     "also write a DerivedMFU table (FLOPs derived from kernel shapes, not msprof-analyze) into "
                     "cluster_analysis.db, beside the untouched OperatorMFU and ModuleMFU (docs/derived-mfu.md)");
-  command->add_option("--chip", flags->chip,
-                      "with --derived: the chip whose peak applies when the run has no info.json");
+  command
+      ->add_option("--chip", flags->chip, "with --derived: the chip whose peak applies when the run has no info.json")
+      ->check(Choices(ChipNames()));
   command->add_option("--peak-tflops", flags->peak_tflops, "with --derived: the FP16 peak, TFLOPS")
       ->check(CLI::PositiveNumber);
   command->add_option("--hbm-tbps", flags->hbm_tbps, "with --derived: the HBM bandwidth for the roofline, TB/s")
@@ -298,7 +291,12 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
   command->footer(
       "Differences from msprof-analyze: a failing rank is reported and the others are still written (exit 1); "
       "ranks are ordered by id; --step-id really filters; tables without rows are dropped, not left stale.");
-  command->callback([flags, export_type, jobs, shard, &action] {
+  AddUpstreamOptions(*command, flags->upstream);
+  command->callback([flags, command, export_type, jobs, shard, &action] {
+    CollectUpstreamExtras(*command, flags->upstream);
+    for (const CLI::Option* option : command->get_options()) {
+      for (const std::string& name : option->get_lnames()) flags->option_names.push_back("--" + name);
+    }
     flags->export_type_given = export_type->count() > 0;
     flags->shard_given = shard->count() > 0;
     flags->jobs_given = jobs->count() > 0;

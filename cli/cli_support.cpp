@@ -1,5 +1,7 @@
 #include "cli/cli_support.h"
 
+#include "cli/agent_output.h"
+
 #include "common/file_io.h"
 #include "common/text.h"
 #include "common/text_edit.h"
@@ -58,6 +60,7 @@ struct JsonModeState {
   }
   std::unique_ptr<CountingStreambuf> counter;
   std::optional<Error> first_error;  ///< for the error object at exit, when stdout stays empty
+  bool agent = false;                ///< `analyze --agent`: the error is upstream's agent line
 };
 
 JsonModeState& JsonState() {
@@ -101,6 +104,11 @@ void SetJsonMode(bool on) {
 
 bool JsonMode() { return JsonState().counter != nullptr; }
 
+void SetAgentMode() {
+  SetJsonMode(true);
+  JsonState().agent = true;
+}
+
 int ReportError(const Error& error) {
   std::cerr << "opmfu: error: " << error.message << "\n";
   JsonModeState& state = JsonState();
@@ -111,9 +119,23 @@ int ReportError(const Error& error) {
 void FinishJsonOutput() {
   JsonModeState& state = JsonState();
   if (state.counter && state.first_error && !state.counter->written()) {
-    std::cout << ErrorObjectJson(*state.first_error) << "\n";
+    std::cout << (state.agent ? AgentErrorLine(*state.first_error, ExitCodeFor(state.first_error->kind))
+                              : ErrorObjectJson(*state.first_error))
+              << "\n";
   }
   std::cout.flush();
+}
+
+CLI::Validator Choices(const std::vector<std::string>& choices) {
+  std::string listed;
+  for (const std::string& choice : choices) listed += (listed.empty() ? "" : ",") + choice;
+  return {[](const std::string&) { return std::string(); }, "{" + listed + "}", "choices"};
+}
+
+std::vector<std::string> ChipNames() {
+  std::vector<std::string> names;
+  for (const report::ChipSpec& chip : report::KnownChips()) names.emplace_back(chip.name);
+  return names;
 }
 
 void AddFormatOption(CLI::App& command, std::string& format) {
@@ -152,14 +174,20 @@ bool UseColor(std::string_view mode, bool writing_to_file) {
 }
 
 void DiagnosticFlags::Add(CLI::App& command) {
-  command.add_option("--output-format,--format", output_format, "full, concise, gcc, json, sarif or github")
-      ->capture_default_str();
-  command.add_option("-o,--output", output, "write findings to FILE (atomically) instead of stdout");
-  command.add_option("--color", color, "colour in the full format: auto, always or never")->capture_default_str();
+  command
+      .add_option("--output-format,--format", output_format,
+                  "full, concise, gcc, json, sarif, github or gitlab (a Code Quality report)")
+      ->capture_default_str()
+      ->check(Choices(OutputFormatNames()));
+  command.add_option("-o,--output,--output-file", output, "write findings to FILE (atomically) instead of stdout");
+  command.add_option("--color", color, "colour in the full format: auto, always or never")
+      ->capture_default_str()
+      ->check(Choices({"auto", "always", "never"}));
   command.add_option("--select", select, "only these rules (ids, names, prefixes like OPM5, or ALL)")->delimiter(',');
   command.add_option("--ignore", ignore, "skip these rules")->delimiter(',');
   command.add_option("--severity", severity, "override a rule's severity: OPM506=error")->delimiter(',');
-  command.add_option("--fail-on", fail_on, "lowest severity that makes the exit code 1 (default: warning)");
+  command.add_option("--fail-on", fail_on, "lowest severity that makes the exit code 1 (default: warning)")
+      ->check(Choices({"error", "warning", "info"}));
   command.add_flag("--no-config", no_config, "ignore .opmfu.yaml files");
 }
 

@@ -46,6 +46,16 @@ std::string ErrorObjectJson(const Error& error);
 /// before parsing, so usage errors are JSON too. Counts what reaches stdout from here on.
 void SetJsonMode(bool on);
 bool JsonMode();
+/// `analyze --agent`: JSON mode whose error is msprof-analyze's agent line (cli/agent_output.h),
+/// so every way the run can end prints its one line.
+void SetAgentMode();
+
+/// Lists `choices` in --help (`TEXT:{a,b}`) and in the shell completions (`opmfu completion`),
+/// leaving the check to the command, whose error has a did-you-mean.
+CLI::Validator Choices(const std::vector<std::string>& choices);
+
+/// The chips `--chip` knows (report::KnownChips()), for Choices.
+std::vector<std::string> ChipNames();
 
 /// `--format text|json` for a command whose text output has a JSON twin (docs/schema/).
 void AddFormatOption(CLI::App& command, std::string& format);
@@ -136,6 +146,8 @@ void AddGateCommand(CLI::App& app, Action& action);
 void AddReportCommand(CLI::App& app, Action& action);
 /// Adds `opmfu lint` to the app.
 void AddLintCommand(CLI::App& app, Action& action);
+/// Adds `opmfu completion` to the app.
+void AddCompletionCommand(CLI::App& app, Action& action);
 /// Adds `opmfu rule` to the app.
 void AddRuleCommand(CLI::App& app, Action& action);
 

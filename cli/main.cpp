@@ -21,8 +21,9 @@ namespace {
 // Every subcommand in `opmfu --help` order; each adds itself (options, help, action).
 using AddCommand = void (*)(CLI::App& app, Action& action);
 constexpr AddCommand kCommands[] = {
-    AddLintCommand,  AddRegistryCommand, AddAnalyzeCommand, AddMergeCommand, AddCheckDbCommand, AddReportCommand,
-    AddFlopsCommand, AddAuditCommand,    AddDiffCommand,    AddGateCommand,  AddDemoCommand,    AddRuleCommand,
+    AddLintCommand,   AddRegistryCommand, AddAnalyzeCommand,    AddMergeCommand, AddCheckDbCommand,
+    AddReportCommand, AddFlopsCommand,    AddAuditCommand,      AddDiffCommand,  AddGateCommand,
+    AddDemoCommand,   AddRuleCommand,     AddCompletionCommand,
 };
 
 constexpr const char* kExitCodeHelp =
@@ -47,6 +48,17 @@ bool AsksForJson(int argc, char** argv) {
       if (word == option && i + 1 < argc && std::string_view(argv[i + 1]) == "json") return true;
       if (word.starts_with(option) && word.substr(option.size()) == "=json") return true;
     }
+  }
+  return false;
+}
+
+// `analyze ... --agent`: msprof-analyze's agent line must come out whatever fails, usage errors too.
+bool AsksForAgentLine(int argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) != "analyze") return false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") return false;
+    if (word == "--agent") return true;
   }
   return false;
 }
@@ -79,7 +91,11 @@ int Run(int argc, char** argv) {
     std::cerr << "opmfu: error: " << abi.error().message << "\n";
     return kExitUsage;
   }
-  SetJsonMode(AsksForJson(argc, argv));
+  if (AsksForAgentLine(argc, argv)) {
+    SetAgentMode();
+  } else {
+    SetJsonMode(AsksForJson(argc, argv));
+  }
   CLI::App app{"opmfu: operator-level MFU for PyTorch on Ascend, from collection config to analysis", "opmfu"};
   app.set_version_flag("--version", VersionText());
   app.footer(kExitCodeHelp);

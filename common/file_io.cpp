@@ -223,6 +223,22 @@ Status WriteFileAtomically(const fs::path& path, std::string_view content) {
   return Ok();
 }
 
+Status AppendToFile(const fs::path& path, std::string_view content) {
+  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errno)));
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd.get(), content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errno)));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (fd.Close() != 0) return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errno)));
+  return Ok();
+}
+
 Status CopyFileAtomically(const fs::path& from, const fs::path& to) {
   auto content = ReadTextFile(from, ReadLimits{.max_bytes = ReadLimits{}.max_bytes, .reject_nul = false});
   if (!content.ok()) return content.take_error();

@@ -26,6 +26,10 @@ Result<std::string> ReadTextFile(const std::filesystem::path& path, const ReadLi
 /// an existing file.
 Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content);
 
+/// Appends `content` to `path` (created 0644 when missing), as a log file is written: several runs
+/// may share one file, so it is never replaced. Fails with a one-line reason, the file named.
+Status AppendToFile(const std::filesystem::path& path, std::string_view content);
+
 /// Copies `from` to `to` atomically (used for `.bak` copies before an in-place edit).
 Status CopyFileAtomically(const std::filesystem::path& from, const std::filesystem::path& to);
 
