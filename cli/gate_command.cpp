@@ -238,8 +238,10 @@ void AddGateCommand(CLI::App& app, Action& action) {
                    "from the kernels' shapes (needs -d; --min-mfu-op then names kernel op types such as MatMulV2, "
                    "--min-coverage the share of kernel time derived)")
       ->check(CLI::IsMember({"recorded", "derived"}));
-  command->add_option("--chip", flags->derived.chip,
-                      "with --mfu-source derived: the chip whose peak applies when the run has no info.json");
+  command
+      ->add_option("--chip", flags->derived.chip,
+                   "with --mfu-source derived: the chip whose peak applies when the run has no info.json")
+      ->check(Choices(ChipNames()));
   command->add_option("--peak-tflops", flags->peak_tflops, "with --mfu-source derived: the FP16 peak, TFLOPS")
       ->check(CLI::PositiveNumber);
   command->add_option("--output-format,--format", flags->output_format, "text, json, sarif or github")

@@ -56,7 +56,8 @@ void AddMergeCommand(CLI::App& app, Action& action) {
   command
       ->add_option("--export-type,--export_type", flags->export_type,
                    "db (cluster_analysis.db), text (per-rank .xlsx), csv or json")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(Choices({"db", "text", "csv", "json"}));
   command->add_flag("-v,--verbose", flags->verbose, "also print each rank's progress messages");
   AddFormatOption(*command, flags->format);
   command->footer(

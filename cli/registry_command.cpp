@@ -424,7 +424,9 @@ void AddRegistryCommand(CLI::App& app, Action& action) {
   auto list = std::make_shared<ListFlags>();
   CLI::App* list_command = registry->add_subcommand("list", "every @register_npu_flop registration, in file order");
   list->locate.Add(*list_command);
-  list_command->add_option("--format", list->format, "table, json, markdown or csv")->capture_default_str();
+  list_command->add_option("--format", list->format, "table, json, markdown or csv")
+      ->capture_default_str()
+      ->check(Choices({"table", "json", "markdown", "csv"}));
   list_command->add_option("-o,--output", list->output, "write the listing to FILE (atomically)");
   list_command->callback([list, &action] { action = [list] { return RunList(*list); }; });
 

@@ -76,9 +76,11 @@ void AddReportCommand(CLI::App& app, Action& action) {
                    "all: every kernel of a FLOPs range carries its FLOPs, as upstream (default); compute: only "
                    "matmul/attention kernels do, and auxiliary kernels (TransData, Cast) are left out")
       ->check(CLI::IsMember({"all", "compute"}));
-  command->add_option("--chip", flags->derived.chip,
-                      "the chip for the derived section's peaks and HBM bandwidth when the run has no info.json "
-                      "(e.g. Ascend910B2; docs/derived-mfu.md lists them)");
+  command
+      ->add_option("--chip", flags->derived.chip,
+                   "the chip for the derived section's peaks and HBM bandwidth when the run has no info.json "
+                   "(e.g. Ascend910B2; docs/derived-mfu.md lists them)")
+      ->check(Choices(ChipNames()));
   command->add_option("--peak-tflops", flags->peak_tflops, "the FP16 peak for the derived section (INT8: twice it)")
       ->check(CLI::PositiveNumber);
   command->add_option("--hbm-tbps", flags->hbm_tbps, "the HBM bandwidth for the derived section's roofline, TB/s")

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/config_toml.h"
 #include "common/file_io.h"
 #include "common/text.h"
 
@@ -23,11 +24,13 @@ const std::vector<std::string> kExportTypes = {"db", "text", "csv", "json"};
 // Config errors carry the file and the 1-based position yaml-cpp reports.
 class ConfigReader {
  public:
-  ConfigReader(fs::path path, std::span<const RuleDescriptor> rules) : path_(std::move(path)), rules_(rules) {}
+  // `where`: the file as errors name it (`pyproject.toml [tool.opmfu]`).
+  ConfigReader(fs::path path, std::span<const RuleDescriptor> rules, std::string where)
+      : path_(std::move(path)), rules_(rules), where_(std::move(where)) {}
 
   Error At(const YAML::Node& node, const std::string& message) const {
     const YAML::Mark mark = node.Mark();
-    std::string where = path_.string();
+    std::string where = where_;
     if (!mark.is_null()) where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
     return Error::Usage(where + ": " + message);
   }
@@ -155,7 +158,19 @@ class ConfigReader {
  private:
   fs::path path_;
   std::span<const RuleDescriptor> rules_;
+  std::string where_;
 };
+
+constexpr const char* kPyprojectName = "pyproject.toml";
+
+// Whether a pyproject.toml configures opmfu. One that mentions opmfu but does not parse counts, so
+// that loading it reports the syntax error instead of skipping the config silently.
+bool ConfiguresOpmfu(const fs::path& pyproject) {
+  auto text = ReadTextFile(pyproject, ReadLimits{.max_bytes = 4U << 20, .reject_nul = true});
+  if (!text.ok() || text->find("opmfu") == std::string::npos) return false;
+  auto tree = TomlConfigTree(pyproject, *text, false);
+  return !tree.ok() || tree->has_value();
+}
 
 bool IsIdPrefix(std::string_view selector) {
   if (selector.size() < 4 || selector.substr(0, 3) != "OPM") return false;
@@ -171,12 +186,16 @@ bool GlobMatches(const std::string& glob, const fs::path& relative) {
 
 }  // namespace
 
-bool IsExcluded(const Config& config, const fs::path& file) {
-  if (config.exclude.empty()) return false;
+bool MatchesAnyGlob(std::span<const std::string> globs, const fs::path& base, const fs::path& file) {
+  if (globs.empty()) return false;
   std::error_code ec;
-  const fs::path relative = fs::absolute(file, ec).lexically_relative(fs::absolute(config.path.parent_path(), ec));
-  return std::any_of(config.exclude.begin(), config.exclude.end(),
-                     [&](const std::string& glob) { return GlobMatches(glob, relative); });
+  const fs::path relative =
+      fs::absolute(file, ec).lexically_normal().lexically_relative(fs::absolute(base, ec).lexically_normal());
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) { return GlobMatches(glob, relative); });
+}
+
+bool IsExcluded(const Config& config, const fs::path& file) {
+  return MatchesAnyGlob(config.exclude, config.path.parent_path(), file);
 }
 
 Result<Config> LoadConfigFile(const fs::path& path, std::span<const RuleDescriptor> rules) {
@@ -187,6 +206,19 @@ Result<Config> LoadConfigFile(const fs::path& path, std::span<const RuleDescript
 Result<Config> ParseConfigText(const fs::path& path, const std::string& text, std::span<const RuleDescriptor> rules) {
   if (text.find('\0') != std::string::npos) return Error::Usage(path.string() + ": binary file (NUL byte)");
   if (!IsValidUtf8(text)) return Error::Usage(path.string() + ": not valid UTF-8");
+  if (path.extension() == ".toml") {
+    // pyproject.toml holds other tools' settings: only its [tool.opmfu]; another .toml file given
+    // with --config is opmfu's alone (as ruff reads ruff.toml).
+    const bool pyproject = path.filename() == kPyprojectName;
+    OPMFU_ASSIGN_OR_RETURN(std::optional<YAML::Node> tree, TomlConfigTree(path, text, !pyproject));
+    if (!tree) return Error::Usage(path.string() + ": has no [tool.opmfu] table");
+    const bool section = pyproject || text.find("tool.opmfu") != std::string::npos;
+    try {
+      return ConfigReader(path, rules, path.string() + (section ? " [tool.opmfu]" : "")).Read(*tree);
+    } catch (const YAML::Exception& error) {
+      return Error::Usage(path.string() + ": " + error.msg);
+    }
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -198,7 +230,7 @@ Result<Config> ParseConfigText(const fs::path& path, const std::string& text, st
     return Error::Usage(where + ": invalid YAML: " + error.msg);
   }
   try {
-    return ConfigReader(path, rules).Read(root);
+    return ConfigReader(path, rules, path.string()).Read(root);
   } catch (const YAML::Exception& error) {
     return Error::Usage(path.string() + ": " + error.msg);
   }
@@ -210,8 +242,11 @@ std::optional<fs::path> FindConfigFile(const fs::path& input) {
   if (ec) return std::nullopt;
   if (!fs::is_directory(directory, ec)) directory = directory.parent_path();
   while (true) {
+    // As ruff prefers its own file to pyproject.toml: `.opmfu.yaml` first, in each directory.
     const fs::path candidate = directory / kConfigFileName;
     if (fs::is_regular_file(candidate, ec)) return candidate;
+    const fs::path pyproject = directory / kPyprojectName;
+    if (fs::is_regular_file(pyproject, ec) && ConfiguresOpmfu(pyproject)) return pyproject;
     if (!directory.has_parent_path() || directory.parent_path() == directory) return std::nullopt;
     directory = directory.parent_path();
   }
@@ -259,7 +294,7 @@ std::map<std::string, std::optional<Severity>> EffectiveRules(const Config& conf
   const std::vector<std::string>& select = overrides.select.empty() ? config.select : overrides.select;
   std::map<std::string, std::optional<Severity>> effective;
   for (const RuleDescriptor& rule : rules) {
-    bool enabled = select.empty() || matches_any(select, rule);
+    bool enabled = select.empty() || matches_any(select, rule) || matches_any(overrides.extend_select, rule);
     if (matches_any(config.ignore, rule) || matches_any(overrides.ignore, rule) || matches_any(file_ignores, rule)) {
       enabled = false;
     }

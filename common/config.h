@@ -37,13 +37,15 @@ struct Config {
   std::vector<std::filesystem::path> launchers;
 };
 
-/// Loads and validates one config file against the known rules.
+/// Loads and validates one config file against the known rules: YAML (`.opmfu.yaml`), or by its
+/// `.toml` extension `[tool.opmfu]` of a pyproject.toml (another .toml file: its top level).
 Result<Config> LoadConfigFile(const std::filesystem::path& path, std::span<const RuleDescriptor> rules);
 /// The same, for text already read (`path` names it in errors and anchors relative paths).
 Result<Config> ParseConfigText(const std::filesystem::path& path, const std::string& text,
                                std::span<const RuleDescriptor> rules);
 
-/// The nearest `.opmfu.yaml` in the input's directory or above, if any.
+/// The nearest config in the input's directory or above, if any: in each directory `.opmfu.yaml`,
+/// else a `pyproject.toml` with a `[tool.opmfu]` table (the files are not merged).
 std::optional<std::filesystem::path> FindConfigFile(const std::filesystem::path& input);
 
 /// Config for an input: the nearest file's, or the defaults when there is none.
@@ -57,6 +59,7 @@ Status ValidateSelector(std::string_view selector, std::span<const RuleDescripto
 /// Overrides given on the command line; they win over the config file.
 struct RuleOverrides {
   std::vector<std::string> select;
+  std::vector<std::string> extend_select;  ///< added to the selection in force (ruff's --extend-select)
   std::vector<std::string> ignore;
   std::vector<std::pair<std::string, Severity>> severity;
 };
@@ -68,6 +71,10 @@ std::map<std::string, std::optional<Severity>> EffectiveRules(const Config& conf
 
 /// True when one of the config's `exclude` globs matches `file` (relative to the config's directory).
 bool IsExcluded(const Config& config, const std::filesystem::path& file);
+/// True when one of `globs` matches `file` relative to `base` (a glob without '/' also matches the
+/// file name alone, as .gitignore does).
+bool MatchesAnyGlob(std::span<const std::string> globs, const std::filesystem::path& base,
+                    const std::filesystem::path& file);
 
 /// Parses "OPM104=error" (the --severity flag).
 Result<std::pair<std::string, Severity>> ParseSeverityOverride(std::string_view text);

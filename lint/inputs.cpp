@@ -97,6 +97,8 @@ std::string Identity(const std::string& path) {
 CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintOptions& options, LintReport& report) {
   CollectedInputs inputs;
   const FileReader& files = FilesOf(options);
+  std::error_code cwd_error;  // --exclude globs are relative to where opmfu runs, as ruff's are
+  const fs::path cwd = options.exclude.empty() ? fs::path() : fs::current_path(cwd_error);
   for (const std::string& path : paths) {
     if (path == "-") {
       inputs.stdin_input = MakeInput(options.stdin_filename, false, true);
@@ -117,15 +119,20 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
           break;
         }
         // Symlinked directories are not followed, so a link loop cannot trap the walk.
-        if (it->is_directory(ec) && !it->is_symlink(ec) && SkippedDirectory(it->path())) {
+        if (it->is_directory(ec) && !it->is_symlink(ec) &&
+            (SkippedDirectory(it->path()) || MatchesAnyGlob(options.exclude, cwd, it->path()))) {
           it.disable_recursion_pending();
           continue;
         }
+        if (MatchesAnyGlob(options.exclude, cwd, it->path())) continue;
         if (!it->is_regular_file(ec)) continue;
         const std::string extension = it->path().extension().string();
-        if (extension == ".py") found_python.push_back(it->path().string());
-        if (extension == ".sh" || extension == ".bash") inputs.launchers.push_back(it->path().string());
-        if (it->path().filename() == kDynamicConfigName) inputs.json.push_back(it->path().string());
+        // `lint` (ruff's `.`) names what it finds as ruff does: `train.py`, not `./train.py`.
+        std::string found = it->path().string();
+        if (found.starts_with("./")) found.erase(0, 2);
+        if (extension == ".py") found_python.push_back(found);
+        if (extension == ".sh" || extension == ".bash") inputs.launchers.push_back(found);
+        if (it->path().filename() == kDynamicConfigName) inputs.json.push_back(found);
       }
       std::sort(found_python.begin(), found_python.end());
       for (std::string& file : found_python) inputs.python.push_back(MakeInput(std::move(file), true));

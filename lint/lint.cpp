@@ -31,8 +31,16 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   const std::vector<std::string>& launcher_paths = inputs.launchers;
   std::vector<std::string>& json_paths = inputs.json;
 
+  std::optional<Config> explicit_config;  // --config FILE, read once
   const auto config_for = [&](const std::string& path, bool from_stdin) -> Result<Config> {
     if (!options.use_config) return Config{};
+    if (options.config_file) {
+      if (!explicit_config) {
+        OPMFU_ASSIGN_OR_RETURN(explicit_config, LoadConfigFile(*options.config_file, rules));
+      }
+      if (explicit_config->fail_on && !report.config_fail_on) report.config_fail_on = explicit_config->fail_on;
+      return *explicit_config;
+    }
     std::error_code ec;  // a working directory that is gone: stdin's config is looked up from its name alone
     const fs::path where = from_stdin ? fs::current_path(ec) / path : fs::path(path);
     OPMFU_ASSIGN_OR_RETURN(Config config, ConfigFor(where, rules));
@@ -96,7 +104,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   std::vector<bool> excluded(python_inputs.size(), false);
   for (std::size_t i = 0; i < python_inputs.size(); ++i) {
     OPMFU_ASSIGN_OR_RETURN(Config config, config_for(python_inputs[i].path, python_inputs[i].from_stdin));
-    excluded[i] = python_inputs[i].from_directory && IsExcluded(config, python_inputs[i].path);
+    excluded[i] = python_inputs[i].from_directory && !options.exclude_replaces_config &&
+                  IsExcluded(config, python_inputs[i].path);
     effective[i] = effective_rules.For(config, python_inputs[i].path);
   }
   std::vector<FileOutcome> outcomes(python_inputs.size());

@@ -5,6 +5,7 @@
 // The stages are one file each in lint/ (inputs, launcher_stage, import_following, python_stage,
 // dynamic_config_stage, suppression_stage, merge); lint.cpp is the driver that calls them.
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@ namespace opmfu::lint {
 struct LintOptions {
   RuleOverrides overrides;
   bool use_config = true;
+  /// `--config FILE`: this file for every input, instead of the nearest one (use_config stays true).
+  std::optional<std::filesystem::path> config_file;
+  /// `--exclude` / `--extend-exclude`: globs relative to the working directory; files and folders
+  /// they match are skipped in a directory walk (a file named on the command line is still linted).
+  std::vector<std::string> exclude;
+  /// `--exclude` given: the configs' `exclude` globs no longer apply (ruff: --exclude replaces them).
+  bool exclude_replaces_config = false;
   std::optional<std::string> stdin_source;  ///< the text of a `-` input
   std::string stdin_filename = "-";         ///< the name it is reported (and configured) under
   unsigned jobs = 0;                        ///< 0: one per core

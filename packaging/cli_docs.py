@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes opmfu's man page and its bash and zsh completions from the built binary's own --help.
+"""Writes opmfu's man page from the built binary's own --help, and its bash and zsh completions
+from `opmfu completion bash|zsh`.
 
 Usage: cli_docs.py OPMFU_BINARY OUT_DIR
 Writes OUT_DIR/opmfu.1, OUT_DIR/opmfu.bash and OUT_DIR/_opmfu. Nothing is written by hand, so the
@@ -118,89 +119,9 @@ def man_page(root: Command, version: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def bash_completion(root: Command) -> str:
-    steps, values, words = [], [], []
-    for command in walk(root):
-        key = " ".join(command.path)
-        for child in command.children:
-            steps.append(f'      "{key}|{child.path[-1]}") path="{" ".join(child.path)}" ;;')
-        offered = [child.path[-1] for child in command.children]
-        for option in command.options:
-            offered += [name for name in option.names if name.startswith("--")]
-            if option.choices():
-                for name in option.names:
-                    values.append(f'    "{key}|{name}") words="{" ".join(option.choices())}" ;;')
-        words.append(f'    "{key}") words="{" ".join(offered)}" ;;')
-    return (
-        "# bash completion for opmfu (generated from `opmfu --help` by packaging/cli_docs.py)\n"
-        "_opmfu() {\n"
-        '  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} path="" i words=""\n'
-        "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
-        '    case "$path|${COMP_WORDS[i]}" in\n' + "\n".join(steps) + "\n    esac\n"
-        "  done\n"
-        '  case "$path|$prev" in\n' + "\n".join(values) + "\n  esac\n"
-        "  if [[ -n $words ]]; then\n"
-        '    COMPREPLY=($(compgen -W "$words" -- "$cur"))\n'
-        "    return\n"
-        "  fi\n"
-        '  case "$path" in\n' + "\n".join(words) + "\n  esac\n"
-        '  # Options after a "-", subcommands where there are some, else files.\n'
-        '  if [[ $cur == -* || $words != -* ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); fi\n'
-        '  ((${#COMPREPLY[@]})) || COMPREPLY=($(compgen -f -- "$cur"))\n'
-        "}\n"
-        "complete -o filenames -F _opmfu opmfu\n"
-    )
-
-
-def zsh_quote(text: str) -> str:
-    return text.replace("'", "'\\''")
-
-
-def zsh_description(text: str) -> str:
-    return zsh_quote(text.replace("[", "(").replace("]", ")").replace(":", "\\:"))
-
-
-def zsh_completion(root: Command) -> str:
-    functions = []
-    for command in walk(root):
-        function = "_opmfu" + "".join("_" + part.replace("-", "_") for part in command.path)
-        specs = []
-        for option in command.options:
-            action = ""
-            if option.value:
-                choices = option.choices()
-                action = f":value:({' '.join(choices)})" if choices else ":value:_files"
-            description = zsh_description(option.description)
-            if len(option.names) == 1:
-                specs.append(f"'{option.names[0]}[{description}]{action}'")
-            else:
-                exclusive = " ".join(option.names)
-                braces = ",".join(option.names)
-                specs.append(f"'({exclusive})'{{{braces}}}'[{description}]{action}'")
-        body = []
-        if command.children:
-            described = " ".join(
-                f"'{child.path[-1]}:{zsh_description(child.summary)}'" for child in command.children
-            )
-            body.append(f"  local -a commands=({described})")
-            body.append(f"  _arguments -C {' '.join(specs)} '1:command:->command' '*::argument:->argument'")
-            body.append("  case $state in")
-            body.append("    command) _describe command commands ;;")
-            body.append("    argument)")
-            body.append("      case $words[1] in")
-            for child in command.children:
-                child_function = function + "_" + child.path[-1].replace("-", "_")
-                body.append(f"        {child.path[-1]}) {child_function} ;;")
-            body.append("      esac ;;")
-            body.append("  esac")
-        else:
-            body.append(f"  _arguments {' '.join(specs)} '*:file:_files'")
-        functions.append(f"{function}() {{\n" + "\n".join(body) + "\n}\n")
-    return (
-        "#compdef opmfu\n# zsh completion for opmfu (generated from `opmfu --help` by packaging/cli_docs.py)\n\n"
-        + "\n".join(functions)
-        + '\n_opmfu "$@"\n'
-    )
+def completion(binary: str, shell: str) -> str:
+    """The binary writes its own completions (`opmfu completion bash|zsh`): one generator, also for wheels."""
+    return subprocess.run([binary, "completion", shell], capture_output=True, text=True, check=True).stdout
 
 
 def main() -> int:
@@ -213,8 +134,8 @@ def main() -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, text in (
         ("opmfu.1", man_page(root, version)),
-        ("opmfu.bash", bash_completion(root)),
-        ("_opmfu", zsh_completion(root)),
+        ("opmfu.bash", completion(binary, "bash")),
+        ("_opmfu", completion(binary, "zsh")),
     ):
         temporary = out_dir / (name + ".tmp")
         temporary.write_text(text)

@@ -1,0 +1,77 @@
+#include "cli/lint_flags.h"
+
+#include <filesystem>
+
+namespace opmfu::cli {
+
+void AddLintFlags(CLI::App& command, LintFlags& flags) {
+  command.add_option("PATH", flags.paths,
+                     "Python scripts, bash launchers, directories (recursively: *.py, *.sh), or - for stdin "
+                     "(default: ., as ruff)");
+  flags.diagnostics.Add(command);
+  command.add_option("--stdin-filename", flags.stdin_filename, "the name to report stdin under (and find config by)");
+  command.add_flag("--statistics", flags.statistics, "print the number of findings per rule instead of the findings");
+  command.add_flag("--fix", flags.fix, "apply the safe fixes in place (files that did not parse are left alone)");
+  command.add_flag("--diff", flags.diff, "print the safe fixes as a unified diff and change nothing");
+  command.add_option("--run", flags.run,
+                     "a profiling directory of a run of the linted code: compare the traced settings with what "
+                     "its profiler_info_<rank>.json recorded (exit 1 when no traced call agrees)");
+  command.add_option("-j,--jobs", flags.jobs, "files linted at once (default: one per core)");
+  command.add_flag("-v,--verbose", flags.verbose,
+                   "list each file a launcher names that could not be followed (default: a count)");
+  command
+      .add_option("--root", flags.root,
+                  "follow Python imports only below DIR (default: the nearest directory with a .git above the "
+                  "launcher or script, else its directory)")
+      ->check(CLI::ExistingDirectory);
+  command.add_flag("--exit-zero", flags.exit_zero, "exit 0 even when there are findings (errors still exit 2)");
+  CLI::Option* quiet = command.add_flag("-q,--quiet", flags.quiet, "print the findings, nothing else (no summary)");
+  command
+      .add_flag("-s,--silent", flags.silent, "print nothing but errors; the exit code says whether there are findings")
+      ->excludes(quiet);
+  command
+      .add_option("--exclude", flags.exclude,
+                  "skip these globs in directory walks (relative to the working directory), instead of the "
+                  "config's exclude")
+      ->delimiter(',');
+  command.add_option("--extend-exclude", flags.extend_exclude, "skip these globs too, beside the config's exclude")
+      ->delimiter(',');
+  command.add_option("--extend-select", flags.extend_select, "add these rules to the selection in force")
+      ->delimiter(',');
+  command.add_option("--extend-ignore", flags.extend_ignore, "skip these rules too (the same as --ignore)")
+      ->delimiter(',');
+  command.add_option("--config", flags.config_file,
+                     "use this config file (.opmfu.yaml format, or TOML: pyproject.toml's [tool.opmfu]) for every "
+                     "input instead of the nearest one; command-line flags still win");
+}
+
+Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const DiagnosticFlags::Parsed& parsed,
+                                          std::span<const RuleDescriptor> rules) {
+  lint::LintOptions options;
+  options.overrides = parsed.overrides;
+  for (const std::string& selector : flags.extend_select) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
+  for (const std::string& selector : flags.extend_ignore) OPMFU_RETURN_IF_ERROR(ValidateSelector(selector, rules));
+  options.overrides.extend_select = flags.extend_select;
+  options.overrides.ignore.insert(options.overrides.ignore.end(), flags.extend_ignore.begin(),
+                                  flags.extend_ignore.end());
+  options.use_config = !flags.diagnostics.no_config;
+  if (!flags.config_file.empty()) {
+    if (flags.diagnostics.no_config) return Error::Usage("--config FILE and --no-config contradict each other");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(flags.config_file, ec)) {
+      return Error::Usage("--config " + flags.config_file + ": no such file");
+    }
+    options.config_file = flags.config_file;
+  }
+  options.exclude = flags.exclude;
+  options.exclude.insert(options.exclude.end(), flags.extend_exclude.begin(), flags.extend_exclude.end());
+  options.exclude_replaces_config = flags.exclude_given;
+  options.stdin_filename = flags.stdin_filename;
+  options.jobs = flags.jobs;
+  if (!flags.root.empty()) options.root = flags.root;
+  options.keep_sources = flags.fix || flags.diff;
+  options.keep_settings = !flags.run.empty();
+  return options;
+}
+
+}  // namespace opmfu::cli

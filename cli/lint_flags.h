@@ -1,0 +1,47 @@
+#pragma once
+// The flags of `opmfu lint`, ruff's CI conventions among them (docs/cli.md): no path means `.`,
+// --exit-zero, --quiet/--silent, --exclude/--extend-exclude, --extend-select/--extend-ignore,
+// --config FILE, --output-file.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_support.h"
+#include "lint/lint.h"
+
+namespace opmfu::cli {
+
+struct LintFlags {
+  DiagnosticFlags diagnostics;
+  std::vector<std::string> paths;
+  std::string stdin_filename = "-";
+  bool statistics = false;
+  std::string run;  ///< --run DIR
+  bool fix = false;
+  bool diff = false;
+  unsigned jobs = 0;
+  std::string root;
+  bool verbose = false;
+  // ruff's conventions
+  bool exit_zero = false;  ///< findings do not fail the run (errors still exit 2)
+  bool quiet = false;      ///< the findings and errors, nothing else
+  bool silent = false;     ///< errors only (the exit code says the rest)
+  std::vector<std::string> exclude;
+  std::vector<std::string> extend_exclude;
+  std::vector<std::string> extend_select;
+  std::vector<std::string> extend_ignore;
+  std::string config_file;
+  bool exclude_given = false;
+};
+
+/// Every `lint` option, with its help text.
+void AddLintFlags(CLI::App& command, LintFlags& flags);
+
+/// The lint options the flags give (rules, config, excludes, paths), after the shared diagnostic
+/// flags were parsed into `parsed`. Usage errors: --config with --no-config, a missing --config file.
+Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const DiagnosticFlags::Parsed& parsed,
+                                          std::span<const RuleDescriptor> rules);
+
+}  // namespace opmfu::cli

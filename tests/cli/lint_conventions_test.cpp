@@ -1,0 +1,253 @@
+// `opmfu lint` with ruff's CI conventions: no path means `.`, --exit-zero, --quiet/--silent,
+// --exclude/--extend-exclude, --extend-select/--extend-ignore, --config FILE, --output-file,
+// pyproject.toml's [tool.opmfu], the JSON error object and `--run` in JSON, and the completions.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tests/test_support.h"
+
+namespace opmfu {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunOpmfu;
+using testing::TempDir;
+
+// with_flops=False (OPM101, an error) and nothing else wrong.
+constexpr const char* kNoFlops =
+    "import torch_npu\n"
+    "prof = torch_npu.profiler.profile(\n"
+    "    activities=[torch_npu.profiler.ProfilerActivity.CPU, torch_npu.profiler.ProfilerActivity.NPU],\n"
+    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler('./p'),\n"
+    "    record_shapes=True,\n"
+    "    with_flops=False,\n"
+    "    experimental_config=torch_npu.profiler._ExperimentalConfig(\n"
+    "        profiler_level=torch_npu.profiler.ProfilerLevel.Level1, mstx=True, msprof_tx=True,\n"
+    "        export_type=[torch_npu.profiler.ExportType.Db]),\n"
+    ")\n";
+
+// The rule ids of a `--output-format json` findings array.
+std::set<std::string> FindingCodes(const std::string& text) {
+  std::set<std::string> codes;
+  for (const auto& finding : nlohmann::json::parse(text)) codes.insert(finding["code"].get<std::string>());
+  return codes;
+}
+
+std::set<std::string> FindingFiles(const std::string& text) {
+  std::set<std::string> files;
+  for (const auto& finding : nlohmann::json::parse(text)) files.insert(finding["filename"].get<std::string>());
+  return files;
+}
+
+TEST(LintConventions, NoPathLintsTheWorkingDirectory) {
+  TempDir dir;
+  dir.Write("proj/src/train.py", kNoFlops);
+  const fs::path proj = dir.path() / "proj";
+  const auto bare = RunOpmfu({"lint", "--output-format", "json"}, proj);
+  const auto dot = RunOpmfu({"lint", "--output-format", "json", "."}, proj);
+  EXPECT_EQ(bare.exit_code, 1) << bare.err;
+  EXPECT_EQ(bare.out, dot.out);
+  EXPECT_EQ(FindingFiles(bare.out), std::set<std::string>{"src/train.py"});
+}
+
+TEST(LintConventions, ExitZeroQuietSilentAndOutputFile) {
+  TempDir dir;
+  const fs::path script = dir.Write("train.py", kNoFlops);
+  const auto zero = RunOpmfu({"lint", "--no-config", "--exit-zero", "--output-format", "concise", script.string()});
+  EXPECT_EQ(zero.exit_code, 0);
+  EXPECT_NE(zero.out.find("OPM101"), std::string::npos);
+  // Errors stay errors: a file that is not there is exit 2 whatever --exit-zero says.
+  EXPECT_EQ(RunOpmfu({"lint", "--exit-zero", (dir.path() / "missing.py").string()}).exit_code, 2);
+
+  const auto loud = RunOpmfu({"lint", "--no-config", "--output-format", "concise", script.string()});
+  const auto quiet = RunOpmfu({"lint", "--no-config", "-q", "--output-format", "concise", script.string()});
+  EXPECT_EQ(quiet.exit_code, 1);
+  EXPECT_EQ(quiet.out, loud.out);
+  EXPECT_NE(loud.err.find("Found"), std::string::npos) << loud.err;
+  EXPECT_EQ(quiet.err, "");
+  const auto silent = RunOpmfu({"lint", "--no-config", "--silent", script.string()});
+  EXPECT_EQ(silent.exit_code, 1);
+  EXPECT_EQ(silent.out, "");
+  EXPECT_EQ(silent.err, "");
+  const auto silent_error = RunOpmfu({"lint", "-s", (dir.path() / "missing.py").string()});
+  EXPECT_EQ(silent_error.exit_code, 2);
+  EXPECT_NE(silent_error.err.find("missing.py"), std::string::npos);  // an error is never silent
+
+  const fs::path report = dir.path() / "report.json";
+  const auto filed =
+      RunOpmfu({"lint", "--no-config", "--output-format", "json", "--output-file", report.string(), script.string()});
+  EXPECT_EQ(filed.exit_code, 1);
+  EXPECT_EQ(filed.out, "");
+  EXPECT_EQ(FindingCodes(testing::ReadFile(report)), std::set<std::string>{"OPM101"});
+}
+
+TEST(LintConventions, ExcludeReplacesTheConfigsAndExtendExcludeAddsToIt) {
+  TempDir dir;
+  dir.Write("proj/train.py", kNoFlops);
+  dir.Write("proj/legacy/old.py", kNoFlops);
+  dir.Write("proj/build/gen.py", kNoFlops);
+  dir.Write("proj/.opmfu.yaml", "exclude: [\"build/**\"]\n");
+  const fs::path proj = dir.path() / "proj";
+  const auto lint = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"lint", "--output-format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return FindingFiles(RunOpmfu(args, proj).out);
+  };
+  EXPECT_EQ(lint({}), (std::set<std::string>{"legacy/old.py", "train.py"}));
+  EXPECT_EQ(lint({"--extend-exclude", "legacy"}), std::set<std::string>{"train.py"});
+  EXPECT_EQ(lint({"--exclude", "legacy"}), (std::set<std::string>{"build/gen.py", "train.py"}));
+  EXPECT_EQ(lint({"--exclude", "legacy,build"}), std::set<std::string>{"train.py"});
+  // A file named on the command line is linted, excluded or not (as ruff without --force-exclude).
+  EXPECT_EQ(lint({"--exclude", "legacy", "legacy/old.py"}), std::set<std::string>{"legacy/old.py"});
+}
+
+TEST(LintConventions, ExtendSelectAndExtendIgnore) {
+  TempDir dir;
+  const fs::path script = dir.Write("proj/train.py", kNoFlops);
+  dir.Write("proj/.opmfu.yaml", "select: [OPM104]\n");
+  const fs::path proj = dir.path() / "proj";
+  EXPECT_EQ(RunOpmfu({"lint", "--output-format", "json", "train.py"}, proj).out, "[]\n");
+  EXPECT_EQ(FindingCodes(RunOpmfu({"lint", "--output-format", "json", "--extend-select", "OPM101", "train.py"}, proj).out),
+            std::set<std::string>{"OPM101"});
+  EXPECT_EQ(
+      RunOpmfu({"lint", "--no-config", "--output-format", "json", "--extend-ignore", "OPM1", script.string()}).out,
+      "[]\n");
+  const auto typo = RunOpmfu({"lint", "--extend-select", "OPM9999", script.string()});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("unknown rule 'OPM9999'"), std::string::npos);
+}
+
+TEST(LintConventions, PyprojectToolOpmfuAndConfigFile) {
+  TempDir dir;
+  dir.Write("proj/src/train.py", kNoFlops);
+  const fs::path proj = dir.path() / "proj";
+  const auto codes = [&](std::vector<std::string> extra, const fs::path& cwd) {
+    std::vector<std::string> args{"lint", "--output-format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto result = RunOpmfu(args, cwd);
+    EXPECT_LE(result.exit_code, 1) << result.err;
+    return FindingCodes(result.out);
+  };
+  // [tool.opmfu] with the keys of .opmfu.yaml; a pyproject.toml without it is passed over.
+  dir.Write("proj/pyproject.toml", "[project]\nname = \"x\"\n\n[tool.opmfu]\nignore = [\"OPM101\"]\n");
+  dir.Write("proj/src/pyproject.toml", "[tool.ruff]\nline-length = 100\n");
+  EXPECT_EQ(codes({"src/train.py"}, proj), std::set<std::string>{});
+  dir.Write("proj/pyproject.toml", "[tool.opmfu]\nfail-on = \"error\"\n[tool.opmfu.severity]\nOPM101 = \"info\"\n");
+  const auto info = RunOpmfu({"lint", "src/train.py"}, proj);
+  EXPECT_EQ(info.exit_code, 0) << info.err;  // an info finding under fail-on error
+  // In one directory .opmfu.yaml wins over pyproject.toml (as ruff's own file wins over it).
+  dir.Write("proj/.opmfu.yaml", "select: [OPM104]\n");
+  EXPECT_EQ(codes({"src/train.py"}, proj), std::set<std::string>{});
+  fs::remove(proj / ".opmfu.yaml");
+  // Errors name the file and the table.
+  dir.Write("proj/pyproject.toml", "[tool.opmfu]\nselct = [\"OPM1\"]\n");
+  auto bad_key = RunOpmfu({"lint", "src/train.py"}, proj);
+  EXPECT_EQ(bad_key.exit_code, 2);
+  EXPECT_NE(bad_key.err.find("pyproject.toml [tool.opmfu]: unknown key 'selct' (did you mean 'select'?)"),
+            std::string::npos)
+      << bad_key.err;
+  dir.Write("proj/pyproject.toml", "[tool.opmfu]\nselect = [\"OPM1\"\n");
+  auto bad_toml = RunOpmfu({"lint", "src/train.py"}, proj);
+  EXPECT_EQ(bad_toml.exit_code, 2);
+  EXPECT_NE(bad_toml.err.find("pyproject.toml:2:"), std::string::npos) << bad_toml.err;
+  EXPECT_NE(bad_toml.err.find("invalid TOML"), std::string::npos) << bad_toml.err;
+  fs::remove(proj / "pyproject.toml");
+
+  // --config FILE applies to every input, instead of the nearest config; flags still win over it.
+  const fs::path yaml = dir.Write("elsewhere/strict.yaml", "ignore: [OPM101]\n");
+  const fs::path toml = dir.Write("elsewhere/opmfu.toml", "select = [\"OPM104\"]\n");
+  dir.Write("proj/.opmfu.yaml", "select: [OPM101]\n");
+  EXPECT_EQ(codes({"src/train.py"}, proj), std::set<std::string>{"OPM101"});
+  EXPECT_EQ(codes({"--config", yaml.string(), "src/train.py"}, proj), std::set<std::string>{});
+  EXPECT_EQ(codes({"--config", toml.string(), "src/train.py"}, proj), std::set<std::string>{});
+  EXPECT_EQ(codes({"--config", yaml.string(), "--select", "OPM101", "--ignore", "OPM104", "src/train.py"}, proj),
+            std::set<std::string>{});  // the file's ignore still applies beside the flags'
+  EXPECT_EQ(codes({"--config", toml.string(), "--extend-select", "OPM101", "src/train.py"}, proj),
+            std::set<std::string>{"OPM101"});
+  EXPECT_EQ(RunOpmfu({"lint", "--config", yaml.string(), "--no-config", "src/train.py"}, proj).exit_code, 2);
+  EXPECT_EQ(RunOpmfu({"lint", "--config", "nope.toml", "src/train.py"}, proj).exit_code, 2);
+}
+
+TEST(LintConventions, JsonModeErrorsAreTheErrorObject) {
+  TempDir dir;
+  const fs::path script = dir.Write("train.py", kNoFlops);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"lint", (dir.path() / "missing.py").string(), "--format", "json"},
+        std::vector<std::string>{"lint", script.string(), (dir.path() / "missing.py").string(), "--output-format",
+                                 "json"},
+        std::vector<std::string>{"lint", script.string(), "--format", "json", "--run", dir.path().string()}}) {
+    const auto result = RunOpmfu(args);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    const auto object = nlohmann::json::parse(result.out);
+    EXPECT_EQ(object["error"]["exit_code"], 2) << result.out;
+    EXPECT_EQ(object["error"]["kind"], "input") << result.out;
+    EXPECT_NE(result.err.find(object["error"]["message"].get<std::string>()), std::string::npos);
+  }
+}
+
+TEST(LintConventions, RunComparisonIsInTheJson) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "demo";
+  ASSERT_EQ(RunOpmfu({"demo", demo.string(), "--ranks", "2", "--steps", "1"}).exit_code, 0);
+  const auto result = RunOpmfu(
+      {"lint", "--no-config", "--format", "json", "--run", demo.string(), (demo / "example" / "train.sh").string()});
+  ASSERT_LE(result.exit_code, 1) << result.err;
+  const auto document = nlohmann::json::parse(result.out);
+  ASSERT_TRUE(document["findings"].is_array());
+  const auto& run = document["run"];
+  EXPECT_EQ(run["directory"], demo.string());
+  EXPECT_EQ(run["disagrees"], false);
+  ASSERT_EQ(run["runs"].size(), 1U);  // both ranks recorded the same settings
+  EXPECT_EQ(run["runs"][0]["ranks"], nlohmann::json({0, 1}));
+  const auto& call = run["runs"][0]["calls"][0];
+  EXPECT_EQ(call["consistent"], true);
+  std::map<std::string, nlohmann::json> settings;
+  for (const auto& setting : call["settings"]) settings[setting["name"]] = setting;
+  EXPECT_EQ(settings.at("with_flops")["recorded"], "true");
+  EXPECT_EQ(settings.at("with_flops")["verdict"], "agrees");
+  EXPECT_EQ(settings.at("with_flops")["traced"], nlohmann::json({"true"}));
+  EXPECT_EQ(result.err.find("Lint's prediction"), std::string::npos);  // no second copy on stderr
+}
+
+TEST(LintConventions, CompletionsOfferRuleIdsAndEveryChoice) {
+  const auto bash = RunOpmfu({"completion", "bash"});
+  ASSERT_EQ(bash.exit_code, 0);
+  TempDir dir;
+  const fs::path script = dir.Write("opmfu.bash", bash.out);
+  // The words bash offers for a command line (the last word is being typed).
+  const auto offered = [&](const std::string& line) {
+    const fs::path probe = dir.Write("probe.sh", "source '" + script.string() + "'\nCOMP_WORDS=(" + line +
+                                                     ")\nCOMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n_opmfu\n"
+                                                     "printf '%s\\n' \"${COMPREPLY[@]}\"\n");
+    std::string out;
+    const std::string command = "bash '" + probe.string() + "'";
+    if (FILE* pipe = ::popen(command.c_str(), "r")) {
+      char buffer[4096];
+      while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+      ::pclose(pipe);
+    }
+    return out;
+  };
+  EXPECT_NE(offered("opmfu lint --output-format ''").find("gitlab\n"), std::string::npos);
+  EXPECT_EQ(offered("opmfu lint --select OPM10"),
+            "OPM101\nOPM102\nOPM103\nOPM104\nOPM105\nOPM106\nOPM107\nOPM108\nOPM109\n");
+  EXPECT_NE(offered("opmfu lint --ignore OPM101,OPM20").find("OPM101,OPM201\n"), std::string::npos);
+  EXPECT_EQ(offered("opmfu lint --fail-on w"), "warning\n");
+  EXPECT_EQ(offered("opmfu analyze --export_type c"), "csv\n");
+  EXPECT_EQ(offered("opmfu analyze -m o"), "operator_mfu\n");
+  EXPECT_EQ(offered("opmfu registry list --format m"), "markdown\n");
+  EXPECT_EQ(offered("opmfu compl"), "completion\n");
+  const auto zsh = RunOpmfu({"completion", "zsh"});
+  ASSERT_EQ(zsh.exit_code, 0);
+  EXPECT_NE(zsh.out.find(":rules:_sequence -s , compadd - ALL OPM001"), std::string::npos);
+  EXPECT_NE(zsh.out.find("--output-format}'[full, concise, gcc, json, sarif, github or gitlab"), std::string::npos);
+  EXPECT_EQ(RunOpmfu({"completion", "fish"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace opmfu
