@@ -83,6 +83,7 @@ Result<PredictionCheck> CheckPrediction(const std::vector<lint::TracedSite>& sit
   }
   PredictionCheck check;
   std::string& out = check.text;
+  check.json = {{"directory", run_directory}, {"disagrees", false}, {"runs", nlohmann::ordered_json::array()}};
   out += "Lint's prediction against the run (" + run_directory + "):\n";
   if (sites.empty()) {
     out += "  no torch_npu profiler call was traced, so there is nothing to compare\n";
@@ -94,32 +95,52 @@ Result<PredictionCheck> CheckPrediction(const std::vector<lint::TracedSite>& sit
     for (std::int64_t rank : run.ranks) rank_names.push_back(std::to_string(rank));
     out += "  recorded in " + run.config.file.filename().string() + " (rank" + (run.ranks.size() == 1 ? " " : "s ") +
            Join(rank_names, ", ") + ")\n";
+    nlohmann::ordered_json run_json{{"profiler_info", run.config.file.filename().string()},
+                                    {"ranks", run.ranks},
+                                    {"calls", nlohmann::ordered_json::array()}};
     for (const lint::TracedSite& site : sites) {
       out += "  " + site.file + ":" + std::to_string(site.line) + " " + site.callee + "\n";
       bool disagrees = false;
+      nlohmann::ordered_json settings = nlohmann::ordered_json::array();
       for (const lint::TracedSetting& setting : site.settings) {
         const std::optional<std::string> recorded = Recorded(run.config, setting.name);
         const std::string traced = setting.values.empty() ? std::string("cannot tell")
                                    : setting.unknown      ? Join(setting.values, " | ") + " | cannot tell"
                                                           : Join(setting.values, " | ");
         std::string verdict;
+        std::string token;  // the verdict for programs
         if (!recorded) {
-          verdict = "not recorded";
+          verdict = token = "not recorded";
         } else if (std::find(setting.values.begin(), setting.values.end(), *recorded) != setting.values.end()) {
-          verdict = setting.values.size() > 1 || setting.unknown ? "agrees (one of the traced paths)" : "agrees";
+          const bool one_path = setting.values.size() > 1 || setting.unknown;
+          verdict = one_path ? "agrees (one of the traced paths)" : "agrees";
+          token = one_path ? "agrees on one path" : "agrees";
         } else if (setting.unknown) {
-          verdict = "lint could not tell";
+          verdict = token = "lint could not tell";
         } else {
           verdict = "DISAGREES: changed at run time, a dynamic-profiler override, or a blind spot of opmfu lint";
+          token = "disagrees";
           disagrees = true;
         }
         out += "    " + setting.name + std::string(setting.name.size() < 15 ? 15 - setting.name.size() : 1, ' ') +
                "lint: " + traced + "  run: " + recorded.value_or("-") + "  " + verdict + "\n";
+        settings.push_back({{"name", setting.name},
+                            {"traced", setting.values},
+                            {"traced_unknown", setting.unknown},
+                            {"recorded", recorded ? nlohmann::ordered_json(*recorded) : nlohmann::ordered_json()},
+                            {"verdict", token}});
       }
       any_consistent = any_consistent || !disagrees;
+      run_json["calls"].push_back({{"file", site.file},
+                                   {"line", site.line},
+                                   {"callee", site.callee},
+                                   {"consistent", !disagrees},
+                                   {"settings", std::move(settings)}});
     }
+    check.json["runs"].push_back(std::move(run_json));
   }
   check.disagrees = !any_consistent;
+  check.json["disagrees"] = check.disagrees;
   return check;
 }
 

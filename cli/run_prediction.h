@@ -3,6 +3,8 @@
 // profiler_info_<rank>.json files. The two libraries meet only here: the lint model (rules) does
 // not know profiling directories, and the engine does not know Python.
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -14,6 +16,9 @@ namespace opmfu::cli {
 struct PredictionCheck {
   std::string text;        ///< the comparison, for the terminal
   bool disagrees = false;  ///< no traced call is consistent with the run
+  /// The same comparison for `--format json` (docs/schema/lint.schema.json, `run`): per recorded
+  /// configuration, per traced call, per setting the traced values, the recorded one and a verdict.
+  nlohmann::ordered_json json;
 };
 
 /// Compares every traced call with every distinct recorded configuration under `run_directory`.

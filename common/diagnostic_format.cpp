@@ -1,6 +1,8 @@
 #include "common/diagnostic_format.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -18,8 +20,9 @@ struct FormatEntry {
   OutputFormat format;
 };
 constexpr FormatEntry kFormats[] = {
-    {"full", OutputFormat::kFull}, {"concise", OutputFormat::kConcise}, {"gcc", OutputFormat::kGcc},
-    {"json", OutputFormat::kJson}, {"sarif", OutputFormat::kSarif},     {"github", OutputFormat::kGithub},
+    {"full", OutputFormat::kFull},     {"concise", OutputFormat::kConcise}, {"gcc", OutputFormat::kGcc},
+    {"json", OutputFormat::kJson},     {"sarif", OutputFormat::kSarif},     {"github", OutputFormat::kGithub},
+    {"gitlab", OutputFormat::kGitlab},
 };
 
 std::string Location(const Diagnostic& d) {
@@ -354,6 +357,38 @@ std::string FormatGithub(const std::vector<Diagnostic>& diagnostics) {
   return out;
 }
 
+// GitLab's Code Quality report: one issue per finding, each with a fingerprint that stays the same
+// while the finding does (rule, file and message; not the line, which moves with unrelated edits),
+// made unique within the report by counting repeats.
+std::string FormatGitlab(const std::vector<Diagnostic>& diagnostics) {
+  json issues = json::array();
+  std::map<std::uint64_t, int> seen;
+  for (const Diagnostic& d : diagnostics) {
+    std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a
+    const auto mix = [&](std::string_view text) {
+      for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ULL;
+      hash = (hash ^ 0xffU) * 1099511628211ULL;
+    };
+    mix(d.rule_id);
+    mix(d.file);
+    mix(d.message);
+    mix(std::to_string(seen[hash]++));
+    char fingerprint[17];
+    std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(hash));
+    const char* severity = d.severity == Severity::kError     ? "major"
+                           : d.severity == Severity::kWarning ? "minor"
+                                                              : "info";
+    issues.push_back(
+        {{"description", SanitizeUtf8(d.rule_id + " " + d.message)},
+         {"check_name", d.rule_id},
+         {"fingerprint", fingerprint},
+         {"severity", severity},
+         {"location",
+          {{"path", SanitizeUtf8(d.file)}, {"lines", {{"begin", d.range.start.line}, {"end", d.range.end.line}}}}}});
+  }
+  return issues.dump(2) + "\n";
+}
+
 }  // namespace
 
 const std::vector<std::string>& OutputFormatNames() {
@@ -370,7 +405,7 @@ Result<OutputFormat> ParseOutputFormat(std::string_view name) {
     if (name == entry.name) return entry.format;
   }
   return Error::Usage("unknown output format '" + std::string(name) + "'" + DidYouMean(name, OutputFormatNames()) +
-                      "; choose one of full, concise, gcc, json, sarif, github");
+                      "; choose one of full, concise, gcc, json, sarif, github, gitlab");
 }
 
 std::string FormatDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat format,
@@ -388,6 +423,8 @@ std::string FormatDiagnostics(const std::vector<Diagnostic>& diagnostics, Output
       return FormatSarif(diagnostics, options);
     case OutputFormat::kGithub:
       return FormatGithub(diagnostics);
+    case OutputFormat::kGitlab:
+      return FormatGitlab(diagnostics);
   }
   return {};
 }

@@ -17,6 +17,7 @@ enum class OutputFormat {
   kJson,     ///< array of objects (ruff-like field names)
   kSarif,    ///< SARIF 2.1.0 log (GitHub code scanning)
   kGithub,   ///< GitHub Actions workflow commands (::error file=...::)
+  kGitlab,   ///< GitLab Code Quality report (artifacts: reports: codequality:), as ruff's `gitlab`
 };
 
 /// Names accepted by --output-format, in help order.

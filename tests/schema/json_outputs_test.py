@@ -113,6 +113,10 @@ def main():
         findings = check("lint", ["lint", str(broken / "train.sh"), "--output-format", "json"], work, (1,))
         if findings is not None and not any(f["code"] == "OPM101" for f in findings):
             failures.append("lint: the broken example has no OPM101 finding")
+        # --run: the findings and, per traced call and setting, the comparison with the run's record.
+        compared = check("lint", ["lint", str(broken / "train.sh"), "--run", "run", "--format", "json"], work, (1,))
+        if compared is not None and not (compared["findings"] and compared["run"]["runs"][0]["calls"]):
+            failures.append("lint --run: no findings or no traced call in the JSON")
 
         check("registry-list", ["registry", "list", "--formulas", str(formulas), "--format", "json"], work)
         check("registry-check", ["registry", "check", str(example / "_flops_formulas.py"), "--format", "json"], work)
@@ -191,6 +195,7 @@ def main():
         missing = work / "missing"
         for args, kind in [
             (["lint", "--format", "json", "--no-such-flag"], "usage"),
+            (["lint", str(missing / "train.py"), "--format", "json"], "input"),
             (["analyse", "--format", "json"], "usage"),
             (["analyze", "-d", str(missing), "--format", "json"], "input"),
             (["check-db", "-d", str(missing), "--format", "json"], "input"),
@@ -210,7 +215,8 @@ def main():
         ]:
             check_error(args, work, kind)
 
-        for name in commands_in_help():
+        # `opmfu completion` prints a shell script to source (docs/cli.md), not a result: no JSON twin.
+        for name in (name for name in commands_in_help() if name != "completion"):
             if not (SCHEMAS / f"{name}.schema.json").exists():
                 failures.append(f"`opmfu {name.replace('-', ' ', 1)}` has no docs/schema/{name}.schema.json")
             elif name not in covered:

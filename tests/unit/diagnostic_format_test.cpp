@@ -154,9 +154,9 @@ TEST(ParseOutputFormat, SuggestsTheClosestName) {
   EXPECT_EQ(*ParseOutputFormat("sarif"), OutputFormat::kSarif);
   auto bad = ParseOutputFormat("sarf");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(
-      bad.error().message,
-      "unknown output format 'sarf' (did you mean 'sarif'?); choose one of full, concise, gcc, json, sarif, github");
+  EXPECT_EQ(bad.error().message,
+            "unknown output format 'sarf' (did you mean 'sarif'?); choose one of full, concise, gcc, json, sarif, "
+            "github, gitlab");
 }
 
 TEST(SummaryLine, CountsBySeverity) {
