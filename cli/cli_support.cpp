@@ -183,9 +183,13 @@ void DiagnosticFlags::Add(CLI::App& command) {
   command.add_option("--color", color, "colour in the full format: auto, always or never")
       ->capture_default_str()
       ->check(Choices({"auto", "always", "never"}));
-  command.add_option("--select", select, "only these rules (ids, names, prefixes like OPM5, or ALL)")->delimiter(',');
-  command.add_option("--ignore", ignore, "skip these rules")->delimiter(',');
-  command.add_option("--severity", severity, "override a rule's severity: OPM506=error")->delimiter(',');
+  command.add_option("--select", select, "only these rules (ids, names, prefixes like OPM5, or ALL)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  command.add_option("--ignore", ignore, "skip these rules")->delimiter(',')->allow_extra_args(false);
+  command.add_option("--severity", severity, "override a rule's severity: OPM506=error")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   command.add_option("--fail-on", fail_on, "lowest severity that makes the exit code 1 (default: warning)")
       ->check(Choices({"error", "warning", "info"}));
   command.add_flag("--no-config", no_config, "ignore .opmfu.yaml files");

@@ -165,7 +165,8 @@ std::string ZshScript(const CLI::App& root, const std::string& rule_words) {
       if (names.size() == 1) {
         specs.push_back("'" + names.front() + "[" + description + "]" + action + "'");
       } else {
-        specs.push_back("'(" + JoinWords(names) + ")'{" + JoinWords(names, ",") + "}'[" + description + "]" + action + "'");
+        specs.push_back("'(" + JoinWords(names) + ")'{" + JoinWords(names, ",") + "}'[" + description + "]" + action +
+                        "'");
       }
     }
     const std::string function = ZshFunction(command.path);
@@ -210,7 +211,8 @@ void AddCompletionCommand(CLI::App& app, Action& action) {
     action = [shell, root] {
       std::vector<std::string> rules{"ALL"};
       for (const RuleDescriptor& rule : rules::RuleDescriptors()) rules.push_back(rule.id);
-      const std::string script = *shell == "bash" ? BashScript(*root, JoinWords(rules)) : ZshScript(*root, JoinWords(rules));
+      const std::string script =
+          *shell == "bash" ? BashScript(*root, JoinWords(rules)) : ZshScript(*root, JoinWords(rules));
       if (Status written = EmitOutput(script, ""); !written.ok()) return ReportError(written.error());
       return static_cast<int>(kExitOk);
     };

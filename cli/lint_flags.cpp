@@ -33,13 +33,17 @@ void AddLintFlags(CLI::App& command, LintFlags& flags) {
       .add_option("--exclude", flags.exclude,
                   "skip these globs in directory walks (relative to the working directory), instead of the "
                   "config's exclude")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   command.add_option("--extend-exclude", flags.extend_exclude, "skip these globs too, beside the config's exclude")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   command.add_option("--extend-select", flags.extend_select, "add these rules to the selection in force")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   command.add_option("--extend-ignore", flags.extend_ignore, "skip these rules too (the same as --ignore)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   command.add_option("--config", flags.config_file,
                      "use this config file (.opmfu.yaml format, or TOML: pyproject.toml's [tool.opmfu]) for every "
                      "input instead of the nearest one; command-line flags still win");

@@ -14,7 +14,8 @@ void AddUpstreamOptions(CLI::App& command, UpstreamFlags& flags) {
   command
       .add_option("--parallel_mode,--parallel-mode", flags.parallel_mode,
                   "accepted for msprof-analyze compatibility: concurrent (ranks run on --jobs threads)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(Choices({"concurrent"}));
   // click's ignore_unknown_options with upstream's `args` (nargs=-1): an unknown option and the
   // words after it are swallowed, not refused; the word `cluster` (upstream's default command) too.
   command.allow_extras();

@@ -20,10 +20,11 @@ using testing::TempDir;
 
 // with_flops=False (OPM101, an error) and nothing else wrong.
 constexpr const char* kNoFlops =
+    "import time\n"
     "import torch_npu\n"
     "prof = torch_npu.profiler.profile(\n"
     "    activities=[torch_npu.profiler.ProfilerActivity.CPU, torch_npu.profiler.ProfilerActivity.NPU],\n"
-    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler('./p'),\n"
+    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(f'./p/{time.strftime(\"%Y%m%d-%H%M%S\")}'),\n"
     "    record_shapes=True,\n"
     "    with_flops=False,\n"
     "    experimental_config=torch_npu.profiler._ExperimentalConfig(\n"
@@ -112,8 +113,9 @@ TEST(LintConventions, ExtendSelectAndExtendIgnore) {
   dir.Write("proj/.opmfu.yaml", "select: [OPM104]\n");
   const fs::path proj = dir.path() / "proj";
   EXPECT_EQ(RunOpmfu({"lint", "--output-format", "json", "train.py"}, proj).out, "[]\n");
-  EXPECT_EQ(FindingCodes(RunOpmfu({"lint", "--output-format", "json", "--extend-select", "OPM101", "train.py"}, proj).out),
-            std::set<std::string>{"OPM101"});
+  EXPECT_EQ(
+      FindingCodes(RunOpmfu({"lint", "--output-format", "json", "--extend-select", "OPM101", "train.py"}, proj).out),
+      std::set<std::string>{"OPM101"});
   EXPECT_EQ(
       RunOpmfu({"lint", "--no-config", "--output-format", "json", "--extend-ignore", "OPM1", script.string()}).out,
       "[]\n");
@@ -245,7 +247,7 @@ TEST(LintConventions, CompletionsOfferRuleIdsAndEveryChoice) {
   const auto zsh = RunOpmfu({"completion", "zsh"});
   ASSERT_EQ(zsh.exit_code, 0);
   EXPECT_NE(zsh.out.find(":rules:_sequence -s , compadd - ALL OPM001"), std::string::npos);
-  EXPECT_NE(zsh.out.find("--output-format}'[full, concise, gcc, json, sarif, github or gitlab"), std::string::npos);
+  EXPECT_NE(zsh.out.find("--format}'[full, concise, gcc, json, sarif, github or gitlab"), std::string::npos);
   EXPECT_EQ(RunOpmfu({"completion", "fish"}).exit_code, 2);
 }
 
