@@ -24,6 +24,11 @@ std::size_t AnalyzeReport::failed_ranks() const {
       std::count_if(ranks.begin(), ranks.end(), [](const RankOutcome& r) { return r.failure.has_value(); }));
 }
 
+bool AnalyzeReport::clean() const {
+  return failed_ranks() == 0 && discovery.problems.empty() &&
+         std::none_of(ranks.begin(), ranks.end(), [](const RankOutcome& r) { return !r.analysis.data_errors.empty(); });
+}
+
 std::string DescribeFailure(const RankOutcome& outcome) {
   if (!outcome.failure) return {};
   const std::string& cause = *outcome.failure;

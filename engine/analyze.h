@@ -128,6 +128,9 @@ struct AnalyzeReport {
   std::vector<std::filesystem::path> partials;
 
   std::size_t failed_ranks() const;
+  /// No failed rank, no rank with data errors (RankAnalysis::data_errors), no discovery problem
+  /// (Discovery::problems): anything else exits 1, by the rank policy of docs/cli.md.
+  bool clean() const;
 };
 
 /// Writes the tables as `export_type` asks below `output_directory` (<OUT>/cluster_analysis_output):

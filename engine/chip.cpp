@@ -110,12 +110,15 @@ ChipInfo LoadChipInfo(const fs::path& rank_directory, std::vector<RankNote>& not
   } else {
     notes.push_back({RankNote::Level::kError, "Can not convert " + frequency.dump() + " to float"});
   }
-  if (chip.ai_core_num <= 0 || chip.aic_frequency_mhz <= 0) {
-    notes.push_back({RankNote::Level::kError, "Invalid device parameters: AICore=" + cores.dump() +
-                                                  ", frequency=" + PythonFloatRepr(chip.aic_frequency_mhz)});
-    notes.push_back({RankNote::Level::kError, "ChipPeakFLOPSCalculator initialization failed"});
-    // Still "valid" by upstream's truthiness test when both are non-zero (B12).
-    return chip;
+  if (!chip.valid()) {
+    // Upstream's truthiness test would compute MFU from a negative or infinite peak (B12); a
+    // figure no chip has fails the rank instead, naming the file and the value.
+    ChipInfo invalid;
+    invalid.info_file = *info_file;
+    fail("Invalid device parameters in " + info_file->string() + ": AICore=" + cores.dump() +
+         ", frequency=" + PythonFloatRepr(chip.aic_frequency_mhz) +
+         " MHz (each must be a finite positive number, and their peak finite)");
+    return invalid;
   }
   notes.push_back({RankNote::Level::kInfo, "Device info loaded: AICore count=" + cores.dump() +
                                                ", frequency=" + PythonFloatRepr(chip.aic_frequency_mhz) + " MHz"});

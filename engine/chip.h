@@ -1,6 +1,7 @@
 #pragma once
 // The chip's peak FLOPS, from the rank's device_<n>/info.json.<n> (there is no per-chip table).
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,8 +18,12 @@ struct ChipInfo {
   double ai_core_num = 0;
   double aic_frequency_mhz = 0;
   std::filesystem::path info_file;
-  /// Upstream's validity test: both values non-zero.
-  bool valid() const { return ai_core_num != 0 && aic_frequency_mhz != 0; }
+  /// Both figures finite and positive, and the peak they give finite. (Upstream only asks for
+  /// both non-zero, and so computes MFU from a negative or infinite peak.)
+  bool valid() const {
+    return std::isfinite(ai_core_num) && ai_core_num > 0 && std::isfinite(aic_frequency_mhz) && aic_frequency_mhz > 0 &&
+           std::isfinite(PeakFlops(DtypeClass::kInt8));
+  }
   /// ((cores * MHz) * ops per cycle) * 1e6, evaluated in that order.
   double PeakFlops(DtypeClass dtype) const;
 };

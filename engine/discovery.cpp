@@ -55,7 +55,8 @@ struct Walker {
     std::error_code ec;
     fs::directory_iterator it(directory, ec);
     if (ec) {
-      discovery.notes.push_back("cannot read " + directory.string() + ": " + ec.message());
+      discovery.problems.push_back(directory.string() + ": cannot read the directory: " + ec.message() +
+                                   " (nothing below it was analysed)");
       return;
     }
     std::vector<fs::path> subdirectories;
@@ -66,7 +67,8 @@ struct Walker {
       if (it->is_directory(entry_error)) {
         subdirectories.push_back(it->path());
       } else if (entry_error && entry_error != std::errc::no_such_file_or_directory) {
-        discovery.notes.push_back("skipped " + it->path().string() + ": " + entry_error.message());
+        discovery.problems.push_back(it->path().string() + ": skipped: " + entry_error.message() +
+                                     " (nothing below it was analysed)");
       }
     }
     std::sort(subdirectories.begin(), subdirectories.end());
@@ -83,8 +85,27 @@ struct Walker {
           rank >= 0 ? "ascend_pytorch_profiler_" + std::to_string(rank) + ".db" : "ascend_pytorch_profiler.db";
       unparsed.push_back({rank, directory, output / db_name, {}, true});
     }
-    if (depth == kMaxDiscoveryDepth) return;
-    for (const fs::path& subdirectory : subdirectories) Visit(subdirectory, depth + 1);
+    const std::size_t located_before = Located();
+    if (depth < kMaxDiscoveryDepth) {
+      for (const fs::path& subdirectory : subdirectories) Visit(subdirectory, depth + 1);
+    }
+    // A rank directory by its name that gave no rank, here or below: say so rather than analyse
+    // the others as if it were not there.
+    if (!registered && !raw_data && Located() == located_before &&
+        directory.filename().string().ends_with("_ascend_pt")) {
+      const bool has_output = std::find(subdirectories.begin(), subdirectories.end(), output) != subdirectories.end();
+      discovery.problems.push_back(
+          directory.string() + ": " +
+          (has_output ? std::string("its ASCEND_PROFILER_OUTPUT holds no ascend_pytorch_profiler[_<rank>].db")
+                      : std::string("no ASCEND_PROFILER_OUTPUT and no raw PROF_* data")) +
+          ", so this profiling directory gave no rank");
+    }
+  }
+
+  std::size_t Located() const {
+    std::size_t count = unparsed.size();
+    for (const auto& [rank, locations] : found) count += locations.size();
+    return count;
   }
 
   bool Register(const fs::path& directory) {
@@ -181,6 +202,16 @@ Result<Discovery> DiscoverRanks(const fs::path& path) {
                         std::to_string(discovery.directories_searched) + " directories searched)");
   }
   return discovery;
+}
+
+std::vector<std::string> DescribeProblems(const Discovery& discovery, std::size_t limit) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < discovery.problems.size() && i < limit; ++i) lines.push_back(discovery.problems[i]);
+  if (discovery.problems.size() > limit) {
+    lines.push_back(discovery.root.string() + ": and " + std::to_string(discovery.problems.size() - limit) +
+                    " more directories like these");
+  }
+  return lines;
 }
 
 std::string NeverParsedCause(const RankLocation& location) {

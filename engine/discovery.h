@@ -28,7 +28,11 @@ struct Discovery {
   std::vector<RankLocation> ranks;  ///< sorted by rank id
   /// Directories of ranks that have no parsed directory anywhere, never_parsed set; sorted by rank.
   std::vector<RankLocation> unparsed;
-  std::vector<std::string> notes;  ///< one line each: unreadable directories, duplicates, rank -1
+  std::vector<std::string> notes;  ///< one line each: duplicates, rank -1
+  /// What looks like profiling data but gives none, one line each naming it: an unreadable
+  /// directory, an entry that cannot be followed (a symlink loop), a `*_ascend_pt` directory with
+  /// neither a database nor raw data below it. Each makes the run exit 1, as a failed rank does.
+  std::vector<std::string> problems;
   std::size_t directories_searched = 0;
 };
 
@@ -37,6 +41,9 @@ struct Discovery {
 /// itself. Also lists directories that hold raw data but were never parsed (`unparsed`). Fails
 /// with what was searched for when neither is found.
 Result<Discovery> DiscoverRanks(const std::filesystem::path& path);
+
+/// Discovery::problems for the log: every one up to `limit`, then a line counting the rest.
+std::vector<std::string> DescribeProblems(const Discovery& discovery, std::size_t limit = 20);
 
 /// Why a never-parsed directory yields nothing, with the offline parse torch_npu documents.
 std::string NeverParsedCause(const RankLocation& location);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "common/file_io.h"
 #include "common/sqlite.h"
@@ -83,6 +84,9 @@ const char* LevelName(RankNote::Level level) {
   return "info";
 }
 
+// RankAnalysis::data_errors, kept beside the notes in rank_notes.
+constexpr std::string_view kDataErrorLevel = "data_error";
+
 RankNote::Level LevelOf(std::string_view name) {
   if (name == "error") return RankNote::Level::kError;
   if (name == "warning") return RankNote::Level::kWarning;
@@ -119,6 +123,10 @@ Status WriteContent(Database& db, const ShardSpec& shard, const InputIdentity& i
   }
   {
     OPMFU_ASSIGN_OR_RETURN(Statement insert, db.Prepare("INSERT INTO discovery_notes VALUES (?1, ?2)"));
+    // Discovery problems (each an exit 1) under negative numbers, notes from 0: one table for both.
+    for (std::size_t i = 0; i < report.discovery.problems.size(); ++i) {
+      OPMFU_RETURN_IF_ERROR(Insert(insert, -1 - Int(i), std::string_view(report.discovery.problems[i])));
+    }
     for (std::size_t i = 0; i < report.discovery.notes.size(); ++i) {
       OPMFU_RETURN_IF_ERROR(Insert(insert, Int(i), std::string_view(report.discovery.notes[i])));
     }
@@ -152,6 +160,9 @@ Status WriteContent(Database& db, const ShardSpec& shard, const InputIdentity& i
     for (const RankNote& note : analysis.notes) {
       OPMFU_RETURN_IF_ERROR(
           Insert(note_insert, position, std::string_view(LevelName(note.level)), std::string_view(note.text)));
+    }
+    for (const std::string& error : analysis.data_errors) {
+      OPMFU_RETURN_IF_ERROR(Insert(note_insert, position, std::string_view(kDataErrorLevel), std::string_view(error)));
     }
     for (const StageTime& stage : analysis.stages) {
       OPMFU_RETURN_IF_ERROR(Insert(stage_insert, position, std::string_view(stage.name), stage.wall_seconds,
@@ -296,6 +307,16 @@ Result<Partial> OpenPartial(const fs::path& path) {
       partial.input.ranks.push_back(std::move(rank));
     }
   }
+  {
+    // Discovery keeps one database per rank id: a repeated id is an edited file, and merging it
+    // would count that rank's rows twice.
+    std::set<std::int64_t> parsed_ids;
+    for (const InputRank& rank : partial.input.ranks) {
+      if (!rank.never_parsed && !parsed_ids.insert(rank.rank_id).second) {
+        return Damaged(path, "input_ranks lists rank " + std::to_string(rank.rank_id) + " twice");
+      }
+    }
+  }
   partial.input.digest = DigestOf(partial.input);
   if (partial.input.digest != info["input_digest"].value_or("")) {
     return Damaged(path, "its input list does not match its digest");
@@ -396,6 +417,12 @@ Status ReadPartial(Partial& partial, std::vector<MergedRank>& ranks) {
       if (!row) break;
       OPMFU_ASSIGN_OR_RETURN(MergedRank * rank, slot(statement.Int64(0), "ranks"));
       if (rank->present) return Damaged(partial.path, "a rank listed twice");
+      const auto position = static_cast<std::size_t>(statement.Int64(0));
+      const std::int64_t listed = position < partial.input.ranks.size() ? partial.input.ranks[position].rank_id : -1;
+      if (statement.Int64(1) != listed) {
+        return Damaged(partial.path, "ranks holds rank " + std::to_string(statement.Int64(1)) +
+                                         " where input_ranks has rank " + std::to_string(listed));
+      }
       rank->present = true;
       ++seen;
       RankOutcome& outcome = rank->outcome;
@@ -428,7 +455,11 @@ Status ReadPartial(Partial& partial, std::vector<MergedRank>& ranks) {
       OPMFU_ASSIGN_OR_RETURN(bool row, statement.Step());
       if (!row) break;
       OPMFU_ASSIGN_OR_RETURN(MergedRank * rank, slot(statement.Int64(0), "rank_notes"));
-      rank->outcome.analysis.notes.push_back({LevelOf(statement.Text(1)), std::string(statement.Text(2))});
+      if (statement.Text(1) == kDataErrorLevel) {
+        rank->outcome.analysis.data_errors.emplace_back(statement.Text(2));
+      } else {
+        rank->outcome.analysis.notes.push_back({LevelOf(statement.Text(1)), std::string(statement.Text(2))});
+      }
     }
   }
   {
@@ -511,12 +542,13 @@ Status ReadDiscovery(Partial& partial, AnalyzeReport& report) {
   Database& db = *partial.db;
   report.discovery.root = partial.root;
   report.discovery.correction = partial.correction;
-  OPMFU_ASSIGN_OR_RETURN(Statement notes, db.Prepare("SELECT text FROM discovery_notes ORDER BY seq"));
+  OPMFU_ASSIGN_OR_RETURN(Statement notes, db.Prepare("SELECT seq, text FROM discovery_notes ORDER BY seq DESC"));
   while (true) {
     OPMFU_ASSIGN_OR_RETURN(bool row, notes.Step());
     if (!row) break;
-    report.discovery.notes.emplace_back(notes.Text(0));
+    (notes.Int64(0) < 0 ? report.discovery.problems : report.discovery.notes).emplace_back(notes.Text(1));
   }
+  std::reverse(report.discovery.notes.begin(), report.discovery.notes.end());
   OPMFU_ASSIGN_OR_RETURN(Statement unknown, db.Prepare("SELECT rank_id FROM unknown_ranks ORDER BY seq"));
   while (true) {
     OPMFU_ASSIGN_OR_RETURN(bool row, unknown.Step());

@@ -150,6 +150,41 @@ std::string NoMatchReason(const MfuCalculation& calculation, bool shapes_all_una
   return reason + (parts.empty() ? " their kernels got no MFU" : parts);
 }
 
+// Kernels and FLOPs ranges whose end comes before their start: no profiler writes them, so the
+// database was damaged or edited. Each kind is one line: how many, and the first one.
+std::vector<std::string> EndsBeforeStarts(const RankData& data) {
+  std::vector<std::string> errors;
+  std::size_t kernels = 0;
+  const KernelShape* first_kernel = nullptr;
+  for (const KernelShape& shape : data.shapes) {
+    if (!shape.kernel_ts || !shape.kernel_end || *shape.kernel_end >= *shape.kernel_ts) continue;
+    if (kernels++ == 0) first_kernel = &shape;
+  }
+  if (first_kernel != nullptr) {
+    errors.push_back(std::to_string(kernels) + (kernels == 1 ? " compute kernel ends" : " compute kernels end") +
+                     " before it starts (the first: " + std::string(data.strings->View(first_kernel->kernel_name)) +
+                     ", startNs " + std::to_string(*first_kernel->kernel_ts) + ", endNs " +
+                     std::to_string(*first_kernel->kernel_end) + "); " + (kernels == 1 ? "it gets" : "they get") +
+                     " no MFU");
+  }
+  std::size_t ranges = 0;
+  const FlopsRange* first_range = nullptr;
+  if (data.flops_ranges) {
+    for (const FlopsRange& range : *data.flops_ranges) {
+      if (range.end >= range.start) continue;
+      if (ranges++ == 0) first_range = &range;
+    }
+  }
+  if (first_range != nullptr) {
+    errors.push_back(std::to_string(ranges) + (ranges == 1 ? " FLOPs range ends" : " FLOPs ranges end") +
+                     " before it starts (the first: '" + std::string(data.strings->View(first_range->message)) +
+                     "', startNs " + std::to_string(first_range->start) + ", endNs " +
+                     std::to_string(first_range->end) + "); " + (ranges == 1 ? "its FLOPs go" : "their FLOPs go") +
+                     " to no kernel");
+  }
+  return errors;
+}
+
 }  // namespace
 
 Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
@@ -170,6 +205,7 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   analysis.kernel_signatures = std::move(data->kernel_signatures);
   data->kernel_signatures.reset();
   if (input.step_id) OPMFU_RETURN_IF_ERROR(RestrictToStep(input, *data));
+  analysis.data_errors = EndsBeforeStarts(*data);
   stage_done("read");
 
   // The root cause comes first: without FLOPs records nothing downstream (kernels, chip) matters.

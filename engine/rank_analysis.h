@@ -39,6 +39,10 @@ struct RankAnalysis {
   /// recorded configuration as evidence. The rank then counts as failed; ModuleMFU rows it still
   /// produced are kept, as upstream keeps them.
   std::optional<std::string> failure;
+  /// Times no profiler writes: compute kernels or FLOPs ranges that end before they start. One
+  /// line each (the count and the first); the rank's other rows stand, but the run exits 1, so
+  /// figures computed around broken data never pass as a clean result.
+  std::vector<std::string> data_errors;
   /// Set when the FLOPs records are valid but no kernel matched one: why (a warning, not a failure).
   std::optional<std::string> no_rows_reason;
   /// profiler_info_<rank>.json of the rank directory, when there is one.

@@ -108,31 +108,37 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
     const bool named_file = files.IsFile(path);
     if (!named_file && fs::is_directory(path, ec)) {
       std::vector<std::string> found_python;
-      fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
-      if (ec) {
-        report.errors.push_back(Error::Input(path + ": cannot list: " + ec.message()));
-        continue;
-      }
-      for (fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
+      // Directory by directory, so that one that cannot be listed (no permission) is an error
+      // naming it, and its siblings are still linted: "No findings." must never stand for
+      // "nothing could be read".
+      std::vector<fs::path> pending{path};
+      while (!pending.empty()) {
+        const fs::path directory = std::move(pending.back());
+        pending.pop_back();
+        fs::directory_iterator it(directory, ec);
+        for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+          std::error_code entry_error;
+          // Symlinked directories are not followed, so a link loop cannot trap the walk.
+          if (it->is_directory(entry_error) && !it->is_symlink(entry_error)) {
+            if (!SkippedDirectory(it->path()) && !MatchesAnyGlob(options.exclude, cwd, it->path())) {
+              pending.push_back(it->path());
+            }
+            continue;
+          }
+          if (MatchesAnyGlob(options.exclude, cwd, it->path())) continue;
+          if (!it->is_regular_file(entry_error)) continue;
+          const std::string extension = it->path().extension().string();
+          // `lint` (ruff's `.`) names what it finds as ruff does: `train.py`, not `./train.py`.
+          std::string found = it->path().string();
+          if (found.starts_with("./")) found.erase(0, 2);
+          if (extension == ".py") found_python.push_back(found);
+          if (extension == ".sh" || extension == ".bash") inputs.launchers.push_back(found);
+          if (it->path().filename() == kDynamicConfigName) inputs.json.push_back(found);
+        }
         if (ec) {
-          report.errors.push_back(Error::Input(it->path().string() + ": cannot list: " + ec.message()));
-          break;
+          report.errors.push_back(Error::Input(directory.string() + ": cannot list: " + ec.message()));
+          ec.clear();
         }
-        // Symlinked directories are not followed, so a link loop cannot trap the walk.
-        if (it->is_directory(ec) && !it->is_symlink(ec) &&
-            (SkippedDirectory(it->path()) || MatchesAnyGlob(options.exclude, cwd, it->path()))) {
-          it.disable_recursion_pending();
-          continue;
-        }
-        if (MatchesAnyGlob(options.exclude, cwd, it->path())) continue;
-        if (!it->is_regular_file(ec)) continue;
-        const std::string extension = it->path().extension().string();
-        // `lint` (ruff's `.`) names what it finds as ruff does: `train.py`, not `./train.py`.
-        std::string found = it->path().string();
-        if (found.starts_with("./")) found.erase(0, 2);
-        if (extension == ".py") found_python.push_back(found);
-        if (extension == ".sh" || extension == ".bash") inputs.launchers.push_back(found);
-        if (it->path().filename() == kDynamicConfigName) inputs.json.push_back(found);
       }
       std::sort(found_python.begin(), found_python.end());
       for (std::string& file : found_python) inputs.python.push_back(MakeInput(std::move(file), true));

@@ -202,6 +202,28 @@ TEST_F(ShardedDemo, AnIncompleteOrInconsistentSetIsAUsageErrorNamingIt) {
   EXPECT_FALSE(fs::exists(work.path() / "merged"));
 }
 
+// A partial edited so that its ranks table repeats rank 0 would merge rank 0's rows three times.
+TEST_F(ShardedDemo, APartialWhoseRanksRepeatARankIsRefusedByName) {
+  TempDir work;
+  const auto folders = RunShards(work.path(), 2);
+  const fs::path partial = fs::path(folders[0]) / "opmfu_partial" / "shard_0_of_2.db";
+  const std::string before = testing::ReadFile(partial);
+  {
+    auto db = Database::OpenForWrite(partial);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->Execute("UPDATE ranks SET rank_id = 0").ok());
+  }
+  const auto merged = RunOpmfu({"merge", folders[0], folders[1], "-o", (work.path() / "merged").string()});
+  EXPECT_EQ(merged.exit_code, 2) << merged.err;
+  EXPECT_NE(
+      merged.err.find(partial.string() + ": damaged shard partial: ranks holds rank 0 where input_ranks has rank 2"),
+      std::string::npos)
+      << merged.err;
+  EXPECT_EQ(std::count(merged.err.begin(), merged.err.end(), '\n'), 1) << merged.err;
+  EXPECT_FALSE(fs::exists(work.path() / "merged"));
+  EXPECT_NE(testing::ReadFile(partial), before);  // the edit is there: the refusal is no accident
+}
+
 TEST(Shard, TheFlagIsValidated) {
   TempDir dir;
   for (const auto& [flag, message] : std::vector<std::pair<std::string, std::string>>{
