@@ -142,6 +142,7 @@ std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose, 
   };
   if (!report.discovery.correction.empty()) emit("warning: " + report.discovery.correction);
   for (const std::string& note : report.discovery.notes) emit("warning: " + note);
+  for (const std::string& problem : engine::DescribeProblems(report.discovery)) emit("error: " + problem);
   if (!report.unknown_ranks.empty()) {
     std::string ids;
     for (std::int64_t id : report.unknown_ranks) ids += (ids.empty() ? "" : ",") + std::to_string(id);
@@ -151,6 +152,9 @@ std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose, 
     const std::string who = "rank " + std::to_string(rank.location.rank_id) + ": ";
     // A failed rank gets one line, its file and root cause; upstream's log lines that led there
     // only with -v. Other ranks keep their warnings.
+    for (const std::string& error : rank.analysis.data_errors) {
+      emit(who + "error: " + rank.location.db_path.string() + ": " + error);
+    }
     if (rank.failure) {
       emit(who + "error: " + engine::DescribeFailure(rank));
     } else if (rank.operator_rows == 0 && rank.analysis.no_rows_reason) {

@@ -205,7 +205,7 @@ int RunAnalyzeCommand(AnalyzeFlags given) {
                          std::to_string(report->ranks.size()) + " ranks\n";
   PrintAnalysisLog(*report, flags.verbose, &full_log);
   for (const auto& written : report->written) full_log += "wrote " + written.string() + "\n";
-  const bool failed = report->failed_ranks() > 0;
+  const bool failed = !report->clean();
   if (flags.agent) {
     nlohmann::ordered_json message = nlohmann::ordered_json::object();
     nlohmann::ordered_json failures = nlohmann::ordered_json::array();

@@ -24,6 +24,8 @@ int RunAudit(const AuditFlags& flags) {
   if (!tolerance.ok()) return ReportError(tolerance.error());
   auto data = flags.source.Load(/*with_kernel_signatures=*/true);
   if (!data.ok()) return ReportError(data.error());
+  if (Status safe = RefuseOutputOverInput(flags.output, InputFiles(*data)); !safe.ok())
+    return ReportError(safe.error());
   ReportFailedRanks(data->analysis, "is not audited");
   // From a profiling directory every recorded kernel is also compared with the FLOPs derived from its
   // own shapes (exact; docs/derived-mfu.md).
@@ -53,8 +55,7 @@ int RunAudit(const AuditFlags& flags) {
     return kExitFindings;
   }
   // A failed rank leaves the audit incomplete: that is not a clean result.
-  return audit.disagreements.empty() && !derived_disagree && data->analysis.failed_ranks() == 0 ? kExitOk
-                                                                                                : kExitFindings;
+  return audit.disagreements.empty() && !derived_disagree && data->analysis.clean() ? kExitOk : kExitFindings;
 }
 
 }  // namespace

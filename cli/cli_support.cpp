@@ -6,14 +6,19 @@
 #include "common/text.h"
 #include "common/text_edit.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <streambuf>
+#include <utility>
 
 #include "common/file_io.h"
 
@@ -45,6 +50,83 @@ class CountingStreambuf : public std::streambuf {
   std::streambuf* target_;
   bool written_ = false;
 };
+
+// stdout with every write checked. std::cout's own buffer (through C stdio) lets a failed write
+// pass unnoticed, so a full disk or `> /dev/full` exited 0; this one remembers the first errno,
+// which ends the run with exit 2 and the cause (StdoutStatus).
+class CheckedStdoutBuf : public std::streambuf {
+ public:
+  CheckedStdoutBuf() { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  CheckedStdoutBuf(const CheckedStdoutBuf&) = delete;
+  CheckedStdoutBuf& operator=(const CheckedStdoutBuf&) = delete;
+  ~CheckedStdoutBuf() override = default;
+  int failure() const { return failure_; }
+  bool TakeUnreported() { return failure_ != 0 && !std::exchange(reported_, true); }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (Flush() != 0) return traits_type::eof();
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+    return c;
+  }
+  std::streamsize xsputn(const char* text, std::streamsize count) override {
+    const auto size = static_cast<std::size_t>(count);
+    if (size > static_cast<std::size_t>(epptr() - pptr())) {
+      if (Flush() != 0) return 0;
+      if (size >= buffer_.size()) return WriteOut(text, size) ? count : 0;
+    }
+    std::memcpy(pptr(), text, size);
+    pbump(static_cast<int>(count));
+    return count;
+  }
+  int sync() override { return Flush(); }
+
+ private:
+  int Flush() {
+    const bool ok = WriteOut(pbase(), static_cast<std::size_t>(pptr() - pbase()));
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return ok ? 0 : -1;
+  }
+  bool WriteOut(const char* data, std::size_t size) {
+    if (failure_ != 0) return false;  // the output is already incomplete: stop writing
+    while (size > 0) {
+      const ssize_t n = ::write(STDOUT_FILENO, data, size);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        failure_ = errno;
+        return false;
+      }
+      data += n;
+      size -= static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+  std::array<char, std::size_t{1} << 16> buffer_{};
+  int failure_ = 0;
+  bool reported_ = false;
+};
+
+// Owns the checked buffer and gives std::cout its own back before the buffer goes: the standard
+// streams are flushed once more after every static object is destroyed.
+struct CheckedStdout {
+  CheckedStdout() : original(std::cout.rdbuf(&buffer)) {}
+  CheckedStdout(const CheckedStdout&) = delete;
+  CheckedStdout& operator=(const CheckedStdout&) = delete;
+  ~CheckedStdout() {
+    std::cout.flush();
+    std::cout.rdbuf(original);
+  }
+  CheckedStdoutBuf buffer;
+  std::streambuf* original;
+};
+
+CheckedStdout& StdoutChecker() {
+  static CheckedStdout checker;
+  return checker;
+}
 
 struct JsonModeState {
   JsonModeState() = default;
@@ -146,14 +228,45 @@ void AddFormatOption(CLI::App& command, std::string& format) {
 
 void ReportWarning(std::string_view message) { std::cerr << "opmfu: warning: " << message << "\n"; }
 
+void InstallCheckedStdout() { (void)StdoutChecker(); }
+
+Status StdoutStatus() {
+  std::cout.flush();
+  CheckedStdoutBuf& buffer = StdoutChecker().buffer;
+  if (!buffer.TakeUnreported()) return Ok();
+  return Error::Input("stdout: cannot write: " + ErrnoMessage(buffer.failure()) + " (the output is incomplete)");
+}
+
 Status EmitOutput(std::string_view content, const std::string& output_path) {
   if (output_path.empty() || output_path == "-") {
     std::cout << content;
-    std::cout.flush();
-    if (!std::cout) return Error::Input("stdout: write failed");
-    return Ok();
+    return StdoutStatus();
   }
   return WriteFileAtomically(output_path, content);
+}
+
+Status RefuseOutputOverInput(const std::string& output_path, const std::vector<std::filesystem::path>& inputs) {
+  if (output_path.empty() || output_path == "-") return Ok();
+  struct stat output {};
+  // Only an existing regular file can be lost; a device such as /dev/null is written, not replaced.
+  if (::stat(output_path.c_str(), &output) != 0 || !S_ISREG(output.st_mode)) return Ok();
+  for (const std::filesystem::path& input : inputs) {
+    struct stat read {};
+    if (::stat(input.c_str(), &read) != 0) continue;
+    if (read.st_dev == output.st_dev && read.st_ino == output.st_ino) {
+      const std::string also = input.string() == output_path ? "" : " (" + input.string() + ")";
+      return Error::Usage(output_path + ": is an input of this command" + also +
+                          ", and writing there would replace it; choose another output path (nothing was written)");
+    }
+  }
+  return Ok();
+}
+
+std::vector<std::filesystem::path> InputFiles(const report::ReportData& data) {
+  std::vector<std::filesystem::path> files{data.path};
+  files.insert(files.end(), data.artifacts.begin(), data.artifacts.end());
+  for (const engine::RankOutcome& rank : data.analysis.ranks) files.push_back(rank.location.db_path);
+  return files;
 }
 
 void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help) {
@@ -279,9 +392,15 @@ void MfuSourceFlags::Add(CLI::App& command, bool db_allowed) {
 }
 
 void ReportFailedRanks(const engine::AnalyzeReport& analysis, std::string_view consequence) {
+  for (const std::string& problem : engine::DescribeProblems(analysis.discovery)) {
+    std::cerr << "opmfu: error: " << problem << "\n";
+  }
   for (const engine::RankOutcome& rank : analysis.ranks) {
     // The same line as `opmfu analyze` prints, plus what the failure means for this command.
     const std::string who = "opmfu: rank " + std::to_string(rank.location.rank_id) + ": ";
+    for (const std::string& error : rank.analysis.data_errors) {
+      std::cerr << who << "error: " << rank.location.db_path.string() << ": " << error << "\n";
+    }
     if (rank.failure) {
       std::cerr << who << "error: " << engine::DescribeFailure(rank) << " (" << consequence << ")\n";
     } else if (rank.operator_rows == 0 && rank.analysis.no_rows_reason) {

@@ -60,6 +60,18 @@ std::vector<std::string> ChipNames();
 /// `--format text|json` for a command whose text output has a JSON twin (docs/schema/).
 void AddFormatOption(CLI::App& command, std::string& format);
 
+/// Gives std::cout a buffer whose writes are checked; main calls it before anything is printed.
+void InstallCheckedStdout();
+/// Flushes stdout. The first time after a write failed (a full disk, `> /dev/full`), the error
+/// naming its cause; later calls, and calls with nothing failed, are Ok.
+Status StdoutStatus();
+
+/// Refuses an output path that is one of `inputs` after symlinks (`registry check F.py -o F.py`,
+/// `report --db X -o X`): a usage error naming both, returned before anything is written.
+Status RefuseOutputOverInput(const std::string& output_path, const std::vector<std::filesystem::path>& inputs);
+/// Every file `data` was read from: what -d or --db named, the rank databases, the artifacts.
+std::vector<std::filesystem::path> InputFiles(const report::ReportData& data);
+
 /// Writes to `output_path` atomically, or to stdout when it is empty or "-".
 Status EmitOutput(std::string_view content, const std::string& output_path);
 

@@ -22,6 +22,9 @@ int RunDiff(const DiffFlags& flags) {
   if (!base.ok()) return ReportError(base.error());
   auto candidate = report::LoadRun(flags.candidate);
   if (!candidate.ok()) return ReportError(candidate.error());
+  std::vector<std::filesystem::path> inputs = InputFiles(*base);
+  for (std::filesystem::path& input : InputFiles(*candidate)) inputs.push_back(std::move(input));
+  if (Status safe = RefuseOutputOverInput(flags.output, inputs); !safe.ok()) return ReportError(safe.error());
   ReportFailedRanks(base->analysis, "left out of the base");
   ReportFailedRanks(candidate->analysis, "left out of the candidate");
   const report::MfuDiff diff = report::DiffRuns(*base, *candidate);
@@ -32,7 +35,7 @@ int RunDiff(const DiffFlags& flags) {
     return ReportError(written.error());
   }
   // A failed rank leaves one side incomplete: the comparison is shown, but not as a clean result.
-  return base->analysis.failed_ranks() + candidate->analysis.failed_ranks() == 0 ? kExitOk : kExitFindings;
+  return base->analysis.clean() && candidate->analysis.clean() ? kExitOk : kExitFindings;
 }
 
 }  // namespace

@@ -176,10 +176,12 @@ int RunGateCommand(const GateFlags& flags) {
     ReportFailedRanks(data->analysis, "the gate cannot pass");
     figures = report::RecordedFigures(*data, report::BuildReport(*data, {}));
   }
+  std::vector<std::filesystem::path> inputs = InputFiles(*data);
   std::optional<report::GateFigures> baseline;
   if (!flags.baseline.empty()) {
     auto base_data = report::LoadRun(flags.baseline, /*with_kernel_signatures=*/use_derived);
     if (!base_data.ok()) return ReportError(base_data.error());
+    for (std::filesystem::path& input : InputFiles(*base_data)) inputs.push_back(std::move(input));
     if (use_derived) {
       auto section = DerivedOf(*base_data, flags, "--baseline");
       if (!section.ok()) return ReportError(section.error());
@@ -188,6 +190,7 @@ int RunGateCommand(const GateFlags& flags) {
       baseline = report::RecordedFigures(*base_data, report::BuildReport(*base_data, {}));
     }
   }
+  if (Status safe = RefuseOutputOverInput(flags.output, inputs); !safe.ok()) return ReportError(safe.error());
   const std::vector<report::GateCheck> checks = report::RunGate(figures, baseline ? &*baseline : nullptr, *thresholds);
   const bool passed = std::all_of(checks.begin(), checks.end(), [](const report::GateCheck& c) { return c.passed; });
 
@@ -215,7 +218,8 @@ int RunGateCommand(const GateFlags& flags) {
         failures, flags.output_format == "sarif" ? OutputFormat::kSarif : OutputFormat::kGithub, options);
   }
   if (Status written = EmitOutput(rendered, flags.output); !written.ok()) return ReportError(written.error());
-  return passed ? kExitOk : kExitFindings;
+  // Recorded figures from damaged data (above) are no pass, even when every threshold holds.
+  return passed && (use_derived || data->analysis.clean()) ? kExitOk : kExitFindings;
 }
 
 }  // namespace

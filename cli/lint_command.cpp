@@ -63,6 +63,11 @@ int RunLint(const LintFlags& flags) {
   auto report = lint::LintPaths(paths, *options);
   if (!report.ok()) return ReportError(report.error());
 
+  std::vector<std::filesystem::path> inputs(flags.paths.begin(), flags.paths.end());
+  for (const lint::LintedFile& file : report->files) inputs.emplace_back(file.path);
+  if (Status safe = RefuseOutputOverInput(flags.diagnostics.output, inputs); !safe.ok()) {
+    return ReportError(safe.error());
+  }
   int exit_code = kExitOk;
   for (const Error& error : report->errors) exit_code = ReportError(error);
   // JSON promised on stdout and an input not read: the error object, not a findings list that

@@ -91,6 +91,7 @@ int Run(int argc, char** argv) {
     std::cerr << "opmfu: error: " << abi.error().message << "\n";
     return kExitUsage;
   }
+  InstallCheckedStdout();
   if (AsksForAgentLine(argc, argv)) {
     SetAgentMode();
   } else {
@@ -159,5 +160,11 @@ int main(int argc, char** argv) {
     code = opmfu::cli::ReportError(opmfu::Error::Internal(std::string("internal error: ") + error.what()));
   }
   opmfu::cli::FinishJsonOutput();
+  // Output that did not reach stdout is an error whatever the command decided: a report cut off
+  // by a full disk must not exit 0, nor lint's exit 1 claim findings that were never printed.
+  if (opmfu::Status out = opmfu::cli::StdoutStatus(); !out.ok()) {
+    const int failed = opmfu::cli::ReportError(out.error());
+    if (code != opmfu::cli::kExitInternal) code = failed;
+  }
   return code;
 }

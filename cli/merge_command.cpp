@@ -37,7 +37,7 @@ int RunMergeCommand(const MergeFlags& flags) {
   } else {
     PrintAnalysisSummary(*report);
   }
-  return report->failed_ranks() > 0 ? kExitFindings : kExitOk;
+  return report->clean() ? kExitOk : kExitFindings;
 }
 
 }  // namespace

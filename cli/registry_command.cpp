@@ -55,6 +55,7 @@ int RunList(const ListFlags& flags) {
   if (!format.ok()) return ReportError(format.error());
   auto located = flags.locate.Locate();
   if (!located.ok()) return ReportError(located.error());
+  if (Status safe = RefuseOutputOverInput(flags.output, {located->path}); !safe.ok()) return ReportError(safe.error());
   auto file = registry::LoadFormulaFile(located->path, registry::ParseDepth::kSignatures);
   if (!file.ok()) return ReportError(file.error());
 
@@ -95,6 +96,10 @@ int RunCheck(const CheckFlags& flags) {
     auto located = flags.locate.Locate();
     if (!located.ok()) return ReportError(located.error());
     files.push_back(located->path.string());
+  }
+  const std::vector<std::filesystem::path> inputs(files.begin(), files.end());
+  if (Status safe = RefuseOutputOverInput(flags.diagnostics.output, inputs); !safe.ok()) {
+    return ReportError(safe.error());
   }
 
   int exit_code = kExitOk;
@@ -411,7 +416,7 @@ int RunVerify(const VerifyFlags& flags) {
       << (failed > 0 ? ", but incomplete: " + std::to_string(failed) + " rank(s) failed and were not verified"
                      : std::string())
       << "\n";
-  return ok && failed == 0 ? kExitOk : kExitFindings;
+  return ok && data->analysis.clean() ? kExitOk : kExitFindings;
 }
 
 }  // namespace

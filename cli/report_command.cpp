@@ -34,9 +34,17 @@ std::string FormatFor(const ReportFlags& flags) {
 int RunReport(const ReportFlags& flags) {
   auto data = flags.source.Load(/*with_kernel_signatures=*/true);
   if (!data.ok()) return ReportError(data.error());
+  if (Status safe = RefuseOutputOverInput(flags.output, InputFiles(*data)); !safe.ok())
+    return ReportError(safe.error());
   if (!data->analysis.discovery.correction.empty()) ReportWarning(data->analysis.discovery.correction);
   for (const std::string& note : data->analysis.discovery.notes) ReportWarning(note);
   ReportFailedRanks(data->analysis, "in no figure of the report");
+  if (data->analysis.tables.operator_rows.empty() && data->analysis.failed_ranks() == 0) {
+    // A report of zero rows looks like a result and says nothing: exit 1, and nothing is written.
+    std::cerr << "opmfu: error: " << data->path.string()
+              << ": no OperatorMFU rows, so there is nothing to report (no report written)\n";
+    return kExitFindings;
+  }
   report::ReportOptions options;
   options.top = flags.top;
   options.attribute_compute = flags.attribute == "compute";
@@ -57,7 +65,7 @@ int RunReport(const ReportFlags& flags) {
   }
   if (!flags.output.empty() && flags.output != "-") std::cerr << "opmfu: wrote " << flags.output << "\n";
   // Ranks that failed are in the report; the exit code says it is incomplete.
-  return data->analysis.failed_ranks() > 0 ? kExitFindings : kExitOk;
+  return data->analysis.clean() ? kExitOk : kExitFindings;
 }
 
 }  // namespace

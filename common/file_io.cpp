@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 
 namespace opmfu {
 
@@ -190,31 +191,74 @@ void InstallInterruptCleanup() {
   }
 }
 
-Status WriteFileAtomically(const fs::path& path, std::string_view content) {
-  const TemporaryFile temporary(path);
-  const fs::path& temp = temporary.path();
+namespace {
 
-  mode_t mode = 0644;
-  struct stat existing {};
-  if (::stat(path.c_str(), &existing) == 0) {
-    if (S_ISDIR(existing.st_mode)) return Error::Input(PathError(path, "is a directory, not a file"));
-    mode = existing.st_mode & 07777;
-  }
+// Where a write to `path` really lands: an existing symlink is followed to its target, so that an
+// edit in place changes the file the link names and leaves the link a link.
+fs::path WriteTarget(const fs::path& path) {
+  std::error_code error;
+  if (!fs::is_symlink(fs::symlink_status(path, error))) return path;
+  const fs::path resolved = fs::canonical(path, error);
+  if (!error) return resolved;
+  // A dangling link: write the file it names, relative to the link's own directory.
+  const fs::path target = fs::read_symlink(path, error);
+  if (error) return path;
+  return target.is_absolute() ? target : path.parent_path() / target;
+}
 
-  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
-  if (fd.get() < 0) return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errno)));
-  auto fail = [&](int errnum) {
-    ::unlink(temp.c_str());
-    return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum)));
-  };
+Status WriteAll(int fd, std::string_view content, const std::function<Error(int)>& fail) {
   std::size_t written = 0;
   while (written < content.size()) {
-    const ssize_t n = ::write(fd.get(), content.data() + written, content.size() - written);
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
       return fail(errno);
     }
     written += static_cast<std::size_t>(n);
+  }
+  return Ok();
+}
+
+// A device or a FIFO (`-o /dev/null`, `-o /dev/stdout`, `-o >(gzip)`): there is nothing to
+// rename over, so it is written in place, every write checked (`-o /dev/full` fails).
+Status WriteToSpecialFile(const fs::path& path, std::string_view content) {
+  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+  auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
+  if (fd.get() < 0) return fail(errno);
+  OPMFU_RETURN_IF_ERROR(WriteAll(fd.get(), content, fail));
+  if (fd.Close() != 0) return fail(errno);
+  return Ok();
+}
+
+Status WriteAtomically(const fs::path& requested, std::string_view content, const struct stat* keep_from) {
+  const fs::path path = WriteTarget(requested);
+  struct stat existing {};
+  const bool exists = ::stat(path.c_str(), &existing) == 0;
+  if (exists && S_ISDIR(existing.st_mode)) return Error::Input(PathError(requested, "is a directory, not a file"));
+  if (exists && !S_ISREG(existing.st_mode)) return WriteToSpecialFile(path, content);
+  // What the new file keeps: the mode and owner of the file it replaces (or of `keep_from`).
+  const struct stat* model = keep_from != nullptr ? keep_from : (exists ? &existing : nullptr);
+  const mode_t mode = model != nullptr ? (model->st_mode & 07777) : 0644;
+
+  const TemporaryFile temporary(path);
+  const fs::path& temp = temporary.path();
+  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+  if (fd.get() < 0) return Error::Input(PathError(requested, "cannot write: " + ErrnoMessage(errno)));
+  auto fail = [&](int errnum) {
+    ::unlink(temp.c_str());
+    return Error::Input(PathError(requested, "cannot write: " + ErrnoMessage(errnum)));
+  };
+  OPMFU_RETURN_IF_ERROR(WriteAll(fd.get(), content, fail));
+  if (model != nullptr && (model->st_uid != ::geteuid() || model->st_gid != ::getegid())) {
+    // Replacing a file must not hand it to whoever ran opmfu. Without the right to keep the
+    // owner, nothing is written rather than a file that changed hands.
+    if (::fchown(fd.get(), model->st_uid, model->st_gid) != 0) {
+      const int errnum = errno;
+      ::unlink(temp.c_str());
+      return Error::Input(PathError(requested, "cannot keep its owner (uid " + std::to_string(model->st_uid) +
+                                                   ", gid " + std::to_string(model->st_gid) +
+                                                   "): " + ErrnoMessage(errnum) + "; nothing was written"));
+    }
   }
   if (::fchmod(fd.get(), mode) != 0) return fail(errno);
   if (::fsync(fd.get()) != 0) return fail(errno);
@@ -223,26 +267,28 @@ Status WriteFileAtomically(const fs::path& path, std::string_view content) {
   return Ok();
 }
 
+}  // namespace
+
+Status WriteFileAtomically(const fs::path& path, std::string_view content) {
+  return WriteAtomically(path, content, nullptr);
+}
+
 Status AppendToFile(const fs::path& path, std::string_view content) {
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errno)));
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd.get(), content.data() + written, content.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errno)));
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (fd.Close() != 0) return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errno)));
+  auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
+  if (fd.get() < 0) return fail(errno);
+  OPMFU_RETURN_IF_ERROR(WriteAll(fd.get(), content, fail));
+  if (fd.Close() != 0) return fail(errno);
   return Ok();
 }
 
 Status CopyFileAtomically(const fs::path& from, const fs::path& to) {
   auto content = ReadTextFile(from, ReadLimits{.max_bytes = ReadLimits{}.max_bytes, .reject_nul = false});
   if (!content.ok()) return content.take_error();
-  return WriteFileAtomically(to, *content);
+  struct stat source {};
+  if (::stat(from.c_str(), &source) != 0) return Error::Input(PathError(from, ErrnoMessage(errno)));
+  // A backup is as private as the file it saves.
+  return WriteAtomically(to, *content, &source);
 }
 
 }  // namespace opmfu

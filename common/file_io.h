@@ -22,15 +22,18 @@ struct ReadLimits {
 Result<std::string> ReadTextFile(const std::filesystem::path& path, const ReadLimits& limits = {});
 
 /// Writes `content` to a temporary file in the destination's directory, flushes it and renames it
-/// over `path`, so readers see the old file or the new one, never a part. Keeps the permissions of
-/// an existing file.
+/// over `path`, so readers see the old file or the new one, never a part. Keeps the mode and owner
+/// of an existing file (and refuses, writing nothing, when the owner cannot be kept). A symlink is
+/// written through: its target changes, the link stays. A device or FIFO (`/dev/null`,
+/// `/dev/full`) is written in place, every write checked.
 Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content);
 
 /// Appends `content` to `path` (created 0644 when missing), as a log file is written: several runs
 /// may share one file, so it is never replaced. Fails with a one-line reason, the file named.
 Status AppendToFile(const std::filesystem::path& path, std::string_view content);
 
-/// Copies `from` to `to` atomically (used for `.bak` copies before an in-place edit).
+/// Copies `from` to `to` atomically with `from`'s mode and owner (used for `.bak` copies before an
+/// in-place edit).
 Status CopyFileAtomically(const std::filesystem::path& from, const std::filesystem::path& to);
 
 /// A temporary file opmfu is writing. While the object lives, an interrupt (SIGINT, SIGTERM,

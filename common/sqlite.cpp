@@ -194,8 +194,9 @@ Result<std::unique_ptr<AtomicDatabaseWrite>> AtomicDatabaseWrite::Begin(const st
   }
   auto db = Database::OpenForWrite(temp);
   if (!db.ok()) {
+    const Error error = write->Failed(db.take_error());
     write->RemoveTemporary();
-    return db.take_error();
+    return error;
   }
   write->db_.emplace(std::move(*db));
   if (Status begun = write->db_->Execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN"); !begun.ok()) {
@@ -221,7 +222,14 @@ void AtomicDatabaseWrite::RemoveTemporary() {
 }
 
 Error AtomicDatabaseWrite::Failed(Error error) const {
-  error.message = path_.string() + ": " + error.message;
+  // SQLite names the file it has open, the hidden temporary copy; the user knows only `path`.
+  const std::string temp = temporary_->path().string();
+  const std::string user = path_.string();
+  for (std::size_t at = error.message.find(temp); at != std::string::npos; at = error.message.find(temp, at)) {
+    error.message.replace(at, temp.size(), user);
+    at += user.size();
+  }
+  if (!error.message.starts_with(user)) error.message = user + ": " + error.message;
   return error;
 }
 
@@ -235,8 +243,9 @@ Status AtomicDatabaseWrite::Commit() {
   db_.reset();
   const std::filesystem::path& temp = temporary_->path();
   if (Status synced = SyncFile(temp); !synced.ok()) {
+    const Error error = Failed(synced.take_error());
     RemoveTemporary();
-    return synced.take_error();
+    return error;
   }
   std::error_code ec;
   std::filesystem::rename(temp, path_, ec);

@@ -1,6 +1,11 @@
 #include "engine/xlsx_export.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <xlsxwriter.h>
+
+#include <cerrno>
+#include <cstdio>
 
 #include <algorithm>
 #include <map>
@@ -40,6 +45,31 @@ const char* const kModuleHeaders[] = {"Rank ID",
                                       "Avg MFU"};
 const double kModuleWidths[] = {10, 40, 30, 30, 60, 25, 25, 10, 30};
 
+// libxlsxwriter reports a failure with lines of its own on stderr ("[ERROR][packager.c:...]"); the
+// error it returns becomes opmfu's one line instead. Only the export runs meanwhile.
+class QuietStderr {
+ public:
+  QuietStderr() : saved_(::dup(STDERR_FILENO)) {
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0) {
+      std::fflush(stderr);
+      ::dup2(null, STDERR_FILENO);
+    }
+    if (null >= 0) ::close(null);
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+  ~QuietStderr() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+  }
+
+ private:
+  int saved_;
+};
+
 struct WorkbookCloser {
   void operator()(lxw_workbook* workbook) const { workbook_close(workbook); }
 };
@@ -68,11 +98,10 @@ class Workbook {
   Workbook(Workbook&&) noexcept = default;
   Workbook& operator=(Workbook&&) noexcept = default;
   ~Workbook() {
-    if (handle_) {  // not finished: close and drop the partial file
-      handle_.reset();
-      std::error_code ec;
-      fs::remove(temp_->path(), ec);
-    }
+    if (!temp_ || committed_) return;  // moved from, or in place
+    handle_.reset();                   // not finished: close and drop the partial file
+    std::error_code ec;
+    fs::remove(temp_->path(), ec);
   }
 
   void Headers(std::span<const char* const> headers, std::span<const double> widths) {
@@ -98,18 +127,24 @@ class Workbook {
   }
   void HeaderHeight(double height) { worksheet_set_row(sheet_, 0, height, nullptr); }
 
-  Status Finish() {
+  /// Writes the workbook to its temporary file; Commit puts it in place.
+  Status Close() {
+    errno = 0;
     const lxw_error error = workbook_close(handle_.release());
-    std::error_code ec;
+    const int errnum = errno;
     if (error != LXW_NO_ERROR) {
+      std::error_code ec;
       fs::remove(temp_->path(), ec);
-      return Error::Input(path_.string() + ": cannot write: " + lxw_strerror(error));
+      return Error::Input(path_.string() + ": cannot write: " + lxw_strerror(error) +
+                          (errnum != 0 ? " (" + ErrnoMessage(errnum) + ")" : std::string()));
     }
+    return Ok();
+  }
+  Status Commit() {
+    std::error_code ec;
     fs::rename(temp_->path(), path_, ec);
-    if (ec) {
-      fs::remove(temp_->path(), ec);
-      return Error::Input(path_.string() + ": cannot replace: " + ec.message());
-    }
+    if (ec) return Error::Input(path_.string() + ": cannot replace: " + ec.message());
+    committed_ = true;
     return Ok();
   }
 
@@ -118,12 +153,13 @@ class Workbook {
   fs::path path_;
   std::unique_ptr<TemporaryFile> temp_;
   std::unique_ptr<lxw_workbook, WorkbookCloser> handle_;
+  bool committed_ = false;
   lxw_worksheet* sheet_ = nullptr;  // owned by the workbook
   lxw_format* header_ = nullptr;
   lxw_format* cell_ = nullptr;
 };
 
-Status WriteKernelWorkbook(const fs::path& path, const std::vector<const OperatorMfuRow*>& rows) {
+Result<Workbook> WriteKernelWorkbook(const fs::path& path, const std::vector<const OperatorMfuRow*>& rows) {
   OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(path));
   book.Headers(kKernelHeaders, kKernelWidths);
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -143,10 +179,11 @@ Status WriteKernelWorkbook(const fs::path& path, const std::vector<const Operato
     book.Text(row, 11, r.input_shapes());
     book.Text(row, 12, r.output_shapes());
   }
-  return book.Finish();
+  OPMFU_RETURN_IF_ERROR(book.Close());
+  return book;
 }
 
-Status WriteModuleWorkbook(const fs::path& path, const std::vector<const ModuleMfuRow*>& rows) {
+Result<Workbook> WriteModuleWorkbook(const fs::path& path, const std::vector<const ModuleMfuRow*>& rows) {
   OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(path));
   // avg_mfu is dropped when it is empty in every row of this rank's frame.
   const bool with_avg =
@@ -182,7 +219,8 @@ Status WriteModuleWorkbook(const fs::path& path, const std::vector<const ModuleM
       begin = end;
     }
   }
-  return book.Finish();
+  OPMFU_RETURN_IF_ERROR(book.Close());
+  return book;
 }
 
 }  // namespace
@@ -195,17 +233,26 @@ Result<std::vector<fs::path>> WriteWorkbooks(const fs::path& directory, const An
   for (const OperatorMfuRow& row : tables.operator_rows) kernels[row.rank_id].push_back(&row);
   std::map<std::int64_t, std::vector<const ModuleMfuRow*>> modules;
   for (const ModuleMfuRow& row : tables.module_rows) modules[row.rank_id].push_back(&row);
+  // Every workbook is written in full before any is put in place: a full disk leaves the earlier
+  // set, never some new workbooks beside old ones.
+  std::vector<Workbook> books;
   std::vector<fs::path> written;
-  for (const auto& [rank, rows] : kernels) {
-    const fs::path path = directory / ("operator_mfu_kernel_" + std::to_string(rank) + ".xlsx");
-    OPMFU_RETURN_IF_ERROR(WriteKernelWorkbook(path, rows));
-    written.push_back(path);
+  {
+    const QuietStderr quiet;
+    for (const auto& [rank, rows] : kernels) {
+      const fs::path path = directory / ("operator_mfu_kernel_" + std::to_string(rank) + ".xlsx");
+      OPMFU_ASSIGN_OR_RETURN(Workbook book, WriteKernelWorkbook(path, rows));
+      books.push_back(std::move(book));
+      written.push_back(path);
+    }
+    for (const auto& [rank, rows] : modules) {
+      const fs::path path = directory / ("operator_mfu_module_" + std::to_string(rank) + ".xlsx");
+      OPMFU_ASSIGN_OR_RETURN(Workbook book, WriteModuleWorkbook(path, rows));
+      books.push_back(std::move(book));
+      written.push_back(path);
+    }
   }
-  for (const auto& [rank, rows] : modules) {
-    const fs::path path = directory / ("operator_mfu_module_" + std::to_string(rank) + ".xlsx");
-    OPMFU_RETURN_IF_ERROR(WriteModuleWorkbook(path, rows));
-    written.push_back(path);
-  }
+  for (Workbook& book : books) OPMFU_RETURN_IF_ERROR(book.Commit());
   return written;
 }
 

@@ -91,6 +91,8 @@ RunResult RunOpmfu(const std::vector<std::string>& args, const fs::path& cwd,
   return RunOpmfuWith(args, options);
 }
 
+bool CanDropRoot() { return ::geteuid() == 0 && ::access("/usr/bin/setpriv", X_OK) == 0; }
+
 RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& options) {
   const fs::path& cwd = options.cwd;
   const auto& env = options.env;
@@ -113,6 +115,9 @@ RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& o
   envp.push_back(nullptr);
 
   std::vector<std::string> argv_storage = {OPMFU_BINARY};
+  if (options.unprivileged && ::geteuid() == 0) {
+    argv_storage = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", OPMFU_BINARY};
+  }
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& arg : argv_storage) argv.push_back(arg.data());
@@ -122,7 +127,11 @@ RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& o
   posix_spawn_file_actions_init(&actions);
   const std::string input = stdin_path.empty() ? std::string("/dev/null") : stdin_path.string();
   posix_spawn_file_actions_addopen(&actions, 0, input.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (options.stdout_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, options.stdout_path.c_str(), O_WRONLY, 0);
+  }
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const fs::path directory = cwd.empty() ? SourceDir() : cwd;
   posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
@@ -154,7 +163,7 @@ RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& o
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = ReadFile(out_path);
+  result.out = options.stdout_path.empty() ? ReadFile(out_path) : std::string();
   result.err = ReadFile(err_path);
   return result;
 }

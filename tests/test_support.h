@@ -65,7 +65,17 @@ struct RunOptions {
   int stop_signal = 9;  ///< SIGKILL; SIGINT (2) to interrupt as Ctrl-C does
   /// RLIMIT_FSIZE for the child, to simulate a full disk (writes past it fail with EFBIG).
   std::optional<std::uint64_t> file_size_limit;
+  /// Where stdout goes instead of being captured (e.g. /dev/full, to test that writes are checked).
+  std::filesystem::path stdout_path;
+  /// Run as `nobody` (uid and gid 65534, no groups) through setpriv when the tests run as root,
+  /// who reads everything: so that permission-denied cases really are denied. As another user
+  /// the run is made as that user.
+  bool unprivileged = false;
 };
+
+/// Whether RunOptions::unprivileged can drop root here (setpriv exists); false as non-root, who
+/// needs no dropping.
+bool CanDropRoot();
 
 /// Runs the built opmfu with `args`, with OPMFU_* and NO_COLOR cleared from the environment and
 /// `options.env` added.

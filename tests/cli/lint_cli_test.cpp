@@ -48,6 +48,21 @@ TEST(LintCli, FixRewritesTheSafeFixesAndTheFileThenLintsClean) {
   EXPECT_EQ(again.out.find("OPM109"), std::string::npos) << again.out;
 }
 
+// --fix on a symlink fixes the file it names and leaves the link a link, with the mode kept.
+TEST(LintCli, FixWritesThroughASymlinkAndKeepsTheMode) {
+  testing::TempDir dir;
+  const fs::path target = dir.Write("src/train.py", kBroken);
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  const fs::path link = dir.path() / "train.py";
+  fs::create_symlink("src/train.py", link);
+  auto fixed = RunOpmfu({"lint", "--no-config", "--fix", link.string()});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_NE(testing::ReadFile(target).find("with_flops=True"), std::string::npos);
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
 TEST(LintCli, StdinIsLintedUnderItsGivenName) {
   testing::TempDir dir;
   const fs::path input = dir.Write("input.py", kBroken);

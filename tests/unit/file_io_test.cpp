@@ -100,5 +100,49 @@ TEST(CopyFileAtomically, CopiesBytesExactly) {
   EXPECT_EQ(testing::ReadFile(dir.path() / "to.bin"), bytes);
 }
 
+TEST(WriteFileAtomically, WritesThroughASymlinkToItsTarget) {
+  TempDir dir;
+  const auto target = dir.Write("real/train.py", "old");
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  fs::create_symlink("real/train.py", dir.path() / "link.py");
+  ASSERT_TRUE(WriteFileAtomically(dir.path() / "link.py", "new").ok());
+  EXPECT_TRUE(fs::is_symlink(dir.path() / "link.py"));  // still the user's link
+  EXPECT_EQ(fs::read_symlink(dir.path() / "link.py"), "real/train.py");
+  EXPECT_EQ(testing::ReadFile(target), "new");
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+TEST(WriteFileAtomically, KeepsTheOwnerOfTheFileItReplaces) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only root can give a file to another owner to begin with";
+  TempDir dir;
+  const auto path = dir.Write("theirs.py", "old");
+  ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+  ASSERT_TRUE(WriteFileAtomically(path, "new").ok());
+  struct stat info {};
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, 65534U);
+  EXPECT_EQ(info.st_gid, 65534U);
+  EXPECT_EQ(testing::ReadFile(path), "new");
+}
+
+TEST(WriteFileAtomically, ChecksEveryWriteToADevice) {
+  const Status full = WriteFileAtomically("/dev/full", "x");
+  ASSERT_FALSE(full.ok());
+  EXPECT_EQ(full.error().message, "/dev/full: cannot write: No space left on device");
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));  // written to, never replaced
+  EXPECT_TRUE(WriteFileAtomically("/dev/null", "x").ok());
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+TEST(CopyFileAtomically, TheBackupKeepsTheModeOfTheFileItSaves) {
+  TempDir dir;
+  const auto from = dir.Write("formulas.py", "x = 1\n");
+  fs::permissions(from, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  ASSERT_TRUE(CopyFileAtomically(from, dir.path() / "formulas.py.bak").ok());
+  EXPECT_EQ(fs::status(dir.path() / "formulas.py.bak").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
 }  // namespace
 }  // namespace opmfu
