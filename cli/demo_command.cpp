@@ -8,13 +8,12 @@
 #include "cli/embedded_files.h"
 #include "common/file_io.h"
 #include "engine/demo.h"
+#include "engine/demo_directory.h"
 
 namespace opmfu::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kMarker = ".opmfu-demo";
 
 struct DemoFlags {
   std::string directory = "opmfu-demo";
@@ -30,24 +29,8 @@ struct DemoFlags {
 int RunDemo(const DemoFlags& flags) {
   const fs::path directory = flags.directory;
   std::error_code ec;
-  // Never write over somebody's data: only into a new or empty directory, or an earlier demo.
-  if (fs::exists(directory, ec)) {
-    if (!fs::is_directory(directory, ec))
-      return ReportError(Error::Input(directory.string() + ": exists and is not a directory"));
-    const bool empty = fs::directory_iterator(directory, ec) == fs::directory_iterator();
-    if (!empty && !fs::exists(directory / kMarker, ec)) {
-      return ReportError(Error::Input(directory.string() +
-                                      ": exists and is not an opmfu demo directory; give a new or empty directory"));
-    }
-    for (const auto& entry : fs::directory_iterator(directory, ec)) {
-      if (entry.path().filename().string().ends_with("_ascend_pt")) fs::remove_all(entry.path(), ec);
-    }
-  }
-  fs::create_directories(directory, ec);
-  if (ec) return ReportError(Error::Input(directory.string() + ": cannot create: " + ec.message()));
-  if (Status marked = WriteFileAtomically(directory / kMarker, "written by opmfu demo\n"); !marked.ok()) {
-    return ReportError(marked.error());
-  }
+  // Never write over somebody's data: only into a new or empty directory, or exactly an earlier demo.
+  if (Status ready = engine::PrepareDemoDirectory(directory); !ready.ok()) return ReportError(ready.error());
   engine::DemoOptions options;
   options.directory = directory;
   options.ranks = flags.ranks;
@@ -65,6 +48,7 @@ int RunDemo(const DemoFlags& flags) {
     if (Status written = WriteFileAtomically(path, file.content); !written.ok()) return ReportError(written.error());
     if (path.extension() == ".sh") fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add, ec);
   }
+  if (Status recorded = engine::RecordDemoDirectory(directory); !recorded.ok()) return ReportError(recorded.error());
   if (flags.format == "json") {
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (const fs::path& rank : summary->rank_directories) ranks.push_back(rank.string());

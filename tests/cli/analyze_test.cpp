@@ -6,6 +6,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <nlohmann/json.hpp>
 
@@ -96,8 +98,52 @@ TEST(Demo, RefusesToWriteIntoSomebodysDirectory) {
   dir.Write("mine/notes.txt", "keep me");
   const auto result = RunOpmfu({"demo", (dir.path() / "mine").string()});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.err.find("is not an opmfu demo directory"), std::string::npos);
+  EXPECT_NE(result.err.find("mine: exists and is not exactly an earlier opmfu demo (no .opmfu-demo marker)"),
+            std::string::npos)
+      << result.err;
   EXPECT_EQ(testing::ReadFile(dir.path() / "mine" / "notes.txt"), "keep me");
+}
+
+// A demo knows what it wrote: only exactly an earlier demo is written over. An added rank
+// directory, an edited example or a marker copied into another tree make it refuse, naming the
+// file and changing nothing; an analysis of the demo written inside it is kept.
+TEST(Demo, WritesOverExactlyAnEarlierDemoAndNothingElse) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "dm";
+  const std::vector<std::string> small = {"--ranks", "1", "--steps", "1", "--layers", "1"};
+  const auto run_demo = [&](const fs::path& where) {
+    std::vector<std::string> args{"demo", where.string()};
+    args.insert(args.end(), small.begin(), small.end());
+    return RunOpmfu(args);
+  };
+  ASSERT_EQ(run_demo(demo).exit_code, 0);
+  ASSERT_EQ(RunOpmfu({"analyze", "-d", demo.string()}).exit_code, 0);
+  const auto again = run_demo(demo);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(fs::exists(demo / "cluster_analysis_output" / "cluster_analysis.db"));
+
+  const auto refused = [&](const fs::path& where, const std::string& fragment) {
+    const auto result = run_demo(where);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find(fragment), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  };
+  const fs::path added = dir.Write("dm/worker_9_20250101000000000_ascend_pt/notes.txt", "my own rank");
+  refused(demo, added.string() + " is not a file it wrote");
+  EXPECT_EQ(testing::ReadFile(added), "my own rank");
+  fs::remove_all(added.parent_path());
+
+  const fs::path script = demo / "example" / "train.py";
+  const std::string edited = testing::ReadFile(script) + "# my change\n";
+  dir.Write("dm/example/train.py", edited);
+  refused(demo, script.string() + " was changed after the demo wrote it");
+  EXPECT_EQ(testing::ReadFile(script), edited);
+
+  const fs::path other = dir.path() / "other";
+  dir.Write("other/data.bin", "precious");
+  fs::copy_file(demo / ".opmfu-demo", other / ".opmfu-demo");
+  refused(other, (other / "data.bin").string() + " is not a file it wrote");
+  EXPECT_EQ(testing::ReadFile(other / "data.bin"), "precious");
 }
 
 TEST(Analyze, OneBrokenRankDoesNotEmptyTheOthers) {
