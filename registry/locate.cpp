@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+
 #include "common/file_io.h"
 #include "common/process.h"
 #include "common/text.h"
@@ -14,11 +16,42 @@ namespace {
 
 constexpr auto kInterpreterTimeout = std::chrono::seconds(20);
 
+// Prints the search path and nothing else, and runs no user code: isolated (-I: no PYTHON*
+// variables, no user site, no script directory) and without the site module's start-up (-S: no
+// sitecustomize, usercustomize or .pth lines, which may execute code). The site-packages
+// directories that start-up would add are asked for instead, a virtual environment's first (the
+// pyvenv.cfg beside or above the executable, as site.venv() finds it, but without its .pth pass).
+constexpr const char* kPrintSearchPath =
+    "import sys, os, json, site\n"
+    "prefixes = [sys.prefix]\n"
+    "bin = os.path.dirname(os.path.abspath(sys.executable))\n"
+    "for conf in (os.path.join(bin, 'pyvenv.cfg'), os.path.join(os.path.dirname(bin), 'pyvenv.cfg')):\n"
+    "    if os.path.isfile(conf):\n"
+    "        prefixes.insert(0, os.path.dirname(conf))\n"
+    "        break\n"
+    "extra = site.getsitepackages(prefixes) if hasattr(site, 'getsitepackages') else []\n"
+    "user = [site.getusersitepackages()] if hasattr(site, 'getusersitepackages') else []\n"
+    "print(json.dumps(sys.path + extra + user))";
+
+// PYTHONPATH's directories, which -I leaves out: read here as plain names, never by Python.
+std::vector<std::string> PythonPathEntries() {
+  const char* value = std::getenv("PYTHONPATH");
+  if (value == nullptr) return {};
+  std::vector<std::string> entries;
+  for (const std::string& entry : SplitString(value, ':')) {
+    if (!entry.empty()) entries.push_back(entry);
+  }
+  return entries;
+}
+
 Result<std::vector<std::string>> AskSearchPath(const std::string& interpreter) {
-  // Prints sys.path and nothing else: no torch_npu import, no user code.
-  OPMFU_ASSIGN_OR_RETURN(
-      ProcessOutput output,
-      RunProcess({interpreter, "-c", "import sys, json; print(json.dumps(sys.path))"}, kInterpreterTimeout));
+  OPMFU_ASSIGN_OR_RETURN(ProcessOutput output,
+                         RunProcess({interpreter, "-I", "-S", "-c", kPrintSearchPath}, kInterpreterTimeout));
+  if (output.exit_code != 0) {
+    // An interpreter older than -I (Python < 3.4): the same isolation by -E -s.
+    OPMFU_ASSIGN_OR_RETURN(output,
+                           RunProcess({interpreter, "-E", "-s", "-S", "-c", kPrintSearchPath}, kInterpreterTimeout));
+  }
   if (output.exit_code != 0) {
     return Error::Input(interpreter + ": exited with status " + std::to_string(output.exit_code) +
                         " when asked for sys.path; pass --formulas FILE or --python PYTHON");
@@ -26,7 +59,7 @@ Result<std::vector<std::string>> AskSearchPath(const std::string& interpreter) {
   const auto parsed = nlohmann::json::parse(output.standard_output, nullptr, false);
   if (!parsed.is_array())
     return Error::Input(interpreter + ": did not print a sys.path list; is it a Python interpreter?");
-  std::vector<std::string> entries;
+  std::vector<std::string> entries = PythonPathEntries();
   for (const auto& entry : parsed) {
     if (entry.is_string()) entries.push_back(entry.get<std::string>());
   }

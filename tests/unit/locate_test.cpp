@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/process.h"
 #include "tests/test_support.h"
@@ -68,6 +73,32 @@ TEST(LocateFormulas, PrecedenceIsFlagThenEnvironmentThenInterpreter) {
   ASSERT_TRUE(located.ok()) << located.error().message;
   EXPECT_EQ(located->path, dir.path() / "site" / kFormulasRelativePath);
   EXPECT_EQ(located->found_by, "sys.path of $OPMFU_PYTHON (" + python.string() + ")");
+}
+
+// The interpreter asked for sys.path runs no user code: a sitecustomize.py on PYTHONPATH (or a
+// .pth line) would run at start-up; isolated (-I -S) it does not, while PYTHONPATH's directories,
+// read by opmfu itself, are still searched.
+TEST(LocateFormulas, TheInterpreterRunsIsolatedAndPythonPathIsStillSearched) {
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
+  TempDir dir;
+  const fs::path marker = dir.path() / "user-code-ran";
+  dir.Write("path/sitecustomize.py", "open(" + nlohmann::json(marker.string()).dump() + ", 'w').write('ran')\n");
+  dir.Write("path/usercustomize.py", "open(" + nlohmann::json(marker.string()).dump() + ", 'w').write('ran')\n");
+  dir.Write("path/torch_npu/profiler/_flops_formulas.py", "");
+  const char* saved = std::getenv("PYTHONPATH");
+  const std::optional<std::string> previous = saved ? std::optional<std::string>(saved) : std::nullopt;
+  ::setenv("PYTHONPATH", (dir.path() / "path").c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  LocateOptions options;
+  options.python_flag = "/usr/bin/python3";
+  auto located = LocateFormulas(options);
+  if (previous) {
+    ::setenv("PYTHONPATH", previous->c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  } else {
+    ::unsetenv("PYTHONPATH");  // NOLINT(concurrency-mt-unsafe)
+  }
+  ASSERT_TRUE(located.ok()) << located.error().message;
+  EXPECT_EQ(located->path, dir.path() / "path" / kFormulasRelativePath);
+  EXPECT_FALSE(fs::exists(marker)) << "the interpreter ran a sitecustomize.py";
 }
 
 TEST(LocateFormulas, ReportsAnInterpreterThatCannotRunOrAnswersNonsense) {
