@@ -115,9 +115,9 @@ ChipInfo LoadChipInfo(const fs::path& rank_directory, std::vector<RankNote>& not
     // figure no chip has fails the rank instead, naming the file and the value.
     ChipInfo invalid;
     invalid.info_file = *info_file;
-    fail("Invalid device parameters in " + info_file->string() + ": AICore=" + cores.dump() +
-         ", frequency=" + PythonFloatRepr(chip.aic_frequency_mhz) +
-         " MHz (each must be a finite positive number, and their peak finite)");
+    fail("Invalid device parameters: AICore=" + cores.dump() +
+         ", frequency=" + PythonFloatRepr(chip.aic_frequency_mhz) + " MHz in " + info_file->string() +
+         " (each must be a finite positive number, and their peak finite)");
     return invalid;
   }
   notes.push_back({RankNote::Level::kInfo, "Device info loaded: AICore count=" + cores.dump() +

@@ -334,8 +334,14 @@ TEST(AnalyzeBadInput, TenThousandEmptyRankDirectoriesInBoundedTime) {
   const auto start = std::chrono::steady_clock::now();
   const auto result = RunOpmfu({"analyze", "-d", dir.path().string()});
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
-  EXPECT_EQ(result.exit_code, 0) << result.err;
+  // The real rank is analysed and written; the empty ones are named (20, then a count), exit 1.
+  EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_NE(result.out.find("Analysed 1 rank"), std::string::npos);
+  EXPECT_NE(result.err.find("_ascend_pt: its ASCEND_PROFILER_OUTPUT holds no ascend_pytorch_profiler[_<rank>].db"),
+            std::string::npos)
+      << result.err.substr(0, 2000);
+  EXPECT_NE(result.err.find("and 9980 more directories like these"), std::string::npos) << result.err.substr(0, 2000);
+  EXPECT_TRUE(fs::exists(dir.path() / "cluster_analysis_output" / "cluster_analysis.db"));
 }
 
 TEST(AnalyzeBadInput, GarbageInfoJsonNullsNegativeDurationsAndBadMessages) {
