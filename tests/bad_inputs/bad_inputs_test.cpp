@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ struct BadInput {
   /// A directory (relative) made read-only for the run. Root ignores permission bits, so as root
   /// it is made immutable instead (chattr +i), and the case is skipped where that is refused.
   std::optional<std::string> read_only_directory;
+  /// Where stdout goes instead of being captured (/dev/full: every write must be checked).
+  std::string stdout_path;
+  /// Run as `nobody` when the tests run as root (testing::RunOptions::unprivileged).
+  bool unprivileged = false;
 };
 
 // A small valid rank: one op, one kernel, one FLOPs range, a Module range, chip info.
@@ -189,8 +194,16 @@ std::vector<BadInput> Cases() {
   const auto add = [&](std::string name, std::function<std::vector<std::string>(const TempDir&)> setup, int exit_code,
                        Stream stream, std::vector<std::string> line, int max_seconds = 30,
                        std::optional<std::uint64_t> file_size_limit = std::nullopt) {
-    cases.push_back({std::move(name), std::move(setup), exit_code, stream, std::move(line), max_seconds,
-                     file_size_limit, std::nullopt});
+    cases.push_back({std::move(name),
+                     std::move(setup),
+                     exit_code,
+                     stream,
+                     std::move(line),
+                     max_seconds,
+                     file_size_limit,
+                     std::nullopt,
+                     {},
+                     false});
   };
 
   // ---- analyze and check-db: profiling databases ------------------------------------------------
@@ -317,7 +330,19 @@ std::vector<BadInput> Cases() {
         Sql(d, "UPDATE TASK SET endNs = startNs - 100");
         return Analyze(d);
       },
-      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "No MFU calculated for kernels"});
+      1, Stream::kErr,
+      {"rank 0: error:", "ascend_pytorch_profiler_0.db", "1 compute kernel ends before it starts", "MatMulV2"});
+  add("AnalyzeFlopsRangeEndsBeforeItStarts",  // beside a healthy range, whose row is still written
+      [](const TempDir& d) {
+        WriteRank(d, [](engine::ProfilingDbBuilder& db) {
+          const std::int64_t op = db.AddOp("aten::bmm", 5000, 6000);
+          db.AddKernel({op}, {"BatchMatMul", 5500, 5900});
+          db.AddMstx("mfu_flops", "500-aten::bmm", 6100, 4900);
+        });
+        return Analyze(d);
+      },
+      1, Stream::kErr,
+      {"rank 0: error:", "ascend_pytorch_profiler_0.db", "1 FLOPs range ends before it starts", "'500-aten::bmm'"});
   add("CheckDbNegativeFlops",
       [](const TempDir& d) {
         WriteRank(d, [](engine::ProfilingDbBuilder& db) { db.AddMstx("mfu_flops", "-5000-aten::mm", 900, 2100); });
@@ -338,6 +363,24 @@ std::vector<BadInput> Cases() {
         return Analyze(d);
       },
       1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "no usable chip peak", "AICore=0"});
+  add("AnalyzeInfoJsonWithNegativeCores",
+      [](const TempDir& d) {
+        WriteRank(d, {}, "-4");
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"rank 0: error:", "no usable chip peak", "info.json.0", "AICore=-4"});
+  add("AnalyzeInfoJsonWithNegativeFrequency",
+      [](const TempDir& d) {
+        WriteRank(d, {}, "20", "\"-1800\"");
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"rank 0: error:", "no usable chip peak", "info.json.0", "frequency=-1800"});
+  add("AnalyzeInfoJsonWithCoresThatOverflowThePeak",  // 1e308 cores: an infinite peak, MFU 0
+      [](const TempDir& d) {
+        WriteRank(d, {}, "1e308");
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"rank 0: error:", "no usable chip peak", "info.json.0", "AICore=1e+308"});
   add("AnalyzeInfoJsonWithZeroFrequency",
       [](const TempDir& d) {
         WriteRank(d, {}, "20", "\"0\"");
@@ -351,7 +394,24 @@ std::vector<BadInput> Cases() {
         fs::create_directory_symlink(d.path(), d.path() / kRankDir / "back");
         return Analyze(d);
       },
-      0, Stream::kErr, {"skipped", "loop", "Too many levels of symbolic links"});
+      1, Stream::kErr, {"error:", "loop: skipped", "Too many levels of symbolic links"});
+  add("AnalyzeTwoThousandEmptyRankDirectoriesBesideARank",
+      [](const TempDir& d) {
+        WriteRank(d);
+        for (int i = 0; i < 2000; ++i) {
+          fs::create_directories(d.path() / ("worker_" + std::to_string(i + 10) + "_20250101000000000_ascend_pt"));
+        }
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"error:", "and 1980 more directories like these"});
+  add("AnalyzeEmptyRankDirectoryBesideARank",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::create_directories(d.path() / "worker_7_20250101000000000_ascend_pt" / "ASCEND_PROFILER_OUTPUT");
+        return Analyze(d);
+      },
+      1, Stream::kErr,
+      {"error:", "worker_7_20250101000000000_ascend_pt: its ASCEND_PROFILER_OUTPUT holds no", "gave no rank"});
   add("AnalyzeTenThousandEmptyRankDirectories",
       [](const TempDir& d) {
         for (int i = 0; i < 10000; ++i) {
@@ -611,7 +671,151 @@ std::vector<BadInput> Cases() {
         return std::vector<std::string>{"flops", "mm", Repeat("[", 60000) + Repeat("]", 60000), "[1,2]"};
       },
       2, Stream::kErr, {"mm", "`input` must be a shape", "..."});
+
+  // ---- outputs: every write checked, never over an input ------------------------------------------
+  const auto analysed = [](const TempDir& d) {
+    WriteRank(d);
+    EXPECT_EQ(testing::RunOpmfu(Analyze(d)).exit_code, 0);
+    return (d.path() / "cluster_analysis_output" / "cluster_analysis.db").string();
+  };
+  const auto to_full_stdout = [&](std::string name, std::function<std::vector<std::string>(const TempDir&)> setup) {
+    add(std::move(name), std::move(setup), 2, Stream::kErr, {"stdout: cannot write: No space left on device"});
+    cases.back().stdout_path = "/dev/full";
+  };
+  to_full_stdout("ReportToAFullStdout", [](const TempDir& d) {
+    WriteRank(d);
+    return std::vector<std::string>{"report", "-d", d.path().string()};
+  });
+  to_full_stdout("DiffToAFullStdout", [](const TempDir& d) {
+    WriteRank(d);
+    return std::vector<std::string>{"diff", d.path().string(), d.path().string()};
+  });
+  to_full_stdout("AnalyzeSummaryToAFullStdout", [](const TempDir& d) {
+    WriteRank(d);
+    return Analyze(d);
+  });
+  to_full_stdout("LintFindingsToAFullStdout", [](const TempDir& d) {  // exit 1 would claim printed findings
+    return Lint(d.Write("broken.py", "import torch_npu\nprof = torch_npu.profiler.profile(with_flops=True\n"));
+  });
+  add("ReportToDevFull",
+      [](const TempDir& d) {
+        WriteRank(d);
+        return std::vector<std::string>{"report", "-d", d.path().string(), "-o", "/dev/full"};
+      },
+      2, Stream::kErr, {"/dev/full: cannot write: No space left on device"});
+  add("RegistryCheckOutputIsItsFormulasFile",
+      [](const TempDir& d) {
+        const fs::path formulas =
+            d.Write("F.py", testing::ReadFile(testing::SourceDir() / "tests" / "fixtures" / "registry" / "clean.py"));
+        return std::vector<std::string>{"registry", "check", formulas.string(), "-o", formulas.string()};
+      },
+      2, Stream::kErr, {"F.py: is an input of this command", "nothing was written"});
+  add("LintOutputIsTheScriptThroughASymlink",
+      [](const TempDir& d) {
+        const fs::path script = d.Write("x.py", "import torch_npu\nprof = torch_npu.profiler.profile()\n");
+        fs::create_symlink(script, d.path() / "findings.txt");
+        return std::vector<std::string>{"lint", "--no-config", "-o", (d.path() / "findings.txt").string(),
+                                        script.string()};
+      },
+      2, Stream::kErr, {"findings.txt: is an input of this command", "x.py"});
+  for (const std::string command : {"report", "audit", "gate"}) {
+    add(command == "report"  ? "ReportOutputIsItsClusterDb"
+        : command == "audit" ? "AuditOutputIsItsClusterDb"
+                             : "GateOutputIsItsClusterDb",
+        [=](const TempDir& d) {
+          const std::string db = analysed(d);
+          std::vector<std::string> args{command, "--db", db, "-o", db};
+          if (command == "gate") args.insert(args.end(), {"--min-mfu", "0"});
+          return args;
+        },
+        2, Stream::kErr, {"cluster_analysis.db: is an input of this command"});
+  }
+  add("DiffOutputIsItsCandidateDb",
+      [=](const TempDir& d) {
+        const std::string db = analysed(d);
+        return std::vector<std::string>{"diff", d.path().string(), db, "-o", db};
+      },
+      2, Stream::kErr, {"cluster_analysis.db: is an input of this command"});
+  add("ReportOutputIsARankDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        const std::string db = (d.path() / kRankDb).string();
+        return std::vector<std::string>{"report", "-d", d.path().string(), "-o", db};
+      },
+      2, Stream::kErr, {"ascend_pytorch_profiler_0.db: is an input of this command"});
+  add("ReportOfAClusterDbWithNoRows",
+      [=](const TempDir& d) {
+        const std::string db = analysed(d);
+        auto written = Database::OpenForWrite(db);
+        EXPECT_TRUE(written.ok() && written->Execute("DELETE FROM OperatorMFU").ok());
+        return std::vector<std::string>{"report", "--db", db};
+      },
+      1, Stream::kErr, {"cluster_analysis.db: no OperatorMFU rows", "no report written"});
+  add("AnalyzeOverAnExistingOutputThatIsNotADatabase",  // named as the user knows it, not its hidden copy
+      [](const TempDir& d) {
+        WriteRank(d);
+        d.Write("cluster_analysis_output/cluster_analysis.db", "my notes\n");
+        return Analyze(d);
+      },
+      2, Stream::kErr, {"cluster_analysis_output/cluster_analysis.db: ", "file is not a database"});
+  add(
+      "AnalyzeTextExportOnAFullDisk",
+      [](const TempDir& d) {
+        WriteRank(d, [](engine::ProfilingDbBuilder& db) {
+          for (int i = 0; i < 3000; ++i) {
+            const std::int64_t op = db.AddOp("aten::mm", 10000 + i * 100, 10050 + i * 100);
+            db.AddKernel({op}, {"MatMulV2", 10010 + i * 100, 10040 + i * 100});
+            db.AddMstx("mfu_flops", "1000000-aten::mm", 10000 + i * 100, 10060 + i * 100);
+          }
+        });
+        return std::vector<std::string>{"analyze", "-d", d.path().string(), "--export-type", "text"};
+      },
+      2, Stream::kErr, {"operator_mfu_kernel_0.xlsx: cannot write"}, 30, std::uint64_t{4} << 10);
+  add("LintUnreadableDirectory",
+      [](const TempDir& d) {
+        fs::permissions(d.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec);
+        d.Write("private/train.py", "import torch_npu\n");
+        fs::permissions(d.path() / "private", fs::perms::none);
+        return Lint(d.path() / "private");
+      },
+      2, Stream::kErr, {"private: cannot list: Permission denied"});
+  cases.back().unprivileged = true;
+  add("LintUnreadableSubdirectory",  // beside a file that is linted: it must not pass for the whole
+      [](const TempDir& d) {
+        fs::permissions(d.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec);
+        d.Write("tree/ok.py", "x = 1\n");
+        d.Write("tree/locked/train.py", "import torch_npu\n");
+        fs::permissions(d.path() / "tree", fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+        fs::permissions(d.path() / "tree" / "locked", fs::perms::owner_all);
+        return Lint(d.path() / "tree");
+      },
+      2, Stream::kErr, {"locked: cannot list: Permission denied"});
+  cases.back().unprivileged = true;
   return cases;
+}
+
+// Every regular file below `root` with its size, modification time and inode (outputs that
+// commands write are left out). By stat, never by opening: closing any descriptor of a database
+// would drop the POSIX locks this process holds on it (the locked-database case).
+std::map<std::string, std::string> Snapshot(const fs::path& root) {
+  std::map<std::string, std::string> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name == "cluster_analysis_output" || name == "opmfu_partial") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    struct stat info {};
+    if (::lstat(it->path().c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
+      files[it->path().string()] = std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
+                                   std::to_string(info.st_mtim.tv_nsec) + " " + std::to_string(info.st_ino);
+    }
+  }
+  return files;
 }
 
 // gtest names a failing case by this rather than by the struct's bytes.
@@ -628,10 +832,22 @@ TEST_P(BadInputTest, ExitsWithItsCodeNamesFileAndCauseInOneLineInBoundedTime) {
     immutable.emplace(dir.path() / *input.read_only_directory);
     if (!immutable->set()) GTEST_SKIP() << "root ignores permissions, and chattr +i is refused here";
   }
+  if (input.unprivileged && ::geteuid() == 0 && !testing::CanDropRoot()) {
+    GTEST_SKIP() << "root reads every directory, and setpriv is missing to run as nobody";
+  }
   RunOptions options;
   options.timeout = std::chrono::seconds(input.max_seconds * 3);
   options.file_size_limit = input.file_size_limit;
+  options.stdout_path = input.stdout_path;
+  options.unprivileged = input.unprivileged;
+  const std::map<std::string, std::string> before = Snapshot(dir.path());
   const auto result = RunOpmfuWith(args, options);
+  // No input changed: every file there before the run is the same file, unmodified, after it.
+  const std::map<std::string, std::string> after = Snapshot(dir.path());
+  for (const auto& [path, bytes] : before) {
+    const auto now = after.find(path);
+    EXPECT_TRUE(now != after.end() && now->second == bytes) << path << " was changed or removed";
+  }
   const std::string context = "exit " + std::to_string(result.exit_code) + "\n--- stdout\n" +
                               result.out.substr(0, 2000) + "\n--- stderr\n" + result.err.substr(0, 2000);
   ASSERT_FALSE(result.timed_out) << context;
