@@ -129,7 +129,7 @@ TEST(Demo, WritesOverExactlyAnEarlierDemoAndNothingElse) {
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
   };
   const fs::path added = dir.Write("dm/worker_9_20250101000000000_ascend_pt/notes.txt", "my own rank");
-  refused(demo, added.string() + " is not a file it wrote");
+  refused(demo, added.parent_path().string() + " is not a folder it made");
   EXPECT_EQ(testing::ReadFile(added), "my own rank");
   fs::remove_all(added.parent_path());
 
@@ -373,7 +373,12 @@ TEST(AnalyzeBadInput, GarbageInfoJsonNullsNegativeDurationsAndBadMessages) {
   ASSERT_TRUE(engine::WriteDeviceInfo(rank, 0, "20", "\"1800\"").ok());
   fs::remove_all(rank / "PROF_1");
   const auto fixed = RunOpmfu({"analyze", "-d", dir.path().string(), "--export-type", "json"});
-  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  // The other rows are written; the kernel that ends before it starts is named, and exits 1.
+  EXPECT_EQ(fixed.exit_code, 1) << fixed.err;
+  EXPECT_NE(fixed.err.find("ascend_pytorch_profiler_0.db: 1 compute kernel ends before it starts (the first: "
+                           "BatchMatMul, startNs 3500, endNs 3400)"),
+            std::string::npos)
+      << fixed.err;
   const auto rows =
       nlohmann::json::parse(testing::ReadFile(dir.path() / "cluster_analysis_output" / "operator_mfu.json"));
   ASSERT_EQ(rows.size(), 1U);  // the negative-duration kernel gets no MFU; the NULL-shaped one has no range
