@@ -11,6 +11,7 @@
 #include "cli/lint_flags.h"
 #include "cli/run_prediction.h"
 #include "common/diagnostic_format.h"
+#include "common/input_file.h"
 #include "lint/lint.h"
 
 namespace opmfu::cli {
@@ -58,7 +59,10 @@ int RunLint(const LintFlags& flags) {
   // As ruff: no path lints the working directory.
   const std::vector<std::string> paths = flags.paths.empty() ? std::vector<std::string>{"."} : flags.paths;
   if (std::find(paths.begin(), paths.end(), "-") != paths.end()) {
-    options->stdin_source = std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    // The same size cap as a file (no NUL check here: the Python stage says where the NUL is).
+    auto read = ReadStandardInput(flags.stdin_filename, ReadLimits{.max_bytes = 0, .reject_nul = false});
+    if (!read.ok()) return ReportError(read.error());
+    options->stdin_source = std::move(*read);
   }
   auto report = lint::LintPaths(paths, *options);
   if (!report.ok()) return ReportError(report.error());
@@ -74,6 +78,7 @@ int RunLint(const LintFlags& flags) {
   // looks complete (docs/cli.md, "JSON output and errors").
   if (exit_code != kExitOk && format == OutputFormat::kJson) return exit_code;
   const bool chatty = !flags.quiet && !flags.silent;  // ruff's --quiet/--silent: no summary, no notes
+  for (const std::string& limit : report->limits) ReportWarning(limit);
   // Files a launcher sources or runs that cannot be read: one line, the list with --verbose.
   if (chatty && (flags.verbose || report->warnings.size() == 1)) {
     for (const std::string& warning : report->warnings) ReportWarning(warning);

@@ -55,47 +55,6 @@ std::string PathError(const fs::path& path, std::string_view cause) {
 
 }  // namespace
 
-Result<std::string> ReadTextFile(const fs::path& path, const ReadLimits& limits) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return Error::Input(PathError(path, ErrnoMessage(errno)));
-  struct stat info {};
-  if (::fstat(fd.get(), &info) != 0) return Error::Input(PathError(path, ErrnoMessage(errno)));
-  if (S_ISDIR(info.st_mode)) return Error::Input(PathError(path, "is a directory, not a file"));
-  if (!S_ISREG(info.st_mode)) return Error::Input(PathError(path, "is not a regular file"));
-  if (static_cast<std::uint64_t>(info.st_size) > limits.max_bytes) {
-    return Error::Input(PathError(path, "file too large (" + std::to_string(info.st_size) + " bytes; the limit is " +
-                                            std::to_string(limits.max_bytes) + ")"));
-  }
-  std::string content;
-  content.resize(static_cast<std::size_t>(info.st_size));
-  std::size_t filled = 0;
-  // Past the size fstat gave, read into a small buffer: growing the string to find the end
-  // would double the memory every file keeps (sources stay alive for their findings).
-  std::array<char, 4096> beyond{};
-  while (true) {
-    const bool at_size = filled == content.size();
-    char* into = at_size ? beyond.data() : content.data() + filled;
-    const std::size_t room = at_size ? beyond.size() : content.size() - filled;
-    const ssize_t n = ::read(fd.get(), into, room);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Error::Input(PathError(path, ErrnoMessage(errno)));
-    }
-    if (n == 0) break;
-    if (at_size) content.append(beyond.data(), static_cast<std::size_t>(n));  // the file grew while we read
-    filled += static_cast<std::size_t>(n);
-    if (filled > limits.max_bytes) return Error::Input(PathError(path, "file too large"));
-  }
-  content.resize(filled);
-  if (limits.reject_nul) {
-    const std::size_t nul = content.find('\0');
-    if (nul != std::string::npos) {
-      return Error::Input(PathError(path, "binary file (NUL byte at offset " + std::to_string(nul) + ")"));
-    }
-  }
-  return content;
-}
-
 namespace {
 
 // Live temporary files, for the interrupt handler: fixed storage, so the handler only reads

@@ -6,20 +6,10 @@
 #include <string>
 #include <string_view>
 
+#include "common/input_file.h"  // ReadTextFile, ReadLimits: reading lives there
 #include "common/result.h"
 
 namespace opmfu {
-
-struct ReadLimits {
-  /// tree-sitter addresses bytes with 32-bit offsets; stay well below that.
-  std::uint64_t max_bytes = std::uint64_t{512} << 20;
-  /// Source files with a NUL byte are binary files by another name.
-  bool reject_nul = true;
-};
-
-/// Reads a whole file. Fails with a one-line reason: missing, a directory, unreadable, too large,
-/// or (with reject_nul) binary.
-Result<std::string> ReadTextFile(const std::filesystem::path& path, const ReadLimits& limits = {});
 
 /// Writes `content` to a temporary file in the destination's directory, flushes it and renames it
 /// over `path`, so readers see the old file or the new one, never a part. Keeps the mode and owner

@@ -85,7 +85,7 @@ ChipInfo LoadChipInfo(const fs::path& rank_directory, std::vector<RankNote>& not
     return fail("Failed to load device information: Device info JSON not found in: " + rank_directory.string());
   }
   chip.info_file = *info_file;
-  auto text = ReadTextFile(*info_file, ReadLimits{.max_bytes = 64U << 20, .reject_nul = true});
+  auto text = ReadTextFile(*info_file, ReadLimits{.max_bytes = 1U << 20, .reject_nul = true});
   if (!text.ok()) return fail("Failed to load device information: " + text.error().message);
   const auto json = nlohmann::json::parse(*text, nullptr, false);
   if (json.is_discarded() || !json.is_object() || !json.contains("DeviceInfo") || !json["DeviceInfo"].is_array() ||

@@ -94,8 +94,9 @@ Result<std::optional<RecordedConfig>> ReadRecordedConfig(const fs::path& rank_di
     }
   }
   if (file.empty()) return std::optional<RecordedConfig>();
+  // A recorded config is a few KB; the limit keeps nlohmann's tree of a hostile one small.
   ReadLimits limits;
-  limits.max_bytes = std::uint64_t{16} << 20;
+  limits.max_bytes = std::uint64_t{1} << 20;
   OPMFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(file, limits));
   const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded() || !root.is_object()) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <optional>
 
 #include "tests/test_support.h"
@@ -40,7 +41,45 @@ TEST(ReadTextFile, NamesThePathAndTheCause) {
 
   auto large = ReadTextFile(dir.Write("big", std::string(200, 'x')), {.max_bytes = 100, .reject_nul = true});
   ASSERT_FALSE(large.ok());
-  EXPECT_NE(large.error().message.find("file too large (200 bytes; the limit is 100)"), std::string::npos);
+  EXPECT_NE(large.error().message.find("file too large: 200 bytes, above the limit for this kind of file of 100 bytes"),
+            std::string::npos)
+      << large.error().message;
+}
+
+TEST(ReadTextFile, RefusesWhatIsNotARegularFileWithoutBlocking) {
+  TempDir dir;
+  const auto fifo = dir.path() / "p.py";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto from_fifo = ReadTextFile(fifo);  // a blocking open would wait here for a writer forever
+  ASSERT_FALSE(from_fifo.ok());
+  EXPECT_EQ(from_fifo.error().message, fifo.string() + ": is a FIFO (named pipe), not a regular file");
+  auto from_device = ReadTextFile("/dev/zero");
+  ASSERT_FALSE(from_device.ok());
+  EXPECT_EQ(from_device.error().message, "/dev/zero: is a character device, not a regular file");
+  EXPECT_FALSE(CheckRegularFile(fifo).ok());
+  EXPECT_TRUE(CheckRegularFile(dir.Write("a.db", "x")).ok());
+  auto head = ReadFileHead(dir.Write("h.db", "SQLite format 3"), 6);
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(*head, "SQLite");
+}
+
+TEST(ReadTextFile, AppliesTheInputSizePolicyFromTheEnvironment) {
+  TempDir dir;
+  const auto path = dir.Write("big.py", std::string(3000, 'x'));
+  ::setenv(kMaxFileSizeVariable, "2K", 1);
+  auto refused = ReadTextFile(path);
+  ::setenv(kMaxFileSizeVariable, "lots", 1);
+  auto unreadable_policy = ReadTextFile(path);
+  ::unsetenv(kMaxFileSizeVariable);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            path.string() +
+                ": file too large: 2.9 KiB (3000 bytes), above the input size limit of 2 KiB (2048 bytes); "
+                "set OPMFU_MAX_FILE_SIZE to raise it");
+  ASSERT_FALSE(unreadable_policy.ok());
+  EXPECT_NE(unreadable_policy.error().message.find("OPMFU_MAX_FILE_SIZE=lots: not a size"), std::string::npos);
+  EXPECT_TRUE(ReadTextFile(path).ok());  // the default, 4 MiB
+  EXPECT_EQ(*InputSizeLimit(), kDefaultMaxFileSize);
 }
 
 TEST(ReadTextFile, ReportsUnreadableFiles) {
