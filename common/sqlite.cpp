@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -12,6 +13,14 @@ namespace opmfu {
 
 namespace {
 
+// The work an input's queries may do, in SQLite virtual-machine steps per byte of the file (and
+// at least kInputQueryStepsFloor): every query opmfu runs over an input is about linear in its
+// size, so a VIEW named TASK whose recursive CTE never ends (or one that computes for hours) is
+// stopped instead of hanging the run. Calibrated in docs/reliability.md ("Limits").
+constexpr std::uint64_t kInputQueryStepsPerByte = 100;
+constexpr std::uint64_t kInputQueryStepsFloor = std::uint64_t{1} << 24;
+constexpr int kStepsPerProgressCall = 4096;
+
 // SQLite's message plus the system error behind an I/O failure ("disk I/O error (File too
 // large)"): a full disk and a permission problem read the same otherwise.
 std::string SqliteMessage(sqlite3* db) {
@@ -19,6 +28,12 @@ std::string SqliteMessage(sqlite3* db) {
   std::string message = sqlite3_errmsg(db);
   const int system_error = sqlite3_system_errno(db);
   const int primary = sqlite3_errcode(db) & 0xff;  // extended codes are on
+  if (primary == SQLITE_INTERRUPT) {
+    // Only the progress handler interrupts (OpenReadOnly): say what the bound is.
+    return "query stopped: it did more work than a database of this size can need (the bound is " +
+           std::to_string(kInputQueryStepsPerByte) +
+           " SQLite steps per byte of file); a VIEW or TRIGGER that computes without end?";
+  }
   if (system_error != 0 && (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
     message += " (" + std::string(std::strerror(system_error)) + ")";
   }
@@ -41,15 +56,89 @@ void ConfigureSqliteOnce() {
 
 }  // namespace
 
+namespace {
+
+// `file:` URI of a path: SQLite gives `?`, `#` and `%` a meaning there.
+std::string FileUri(const std::filesystem::path& path, std::string_view query) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  std::string uri = "file:";
+  for (const unsigned char c : (ec ? path : absolute).string()) {
+    if (c == '?' || c == '#' || c == '%' || c < 0x20 || c >= 0x7f) {
+      static constexpr std::string_view kHex = "0123456789ABCDEF";
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 0xf];
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  uri += query;
+  return uri;
+}
+
+int StopRunawayQuery(void* budget) {
+  auto* steps = static_cast<Database::QueryBudget*>(budget);
+  steps->used += kStepsPerProgressCall;
+  return steps->used > steps->limit ? 1 : 0;
+}
+
+// What an input left beside it says about its state. A write-ahead log with frames beside a WAL
+// database, or a hot rollback journal, means a writer is running or stopped mid-way: reading the
+// main file alone would see an old or half-written state, and recovering it would write beside the
+// input. A log beside a database that is not in WAL mode is stray, and ignored.
+Status CheckNoUnfinishedWrite(const std::filesystem::path& path, const std::string& header) {
+  std::error_code ec;
+  const bool wal_mode = header.size() >= 20 && header[18] == 2 && header[19] == 2;
+  const std::filesystem::path wal = path.string() + "-wal";
+  constexpr std::uintmax_t kWalHeader = 32;
+  if (wal_mode && std::filesystem::is_regular_file(wal, ec)) {
+    const std::uintmax_t size = std::filesystem::file_size(wal, ec);
+    if (!ec && size > kWalHeader) {
+      return Error::Input(path.string() + ": its write-ahead log " + wal.filename().string() + " (" +
+                          DescribeBytes(size) +
+                          ") holds changes not yet in the database: the writer is still running or did not "
+                          "close it; opmfu never writes beside an input, so merge it first (open the file once "
+                          "with sqlite3, or copy both files somewhere writable)");
+    }
+  }
+  const std::filesystem::path journal = path.string() + "-journal";
+  if (std::filesystem::is_regular_file(journal, ec)) {
+    static constexpr std::string_view kJournalMagic = "\xd9\xd5\x05\xf9\x20\xa1\x63\xd7";
+    auto head = ReadFileHead(journal, kJournalMagic.size());
+    if (head.ok() && *head == kJournalMagic) {
+      return Error::Input(path.string() + ": a rollback journal beside it (" + journal.filename().string() +
+                          ") means a write is in progress or was interrupted: let the writer finish, or open "
+                          "the file once with sqlite3 to recover it (opmfu never writes beside an input)");
+    }
+  }
+  return Ok();
+}
+
+}  // namespace
+
 Result<Database> Database::Open(const std::filesystem::path& path, int flags, std::string_view purpose) {
   ConfigureSqliteOnce();
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  const bool input = (flags & SQLITE_OPEN_READONLY) != 0;
+  // An input is opened immutable: no lock, no -shm or -journal created beside it, whatever lies
+  // there (CheckNoUnfinishedWrite has looked first).
+  const std::string name = input ? FileUri(path, "?immutable=1") : path.string();
+  const int rc =
+      sqlite3_open_v2(name.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX | (input ? SQLITE_OPEN_URI : 0), nullptr);
   std::unique_ptr<sqlite3, SqliteCloser> db(raw);
   if (rc != SQLITE_OK) return SqliteError(path.string(), db.get(), "cannot open for " + std::string(purpose));
   sqlite3_extended_result_codes(db.get(), 1);
   // A database another process holds locked must fail in bounded time, never hang.
   sqlite3_busy_timeout(db.get(), 2000);
+  std::unique_ptr<QueryBudget> budget;
+  if (input) {
+    std::error_code ec;
+    const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+    budget = std::make_unique<QueryBudget>();
+    budget->limit = std::max(kInputQueryStepsFloor, (ec ? 0 : bytes) * kInputQueryStepsPerByte);
+    sqlite3_progress_handler(db.get(), kStepsPerProgressCall, StopRunawayQuery, budget.get());
+  }
   // Reading the schema makes SQLite check the header: a text file named .db fails here, not later.
   char* message = nullptr;
   if (sqlite3_exec(db.get(), "SELECT count(*) FROM sqlite_master", nullptr, nullptr, &message) != SQLITE_OK) {
@@ -57,16 +146,17 @@ Result<Database> Database::Open(const std::filesystem::path& path, int flags, st
     sqlite3_free(message);
     return Error::Input(path.string() + ": " + text);
   }
-  return Database(db.release(), path.string());
+  return Database(db.release(), path.string(), std::move(budget));
 }
 
 Result<Database> Database::OpenReadOnly(const std::filesystem::path& path) {
   // SQLite takes an empty file for an empty database; as an input that is never what the user
   // meant (an interrupted copy, a collection that never started writing).
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec) {
-    return Error::Input(path.string() + ": empty file (0 bytes), not a SQLite database");
-  }
+  // A FIFO or a device is refused before SQLite opens it (a FIFO would block the open).
+  OPMFU_RETURN_IF_ERROR(CheckRegularFile(path));
+  OPMFU_ASSIGN_OR_RETURN(const std::string header, ReadFileHead(path, 100));
+  if (header.empty()) return Error::Input(path.string() + ": empty file (0 bytes), not a SQLite database");
+  OPMFU_RETURN_IF_ERROR(CheckNoUnfinishedWrite(path, header));
   return Open(path, SQLITE_OPEN_READONLY, "reading");
 }
 

@@ -55,11 +55,19 @@ class Statement {
 
 class Database {
  public:
-  /// Opens an existing database strictly read-only (SQLITE_OPEN_READONLY, no journal or WAL file is
-  /// created). The file is checked to be a SQLite database before anything else is read.
+  /// Opens an existing database strictly read-only and immutable (nothing is ever created beside
+  /// it, nothing locked). It must be a regular file holding a SQLite database, with no unfinished
+  /// write beside it (a WAL with changes, a hot journal); its queries are bounded in work by its
+  /// size, so a VIEW computing without end fails instead of hanging.
   static Result<Database> OpenReadOnly(const std::filesystem::path& path);
   /// Opens (creating if needed) a database opmfu owns, for writing results.
   static Result<Database> OpenForWrite(const std::filesystem::path& path);
+
+  /// The SQLite steps an input's queries have done, against their bound (see sqlite.cpp).
+  struct QueryBudget {
+    std::uint64_t used = 0;
+    std::uint64_t limit = 0;
+  };
 
   Result<Statement> Prepare(std::string_view sql);
   Status Execute(std::string_view sql);
@@ -67,8 +75,12 @@ class Database {
   const std::string& path() const { return path_; }
 
  private:
-  Database(sqlite3* db, std::string path) : handle_(db), path_(std::move(path)) {}
+  Database(sqlite3* db, std::string path, std::unique_ptr<QueryBudget> budget = {})
+      : budget_(std::move(budget)), handle_(db), path_(std::move(path)) {}
   static Result<Database> Open(const std::filesystem::path& path, int flags, std::string_view purpose);
+  /// Read by the progress handler: heap-held so a move keeps it, declared first so it outlives the
+  /// connection.
+  std::unique_ptr<QueryBudget> budget_;
   std::unique_ptr<sqlite3, SqliteCloser> handle_;
   std::string path_;
 };
