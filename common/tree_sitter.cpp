@@ -194,32 +194,98 @@ std::optional<std::vector<TreePtr>> ParseInParts(Grammar grammar, const std::str
   return trees;
 }
 
+bool IsCommentLine(std::string_view line, Grammar grammar) {
+  const std::size_t first = line.find_first_not_of(" \t\r\f");
+  if (first == std::string_view::npos) return false;
+  const std::string_view rest = line.substr(first);
+  return grammar == Grammar::kJson ? rest.starts_with("//") : rest.starts_with('#');
+}
+
+bool IsBlankLine(std::string_view line) { return line.find_first_not_of(" \t\r\f") == std::string_view::npos; }
+
+// A run of comment lines (blank lines between them do not end it): bytes [begin, end), lines.
+struct CommentRun {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::size_t lines = 0;
+};
+
+template <typename Visit>
+void ForEachLine(std::string_view text, Visit&& visit) {
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t newline = text.find('\n', begin);
+    const std::size_t end = newline == std::string_view::npos ? text.size() : newline;
+    visit(begin, text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+}
+
 }  // namespace
+
+std::optional<std::string> WithoutLongCommentRuns(std::string_view source, Grammar grammar) {
+  std::vector<CommentRun> runs;
+  std::optional<CommentRun> open;
+  ForEachLine(source, [&](std::size_t begin, std::string_view line) {
+    if (IsCommentLine(line, grammar)) {
+      if (!open) open = CommentRun{begin, begin, 0};
+      open->end = begin + line.size();
+      ++open->lines;
+    } else if (!IsBlankLine(line) && open) {
+      runs.push_back(*open);
+      open.reset();
+    }
+  });
+  if (open) runs.push_back(*open);
+  // Runs within kMaxCommentRun are kept while the scanner's quadratic work on them (a run's
+  // length squared) fits one budget for the file; the others are blanked whole (a comment kept
+  // in a blanked run would look ahead over all of it).
+  constexpr std::size_t kCommentRunBudget = std::size_t{10} * kMaxCommentRun * kMaxCommentRun;
+  std::size_t spent = 0;
+  std::optional<std::string> parsed;
+  for (const CommentRun& run : runs) {
+    if (run.lines <= kMaxCommentRun && spent + run.lines * run.lines <= kCommentRunBudget) {
+      spent += run.lines * run.lines;
+      continue;
+    }
+    if (!parsed) parsed.emplace(source);
+    ForEachLine(
+        std::string_view(source).substr(run.begin, run.end - run.begin), [&](std::size_t begin, std::string_view line) {
+          if (!IsCommentLine(line, grammar)) return;
+          const auto from = static_cast<std::ptrdiff_t>(run.begin + begin);
+          std::fill(parsed->begin() + from, parsed->begin() + from + static_cast<std::ptrdiff_t>(line.size()), ' ');
+        });
+  }
+  return parsed;
+}
 
 Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options) {
   if (source.size() > UINT32_MAX / 2) return Error::Input("source too large to parse");
+  // What tree-sitter is given: the source, or (rarely) a copy with long comment runs blanked. The
+  // tree keeps the source itself: offsets are the same in both.
+  const std::optional<std::string> blanked = WithoutLongCommentRuns(source, grammar);
+  const std::string& text = blanked ? *blanked : source;
   const unsigned threads = options.threads != 0 ? options.threads : std::min(4U, HardwareCores());
   if (grammar == Grammar::kPython) {
     std::optional<std::vector<SourceSpan>> spans;
-    if (options.python_signatures_only) spans = SignatureSpans(source);
+    if (options.python_signatures_only) spans = SignatureSpans(text);
     // tree-sitter finds the included range to lex in by a linear search, so a part should hold
     // only so many ranges.
     constexpr std::size_t kRangesPerPart = 128;
-    std::size_t parts = source.size() >= options.parallel_threshold ? threads : 1;
+    std::size_t parts = text.size() >= options.parallel_threshold ? threads : 1;
     if (spans) parts = std::max(parts, spans->size() / kRangesPerPart + 1);
     std::vector<SplitPoint> cuts;
-    if (parts > 1) cuts = TopLevelSplitPoints(source, parts);
+    if (parts > 1) cuts = TopLevelSplitPoints(text, parts);
     if (spans || !cuts.empty()) {
       const std::vector<SourceSpan> covered =
-          spans ? *spans : std::vector<SourceSpan>{{0, source.size(), 0, EndPoint(source).row}};
-      if (auto trees = ParseInParts(grammar, source, RangesByPart(source, covered, cuts), threads)) {
+          spans ? *spans : std::vector<SourceSpan>{{0, text.size(), 0, EndPoint(text).row}};
+      if (auto trees = ParseInParts(grammar, text, RangesByPart(text, covered, cuts), threads)) {
         return SyntaxTree(std::move(source), std::move(*trees), spans.has_value());
       }
       // An error in some part: parse the whole file as one, so what is reported never depends
       // on how it was cut.
     }
   }
-  OPMFU_ASSIGN_OR_RETURN(TreePtr tree, ParseRanges(grammar, source, {}));
+  OPMFU_ASSIGN_OR_RETURN(TreePtr tree, ParseRanges(grammar, text, {}));
   std::vector<TreePtr> trees;
   trees.push_back(std::move(tree));
   return SyntaxTree(std::move(source), std::move(trees), false);

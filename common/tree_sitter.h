@@ -81,6 +81,19 @@ struct ParseOptions {
   bool python_signatures_only = false;
 };
 
+/// Comment lines in one run (blank lines between them do not end it) that tree-sitter is given as
+/// comments. tree-sitter 0.20 counts the comments between two tokens in 16 bits: 65,535 in a row
+/// wrap it and corrupt the tree (a crash, or an abort in the allocator on its bad free); and
+/// tree-sitter-python's scanner looks ahead over every later line of the run at each comment in a
+/// block, quadratic in the run (8,000 took 5 s). A longer run, and runs past a budget of
+/// 10 x kMaxCommentRun^2 for the sum of their squared lengths, reach the parser as blank lines:
+/// comments are never code, so only their nodes (and any suppression directive among them) go.
+inline constexpr std::size_t kMaxCommentRun = 1000;
+
+/// The text tree-sitter is given for `source`: nullopt when it is the source itself, else a copy
+/// of the same length with the comment lines of runs past the limits above blanked.
+std::optional<std::string> WithoutLongCommentRuns(std::string_view source, Grammar grammar);
+
 /// Parses `source`. Fails only when tree-sitter itself cannot (syntax errors give a tree with
 /// ERROR nodes, not an Error).
 Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options = {});
