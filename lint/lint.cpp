@@ -81,6 +81,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     if (!launcher_states[i]) continue;
     LauncherState& state = *launcher_states[i];
     for (const Error& problem : state.lint.facts.problems) report.warnings.push_back(problem.message);
+    for (const std::string& limit : state.lint.facts.limits) report.limits.push_back(limit);
     FindLaunchConfigs(FilesOf(options), state, json_paths);
     for (std::size_t l = 0; l < state.lint.facts.launches.size(); ++l) {
       const std::optional<std::string>& script = state.lint.scripts[l];

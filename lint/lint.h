@@ -71,6 +71,7 @@ struct LintReport {
   std::vector<LintedFile> files;             ///< in path order
   std::vector<Error> errors;                 ///< unreadable inputs, each one line naming the file
   std::vector<std::string> warnings;         ///< e.g. a `source`d file a launcher names that cannot be read
+  std::vector<std::string> limits;           ///< a stated limit an input hit: one line each, naming file and limit
   std::size_t skipped_without_profiler = 0;  ///< found in directories, never parsed: nothing to check
   std::optional<Severity> config_fail_on;    ///< from the first config that sets it
   std::vector<TracedSite> sites;             ///< with LintOptions::keep_settings, in path order

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "common/file_io.h"
@@ -19,6 +20,14 @@ constexpr std::size_t kMaxAlternatives = 8;
 // Commands that start Python, besides python, python3, python3.11, ...
 const std::set<std::string, std::less<>> kLaunchers = {"torchrun", "deepspeed", "accelerate", "msrun"};
 constexpr int kMaxSourceNesting = 16;  // nested sources and function calls
+// Stated limits (docs/reliability.md, "Limits"): how deep the evaluator follows nested blocks and
+// expansions (each level is a C++ frame: 10,000 nested `if`s would overflow the stack), and how
+// long one variable's value may grow (`a=$a$a` forty times would be a terabyte). Past either the
+// launcher is still read, the rest of that block or value counting as unknown, and the file gets
+// one line saying which limit it hit.
+constexpr int kMaxNesting = 200;
+constexpr std::size_t kMaxValueBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxArrayElements = 4096;
 
 // The node types the evaluator tests, numbered once (SymbolKinds) in this order: it tests
 // several on every node of every launcher.
@@ -302,6 +311,19 @@ class Evaluator {
  public:
   explicit Evaluator(LauncherFacts& facts) : facts_(facts) {}
 
+  /// One line per limit the launcher hit (each named once, with the file where it first was).
+  void ReportLimits() const {
+    if (nesting_hit_) {
+      facts_.limits.push_back(*nesting_hit_ + ": nesting deeper than " + std::to_string(kMaxNesting) +
+                              " levels (a limit of opmfu): what lies deeper was not followed");
+    }
+    if (value_hit_) {
+      facts_.limits.push_back(*value_hit_ + ": a variable's value grew past " + DescribeBytes(kMaxValueBytes) + " or " +
+                              std::to_string(kMaxArrayElements) +
+                              " elements (a limit of opmfu): it counts as unknown from there");
+    }
+  }
+
   /// Marks the top-level file as being read, so a launcher that sources itself stops there.
   void Enter(const std::string& path) {
     std::error_code ec;
@@ -353,6 +375,8 @@ class Evaluator {
   }
 
   WordAlternatives ExpandNode(TSNode node, const Environment& env, bool quoted) const {
+    const NestingLevel level(*this);
+    if (!level.Entered()) return {{Literal(std::string(tree_->Text(node).substr(0, 256)), node, false)}};
     const Kind kind = KindOf(node);
     if (kind == kWord || kind == kNumber || kind == kExtglobPattern) {
       std::string text;
@@ -467,14 +491,22 @@ class Evaluator {
 
   // The commands of a substitution that is only commands in sequence (`;`, `&&`, redirections).
   static bool SimpleCommands(TSNode node, std::vector<TSNode>& commands) {
+    std::vector<TSNode> leaves;
     for (TSNode child : NamedChildren(node)) {
-      const Kind kind = KindOf(child);
+      if (KindOf(child) == kList) {
+        std::vector<TSNode> chain = ListCommands(child);  // iterative: a chain can be long
+        leaves.insert(leaves.end(), chain.begin(), chain.end());
+      } else {
+        leaves.push_back(child);
+      }
+      if (leaves.size() > 64) return false;  // far more than the idioms have: not one of them
+    }
+    for (TSNode leaf : leaves) {
+      const Kind kind = KindOf(leaf);
       if (kind == kCommand) {
-        commands.push_back(child);
-      } else if (kind == kList) {
-        if (!SimpleCommands(child, commands)) return false;
+        commands.push_back(leaf);
       } else if (kind == kRedirectedStatement) {
-        TSNode body = ChildByField(child, "body");
+        TSNode body = ChildByField(leaf, "body");
         if (ts_node_is_null(body) || KindOf(body) != kCommand) return false;
         commands.push_back(body);
       } else if (kind != kComment) {
@@ -499,6 +531,7 @@ class Evaluator {
         joined.back().text += r.front().text;
         joined.back().known = joined.back().known && r.front().known;
         joined.back().where = Where(node);
+        CapValue(joined.back());
         joined.insert(joined.end(), r.begin() + 1, r.end());
         out.push_back(std::move(joined));
       }
@@ -633,7 +666,10 @@ class Evaluator {
       values.push_back({{Literal("", assignment)}, false});
     } else if (KindOf(value) == kArray) {
       WordAlternatives elements = {{}};
-      for (TSNode element : NamedChildren(value)) AppendAlternatives(elements, Expand(element, env, false));
+      for (TSNode element : NamedChildren(value)) {
+        AppendAlternatives(elements, Expand(element, env, false));
+        for (Words& words : elements) CapWords(words);
+      }
       for (Words& words : elements) values.push_back({std::move(words), false});
     } else {
       for (Words& words : Expand(value, env, true)) {
@@ -644,6 +680,7 @@ class Evaluator {
           word.known = word.known && words[i].known;
         }
         word.where = Where(value);
+        CapValue(word);
         values.push_back({{word}, false});
       }
     }
@@ -659,11 +696,13 @@ class Evaluator {
           joined.unset = false;
           if (KindOf(value) == kArray || joined.words.empty() || added.words.empty()) {
             joined.words.insert(joined.words.end(), added.words.begin(), added.words.end());
+            CapWords(joined.words);
           } else {
             // `V+=" more"` on a string (or an array's first element) concatenates.
             ShellWord& first = joined.words.front();
             first.text += added.words.front().text;
             first.known = first.known && added.words.front().known;
+            CapValue(first);
           }
           AddAlternative(combined, std::move(joined));
         }
@@ -702,6 +741,8 @@ class Evaluator {
 
   void Run(TSNode node, Environment& env, int depth) {
     if (depth > kMaxSourceNesting) return;
+    const NestingLevel level(*this);
+    if (!level.Entered()) return;
     const Kind kind = KindOf(node);
     if (kind == kComment) {
       if (depth == 0 && file_ == facts_.path) facts_.comments.push_back(node);
@@ -777,11 +818,34 @@ class Evaluator {
       RunCommand(node, env, depth);
       return;
     }
-    // Containers: programs, lists (&&, ||), pipelines, subshells, redirections, groups.
+    if (kind == kList) {
+      // `a && b && c` nests to the left, one level per operator: run the commands of the whole
+      // chain in order, without a frame per operator (a chain of 30,000 is a valid script).
+      for (TSNode command : ListCommands(node)) Run(command, env, depth);
+      return;
+    }
+    // Containers: programs, pipelines, subshells, redirections, groups.
     for (TSNode child : NamedChildren(node)) {
       if (KindOf(child) == kHeredocBody || KindOf(child) == kHeredocRedirect) continue;
       Run(child, env, depth);
     }
+  }
+
+  // The operands of a chain of lists, in order, lists inside it flattened (iteratively).
+  static std::vector<TSNode> ListCommands(TSNode list) {
+    std::vector<TSNode> commands;
+    std::vector<TSNode> pending = {list};
+    while (!pending.empty()) {
+      const TSNode node = pending.back();
+      pending.pop_back();
+      if (KindOf(node) != kList) {
+        if (KindOf(node) != kHeredocBody && KindOf(node) != kHeredocRedirect) commands.push_back(node);
+        continue;
+      }
+      std::vector<TSNode> children = NamedChildren(node);
+      pending.insert(pending.end(), children.rbegin(), children.rend());
+    }
+    return commands;
   }
 
   void NoteExport(const std::string& name, const Environment& env) {
@@ -1022,6 +1086,48 @@ class Evaluator {
     visiting_.erase(canonical.string());
   }
 
+  // Counts one level of nesting while alive; false from Entered() when past kMaxNesting.
+  class NestingLevel {
+   public:
+    explicit NestingLevel(const Evaluator& evaluator) : evaluator_(evaluator) { ++evaluator_.nesting_; }
+    ~NestingLevel() { --evaluator_.nesting_; }
+    NestingLevel(const NestingLevel&) = delete;
+    NestingLevel& operator=(const NestingLevel&) = delete;
+    bool Entered() const {
+      if (evaluator_.nesting_ <= kMaxNesting) return true;
+      if (!evaluator_.nesting_hit_) evaluator_.nesting_hit_ = evaluator_.file_;
+      return false;
+    }
+
+   private:
+    const Evaluator& evaluator_;
+  };
+
+  // A value past kMaxValueBytes becomes unknown (its start kept, for the message of a finding).
+  void CapValue(ShellWord& word) const {
+    if (word.text.size() <= kMaxValueBytes) return;
+    if (!value_hit_) value_hit_ = file_;
+    word.text.resize(std::min<std::size_t>(word.text.size(), 256));
+    word.known = false;
+  }
+  // An array past kMaxValueBytes in all, or kMaxArrayElements, keeps its first elements, the last
+  // of them unknown.
+  void CapWords(Words& words) const {
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      bytes += words[i].text.size() + 1;
+      if (bytes <= kMaxValueBytes && i + 1 < kMaxArrayElements) continue;
+      if (!value_hit_) value_hit_ = file_;
+      words.resize(i + 1);
+      words.back().known = false;
+      CapValue(words.back());
+      return;
+    }
+  }
+
+  mutable int nesting_ = 0;
+  mutable std::optional<std::string> nesting_hit_;
+  mutable std::optional<std::string> value_hit_;
   LauncherFacts& facts_;
   std::string file_;
   std::string dollar_zero_ = facts_.path;
@@ -1064,6 +1170,7 @@ Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source) 
   Evaluator evaluator(facts);
   evaluator.Enter(path);
   evaluator.RunFile(path, facts.tree, env, 0);
+  evaluator.ReportLimits();
   return facts;
 }
 

@@ -60,7 +60,8 @@ struct LauncherFacts {
   std::string path;
   std::vector<Launch> launches;
   std::vector<ShellCommandFact> commands;
-  std::vector<Error> problems;  ///< a `source`d file that cannot be read, and the like
+  std::vector<Error> problems;      ///< a `source`d file that cannot be read, and the like
+  std::vector<std::string> limits;  ///< a stated limit of the evaluator the launcher hit, one line each
   std::shared_ptr<const SyntaxTree> tree;
   std::vector<TSNode> comments;
 };
