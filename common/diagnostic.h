@@ -56,11 +56,21 @@ struct Diagnostic {
   std::string file;  ///< as the user named it
   SourceRange range;
   std::string message;
-  std::string help;     ///< what to do about it; may be empty
-  std::string snippet;  ///< the source line at range.start, for the `full` format
+  std::string help;              ///< what to do about it; may be empty
+  std::string snippet;           ///< the source line at range.start, for the `full` format (SetSnippet cuts a long one)
+  int snippet_first_column = 1;  ///< the column of the snippet's first character in its line
   std::vector<Note> notes;
   std::optional<Fix> fix;
 };
+
+/// Findings reported per file at most (docs/reliability.md, "Limits"): past it they are noise (a
+/// generated file, an attack), and each costs memory and a line of output.
+inline constexpr std::size_t kMaxFindingsPerFile = 1000;
+
+/// Sets `d.snippet` from the whole source line at `d.range.start`: a line longer than a few hundred
+/// characters is kept only around the finding, so findings on a one-line megabyte file do not
+/// each carry a copy of it (30,000 of them were 12 GB).
+void SetSnippet(Diagnostic& d, std::string_view line);
 
 /// Stable output order: file, position, rule id.
 void SortDiagnostics(std::vector<Diagnostic>& diagnostics);

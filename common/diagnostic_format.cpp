@@ -61,6 +61,21 @@ std::size_t ByteOfCodePoint(std::string_view text, int index) {
 
 }  // namespace
 
+void SetSnippet(Diagnostic& d, std::string_view line) {
+  // Four windows' worth: the formatters cut their own window from it (WindowSnippet).
+  constexpr int kStoredColumns = 4 * kSnippetMaxColumns;
+  d.snippet_first_column = 1;
+  if (line.size() <= static_cast<std::size_t>(kStoredColumns)) {
+    d.snippet = std::string(line);
+    return;
+  }
+  const int first = std::max(0, d.range.start.column - 1 - 2 * kSnippetContextBefore);
+  const std::size_t begin = ByteOfCodePoint(line, first);
+  const std::string_view rest = line.substr(begin);
+  d.snippet = std::string(rest.substr(0, ByteOfCodePoint(rest, kStoredColumns)));
+  d.snippet_first_column = first + 1;
+}
+
 SnippetWindow WindowSnippet(std::string_view line, int start_column, int width) {
   start_column = std::max(1, start_column);
   width = std::max(1, width);
@@ -115,7 +130,11 @@ std::string FormatFull(const std::vector<Diagnostic>& diagnostics, const FormatO
       } else if (d.range.end.line > d.range.start.line) {
         width = std::numeric_limits<int>::max() / 2;  // to the end of the line; the window cuts it
       }
-      const SnippetWindow window = WindowSnippet(d.snippet, d.range.start.column, width);
+      SnippetWindow window = WindowSnippet(d.snippet, d.range.start.column - d.snippet_first_column + 1, width);
+      if (d.snippet_first_column > 1 && !window.text.starts_with("\u2026")) {
+        window.text = "\u2026" + window.text;  // the line was cut before the stored part
+        ++window.start;
+      }
       // Tabs would shift the caret; show them as single spaces.
       std::string shown = SanitizeUtf8(window.text);
       std::replace(shown.begin(), shown.end(), '\t', ' ');
@@ -265,7 +284,8 @@ std::string FormatSarif(const std::vector<Diagnostic>& diagnostics, const Format
                    {"endLine", d.range.end.line},
                    {"endColumn", d.range.end.column}};
     if (!d.snippet.empty()) {
-      region["snippet"] = {{"text", WindowSnippet(d.snippet, d.range.start.column, 1).text}};
+      region["snippet"] = {
+          {"text", WindowSnippet(d.snippet, d.range.start.column - d.snippet_first_column + 1, 1).text}};
     }
     std::string text = d.message;
     if (!d.help.empty()) text += "\nhelp: " + d.help;

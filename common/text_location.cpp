@@ -12,6 +12,8 @@ SourceRange TextLocation::range() const {
   return {PositionInText(*source->text, start_byte), PositionInText(*source->text, end_byte)};
 }
 
-std::string TextLocation::snippet() const { return source ? std::string(LineInText(*source->text, start_byte)) : ""; }
+std::string_view TextLocation::snippet() const {
+  return source ? LineInText(*source->text, start_byte) : std::string_view();
+}
 
 }  // namespace opmfu

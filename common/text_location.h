@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/diagnostic.h"
 
@@ -26,7 +27,7 @@ struct TextLocation {
   bool valid() const { return source != nullptr; }
   const std::string& file() const;
   SourceRange range() const;
-  std::string snippet() const;  ///< the source line of the start
+  std::string_view snippet() const;  ///< the source line of the start (a view into the source)
 };
 
 }  // namespace opmfu

@@ -54,6 +54,13 @@ void MergeOutcomes(std::vector<FileOutcome>& outcomes, std::vector<LauncherState
   }
   std::sort(report.files.begin(), report.files.end(),
             [](const LintedFile& a, const LintedFile& b) { return a.path < b.path; });
+  for (LintedFile& file : report.files) {
+    if (file.diagnostics.size() <= kMaxFindingsPerFile) continue;
+    report.limits.push_back(file.path + ": more than " + std::to_string(kMaxFindingsPerFile) +
+                            " findings, the most opmfu reports per file (a limit of opmfu): the first ones are shown");
+    SortDiagnostics(file.diagnostics);
+    file.diagnostics.resize(kMaxFindingsPerFile);
+  }
 
   if (!report.files.empty() && first_effective != nullptr) {
     // On a file the user named (or found in a named directory), where a suppression can reach

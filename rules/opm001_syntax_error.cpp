@@ -48,10 +48,10 @@ void CheckJsonParse(MetaCheckContext& context, const JsonParse& parse) {
     const auto& [where, cause] = *config.invalid;
     context.Report(parse.path, where.range(),
                    "not valid JSON (" + cause + "): json.load fails, so torch_npu ignores the whole config",
-                   where.snippet());
+                   std::string(where.snippet()));
   } else if (!config.top_is_object) {
     context.Report(parse.path, config.document.range(), "the config is not a JSON object, so torch_npu ignores it",
-                   config.document.snippet());
+                   std::string(config.document.snippet()));
   }
 }
 

@@ -13,7 +13,7 @@ Diagnostic& RuleCheckContext::Report(TSNode node, std::string message, std::stri
   diagnostic.range = file.tree.RangeOf(node);
   diagnostic.message = std::move(message);
   diagnostic.help = std::move(help);
-  diagnostic.snippet = file.tree.LineOf(ts_node_start_byte(node));
+  SetSnippet(diagnostic, file.tree.LineOf(ts_node_start_byte(node)));
   out.push_back(std::move(diagnostic));
   return out.back();
 }
@@ -28,7 +28,7 @@ Diagnostic& RuleCheckContext::ReportAtByte(std::uint32_t offset, std::string mes
   diagnostic.range = {start, {start.line, start.column + 1}};
   diagnostic.message = std::move(message);
   diagnostic.help = std::move(help);
-  diagnostic.snippet = file.tree.LineOf(offset);
+  SetSnippet(diagnostic, file.tree.LineOf(offset));
   out.push_back(std::move(diagnostic));
   return out.back();
 }
