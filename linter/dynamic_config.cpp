@@ -1,6 +1,10 @@
 #include "linter/dynamic_config.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <limits>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -18,10 +22,51 @@ using python::ValueKind;
 // Deeper JSON is never a profiler setting; cut it rather than recurse without bound.
 constexpr int kMaxJsonNesting = 16;
 
+// json.load also reads NaN, Infinity and -Infinity, and takes 1e999999 for inf; tree-sitter's
+// JSON grammar knows none of the first three. Each is rewritten, outside strings, to a number of
+// the same length (offsets and columns stay), NaN's offsets remembered.
+struct PythonJsonText {
+  std::string parsed;
+  std::set<std::uint32_t> nan_at;
+};
+
+PythonJsonText ToStandardJson(std::string text) {
+  PythonJsonText out;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    const std::string_view rest(text.data() + i, text.size() - i);
+    const bool word_start = i == 0 || std::isalnum(static_cast<unsigned char>(text[i - 1])) == 0;
+    if (!word_start) continue;
+    if (rest.starts_with("NaN")) {
+      text.replace(i, 3, "0e0");
+      out.nan_at.insert(static_cast<std::uint32_t>(i));
+      i += 2;
+    } else if (rest.starts_with("Infinity")) {
+      text.replace(i, 8, "1e999999");
+      i += 7;
+    }
+  }
+  out.parsed = std::move(text);
+  return out;
+}
+
 class JsonReader {
  public:
-  JsonReader(const SyntaxTree& tree, std::shared_ptr<const TextSource> source)
-      : tree_(tree), source_(std::move(source)) {}
+  JsonReader(const SyntaxTree& tree, std::shared_ptr<const TextSource> source, const std::set<std::uint32_t>& nan_at)
+      : tree_(tree), source_(std::move(source)), nan_at_(nan_at) {}
 
   TextLocation Where(TSNode node) const { return {source_, ts_node_start_byte(node), ts_node_end_byte(node)}; }
 
@@ -43,8 +88,16 @@ class JsonReader {
       value.kind = ValueKind::kString;
       value.text = DecodeString(node);
     } else if (type == "number") {
-      const nlohmann::json number = nlohmann::json::parse(tree_.Text(node), nullptr, false);
-      if (number.is_number_integer()) {
+      const std::string_view text = tree_.Text(node);
+      const nlohmann::json number = nlohmann::json::parse(text, nullptr, false);
+      if (nan_at_.contains(ts_node_start_byte(node))) {
+        value.kind = ValueKind::kFloat;
+        value.real = std::numeric_limits<double>::quiet_NaN();
+      } else if (number.is_discarded() && text.find_first_of(".eE") != std::string_view::npos) {
+        // Out of double's range (1e999999): json.load gives inf (or 0.0), as strtod does.
+        value.kind = ValueKind::kFloat;
+        value.real = std::strtod(std::string(text).c_str(), nullptr);
+      } else if (number.is_number_integer()) {
         value.kind = ValueKind::kInt;
         value.integer = number.is_number_unsigned() ? static_cast<std::int64_t>(number.get<std::uint64_t>())
                                                     : number.get<std::int64_t>();
@@ -109,6 +162,7 @@ class JsonReader {
  private:
   const SyntaxTree& tree_;
   std::shared_ptr<const TextSource> source_;
+  const std::set<std::uint32_t>& nan_at_;
 };
 
 // Why json.load rejects the text, or nullopt: tree-sitter's errors, plus what its grammar allows
@@ -177,10 +231,13 @@ const JsonEntry* DynamicConfig::Top(std::string_view key) const { return LastNam
 const JsonEntry* DynamicConfig::Experimental(std::string_view key) const { return LastNamed(experimental, key); }
 
 Result<DynamicConfig> ReadDynamicConfig(std::string path, std::string source) {
-  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kJson, std::move(source)));
+  auto original = std::make_shared<const std::string>(source);
+  PythonJsonText standard = ToStandardJson(std::move(source));
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kJson, std::move(standard.parsed)));
   DynamicConfig config;
-  config.source = std::make_shared<const TextSource>(TextSource{std::move(path), tree.shared_source()});
-  const JsonReader reader(tree, config.source);
+  // Findings quote the file as written (NaN, not the 0e0 parsed in its place).
+  config.source = std::make_shared<const TextSource>(TextSource{std::move(path), std::move(original)});
+  const JsonReader reader(tree, config.source, standard.nan_at);
   if (auto problem = JsonLoadProblem(tree)) config.invalid = std::pair{reader.Where(problem->first), problem->second};
   TSNode root = tree.root();
   TSNode object{};
