@@ -192,7 +192,7 @@ void SetAgentMode() {
 }
 
 int ReportError(const Error& error) {
-  std::cerr << "opmfu: error: " << error.message << "\n";
+  std::cerr << "opmfu: error: " << EscapeControlCharacters(error.message) << "\n";
   JsonModeState& state = JsonState();
   if (state.counter && !state.first_error) state.first_error = error;
   return ExitCodeFor(error.kind);
@@ -226,7 +226,9 @@ void AddFormatOption(CLI::App& command, std::string& format) {
       ->check(CLI::IsMember({"text", "json"}));
 }
 
-void ReportWarning(std::string_view message) { std::cerr << "opmfu: warning: " << message << "\n"; }
+void ReportWarning(std::string_view message) {
+  std::cerr << "opmfu: warning: " << EscapeControlCharacters(message) << "\n";
+}
 
 void InstallCheckedStdout() { (void)StdoutChecker(); }
 

@@ -85,6 +85,29 @@ std::optional<std::size_t> FirstInvalidUtf8(std::string_view text) {
 
 bool IsValidUtf8(std::string_view text) { return !FirstInvalidUtf8(text).has_value(); }
 
+std::string EscapeControlCharacters(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      static constexpr std::string_view kHex = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  return out;
+}
+
 std::string SanitizeUtf8(std::string_view text) {
   if (IsValidUtf8(text)) return std::string(text);
   std::string out;

@@ -30,6 +30,10 @@ std::optional<std::size_t> FirstInvalidUtf8(std::string_view text);
 /// terminal; valid input comes back unchanged.
 std::string SanitizeUtf8(std::string_view text);
 
+/// `text` as one printable line: control characters written as escapes (`\n`, `\t`, `\x01`), so a
+/// message quoting hostile input stays one line and puts no raw control byte on a terminal.
+std::string EscapeControlCharacters(std::string_view text);
+
 /// Number of code points in the first `byte_count` bytes of `line` (clamped to the line).
 int CodePointCount(std::string_view line, std::size_t byte_count);
 

@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
+#include "common/diagnostic.h"
+#include "common/tree_sitter.h"
+
 namespace opmfu {
 namespace {
 
@@ -50,6 +56,65 @@ TEST(Lines, SplitsAndFinds) {
 TEST(QuoteForMessage, EscapesControlCharactersAndShortens) {
   EXPECT_EQ(QuoteForMessage("a\nb\x01"), "'a\\nb\\x01'");
   EXPECT_EQ(QuoteForMessage("abcdef", 3), "'abc...'");
+}
+
+TEST(EscapeControlCharacters, KeepsAMessageOnOneLine) {
+  EXPECT_EQ(EscapeControlCharacters(std::string("torch:\n\x01x\t\x7f caf\xc3\xa9")),
+            "torch:\\n\\x01x\\t\\x7f caf\xc3\xa9");
+  EXPECT_EQ(EscapeControlCharacters("plain"), "plain");
+}
+
+std::string Lines(const std::string& line, std::size_t count) {
+  std::string out;
+  for (std::size_t i = 0; i < count; ++i) out += line;
+  return out;
+}
+
+TEST(ParseSource, SurvivesLongCommentRunsThatTreeSitterCannotHold) {
+  // 65,535 comments in a row wrap tree-sitter 0.20's 16-bit count and corrupt the tree.
+  const std::string source = "import x\n" + Lines("# c\n", 70000) + "y = 1\n" + Lines("# kept\n", 3) + "z = 2\n";
+  EXPECT_FALSE(WithoutLongCommentRuns("x = 1\n# a\n\n# b\n", Grammar::kPython).has_value());  // usually no copy
+  const auto blanked = WithoutLongCommentRuns(source, Grammar::kPython);
+  ASSERT_TRUE(blanked.has_value());
+  EXPECT_EQ(blanked->size(), source.size());
+  auto tree = ParseSource(Grammar::kPython, source);
+  ASSERT_TRUE(tree.ok());
+  EXPECT_FALSE(tree->has_error());
+  EXPECT_EQ(tree->source(), source);  // the tree keeps the text as written
+  const TSNode root = tree->root();
+  // import, y = 1, the three comments of the short run, z = 2: the long run is blank to the parser.
+  ASSERT_EQ(ts_node_named_child_count(root), 6U);
+  EXPECT_EQ(tree->Text(ts_node_named_child(root, 1)), "y = 1");
+  EXPECT_EQ(tree->Text(ts_node_named_child(root, 2)), "# kept");
+  EXPECT_EQ(tree->RangeOf(ts_node_named_child(root, 5)).start.line, 70006);
+  for (const Grammar grammar : {Grammar::kBash, Grammar::kJson}) {
+    const std::string marker = grammar == Grammar::kJson ? "// c\n" : "# c\n";
+    auto other = ParseSource(grammar, Lines(marker, 70000) + (grammar == Grammar::kJson ? "{}\n" : "true\n"));
+    ASSERT_TRUE(other.ok());
+    EXPECT_EQ(ts_node_named_child_count(other->root()), 1U);
+  }
+}
+
+TEST(ParseSource, CommentsInABlockTakeLinearTime) {
+  // tree-sitter-python looks ahead over the rest of a comment run at each comment in a block.
+  const std::string source = "def f():\n" + Lines("    # c\n", 70000) + "    pass\n";
+  const auto start = std::chrono::steady_clock::now();
+  auto tree = ParseSource(Grammar::kPython, source);
+  ASSERT_TRUE(tree.ok());
+  EXPECT_FALSE(tree->has_error());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // about 0.05 s; it was minutes
+}
+
+TEST(SetSnippet, KeepsOnlyAWindowOfALongLine) {
+  Diagnostic d;
+  d.range.start = {1, 200001};
+  const std::string line = std::string(200000, 'a') + "KEY" + std::string(200000, 'b');
+  SetSnippet(d, line);
+  EXPECT_LT(d.snippet.size(), 1000U);
+  EXPECT_EQ(d.snippet.substr(static_cast<std::size_t>(d.range.start.column - d.snippet_first_column), 3), "KEY");
+  SetSnippet(d, "short line");
+  EXPECT_EQ(d.snippet, "short line");
+  EXPECT_EQ(d.snippet_first_column, 1);
 }
 
 }  // namespace
