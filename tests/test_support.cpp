@@ -144,8 +144,27 @@ RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& o
     limited.rlim_cur = static_cast<rlim_t>(*options.file_size_limit);
     setrlimit(RLIMIT_FSIZE, &limited);
   }
+  rlimit saved_address_space{};
+  getrlimit(RLIMIT_AS, &saved_address_space);
+#if defined(__SANITIZE_ADDRESS__)
+  const bool limit_address_space = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  const bool limit_address_space = false;
+#else
+  const bool limit_address_space = options.address_space_limit.has_value();
+#endif
+#else
+  const bool limit_address_space = options.address_space_limit.has_value();
+#endif
+  if (limit_address_space) {
+    rlimit limited = saved_address_space;
+    limited.rlim_cur = static_cast<rlim_t>(*options.address_space_limit);
+    setrlimit(RLIMIT_AS, &limited);
+  }
   const auto start = std::chrono::steady_clock::now();
   const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  if (limit_address_space) setrlimit(RLIMIT_AS, &saved_address_space);
   if (options.file_size_limit) setrlimit(RLIMIT_FSIZE, &saved);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot run " + argv_storage[0]);

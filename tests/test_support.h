@@ -71,6 +71,9 @@ struct RunOptions {
   /// who reads everything: so that permission-denied cases really are denied. As another user
   /// the run is made as that user.
   bool unprivileged = false;
+  /// RLIMIT_AS for the child (`ulimit -v`): what hostile input may cost. Ignored in sanitizer
+  /// builds, whose shadow memory alone is terabytes of address space.
+  std::optional<std::uint64_t> address_space_limit;
 };
 
 /// Whether RunOptions::unprivileged can drop root here (setpriv exists); false as non-root, who

@@ -56,6 +56,10 @@ struct BadInput {
   std::string stdout_path;
   /// Run as `nobody` when the tests run as root (testing::RunOptions::unprivileged).
   bool unprivileged = false;
+  /// `ulimit -v` for the run (issue 27: every hostile input ends within seconds under 2 GB).
+  std::optional<std::uint64_t> address_space_limit;
+  std::map<std::string, std::string> env;  ///< `{dir}` in a value stands for the case's directory
+  std::optional<fs::path> stdin_path;
 };
 
 // A small valid rank: one op, one kernel, one FLOPs range, a Module range, chip info.
@@ -189,6 +193,23 @@ std::vector<FailedRankCause> FailedRankCauses() {
   };
 }
 
+// A FIFO at `relative`: anything that opens it for reading without O_NONBLOCK waits forever.
+fs::path Fifo(const TempDir& dir, const std::string& relative) {
+  const fs::path path = dir.path() / relative;
+  fs::create_directories(path.parent_path());
+  EXPECT_EQ(::mkfifo(path.c_str(), 0644), 0);
+  return path;
+}
+
+constexpr std::uint64_t kTwoGigabytes = std::uint64_t{2000000} << 10;  // ulimit -v 2000000
+
+// Rank 0 with `table` replaced by a VIEW whose recursive CTE never ends.
+void WriteRankWithEndlessView(const TempDir& d, const std::string& table, const std::string& columns) {
+  WriteRank(d);
+  Sql(d, "DROP TABLE " + table + "; CREATE VIEW " + table +
+             " AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT " + columns + " FROM c");
+}
+
 std::vector<BadInput> Cases() {
   std::vector<BadInput> cases;
   const auto add = [&](std::string name, std::function<std::vector<std::string>(const TempDir&)> setup, int exit_code,
@@ -203,7 +224,10 @@ std::vector<BadInput> Cases() {
                      file_size_limit,
                      std::nullopt,
                      {},
-                     false});
+                     false,
+                     std::nullopt,
+                     {},
+                     std::nullopt});
   };
 
   // ---- analyze and check-db: profiling databases ------------------------------------------------
@@ -492,12 +516,11 @@ std::vector<BadInput> Cases() {
         return Lint(d.Write("deep.py", "import torch_npu\nx = " + Repeat("(", 100000) + Repeat(")", 100000) + "\n"));
       },
       0, Stream::kOut, {"deep.py", "OPM010"});
-  add(
-      "LintPythonFiftyMegabyteLine",
+  add("LintPythonThreeMegabyteLine",  // the longest line below the input size policy (4 MiB)
       [](const TempDir& d) {
-        return Lint(d.Write("long.py", "import torch_npu\nx = \"" + std::string(50U << 20, 'a') + "\"\n"));
+        return Lint(d.Write("long.py", "import torch_npu\nx = \"" + std::string(3U << 20, 'a') + "\"\n"));
       },
-      0, Stream::kOut, {"long.py", "OPM010"}, 60);
+      0, Stream::kOut, {"long.py", "OPM010"});
   add("LintPythonSyntaxError",
       [](const TempDir& d) {
         return Lint(d.Write("broken.py", "import torch_npu\nprof = torch_npu.profiler.profile(with_flops=True\n"));
@@ -529,12 +552,11 @@ std::vector<BadInput> Cases() {
         return Lint(d.Write("deep.sh", Repeat("$(", 100000) + "x" + Repeat(")", 100000) + "\npython train.py\n"));
       },
       1, Stream::kOut, {"deep.sh", "OPM205"}, 60);
-  add(
-      "LintLauncherFiftyMegabyteLine",
+  add("LintLauncherThreeMegabyteLine",
       [](const TempDir& d) {
-        return Lint(d.Write("long.sh", "ARGS=\"" + std::string(50U << 20, 'a') + "\"\npython train.py $ARGS\n"));
+        return Lint(d.Write("long.sh", "ARGS=\"" + std::string(3U << 20, 'a') + "\"\npython train.py $ARGS\n"));
       },
-      1, Stream::kOut, {"long.sh", "OPM205"}, 60);
+      1, Stream::kOut, {"long.sh", "OPM205"});
   add("LintLauncherSyntaxError",
       [](const TempDir& d) { return Lint(d.Write("run.sh", "if [ -n x ]; then\n  python train.py\n")); }, 1,
       Stream::kOut, {"run.sh", "OPM001"});
@@ -793,29 +815,272 @@ std::vector<BadInput> Cases() {
       },
       2, Stream::kErr, {"locked: cannot list: Permission denied"});
   cases.back().unprivileged = true;
+  // ---- issue 27, the input side: every reproduction, under `ulimit -v 2000000` -------------------
+  const auto hostile = [&](std::string name, std::function<std::vector<std::string>(const TempDir&)> setup,
+                           int exit_code, Stream stream, std::vector<std::string> line, int max_seconds = 15) {
+    add(std::move(name), std::move(setup), exit_code, stream, std::move(line), max_seconds);
+    cases.back().address_space_limit = kTwoGigabytes;
+  };
+  // 1. 65,535 consecutive comment lines: tree-sitter's own limit, reached through the allocator.
+  hostile("Lint65535CommentLinesPython",
+          [](const TempDir& d) { return Lint(d.Write("c.py", "import torch_npu\n" + Repeat("# c\n", 70000))); }, 0,
+          Stream::kOut, {"c.py:1:1: OPM010"});
+  hostile("Lint65535CommentLinesLauncher",
+          [](const TempDir& d) { return Lint(d.Write("c.sh", Repeat("# c\n", 70000) + "python train.py\n")); }, 1,
+          Stream::kOut, {"c.sh:70001:", "OPM205"});
+  hostile("RegistryCheck65535CommentLines",
+          [](const TempDir& d) {
+            const fs::path file = d.Write("_flops_formulas.py", Repeat("# c\n", 70000));
+            return std::vector<std::string>{"registry", "check", file.string(), "--output-format", "concise"};
+          },
+          0, Stream::kErr, {"No findings"});
+  // 2. Bash nesting: a long && chain is read whole; nested blocks to the stated depth.
+  hostile("LintLauncherAndChainOfThirtyThousand",
+          [](const TempDir& d) {
+            return Lint(d.Write("d.sh", "#!/bin/bash\n" + Repeat("true && ", 29999) + "python train.py --x\n"));
+          },
+          1, Stream::kOut, {"d.sh", "OPM205"});
+  hostile(
+      "LintLauncherTenThousandNestedIfs",
+      [](const TempDir& d) {
+        return Lint(d.Write("d.sh", Repeat("if true; then\n", 10000) + "python train.py\n" + Repeat("fi\n", 10000)));
+      },
+      0, Stream::kErr, {"d.sh", "nesting deeper than 200 levels"});
+  hostile("LintLauncherTenThousandNestedCases",
+          [](const TempDir& d) {
+            return Lint(d.Write("d.sh", Repeat("case x in x)\n", 10000) + "true\n" + Repeat(";; esac\n", 10000)));
+          },
+          0, Stream::kErr, {"d.sh", "nesting deeper than 200 levels"});
+  hostile("LintLauncherFiftyThousandNestedGroups",
+          [](const TempDir& d) {
+            return Lint(d.Write("d.sh", Repeat("{ ", 50000) + "true" + Repeat("; }", 50000) + "\n"));
+          },
+          0, Stream::kErr, {"d.sh", "nesting deeper than 200 levels"});
+  hostile(
+      "LintLauncherFiftyThousandNestedSubshells",
+      [](const TempDir& d) { return Lint(d.Write("d.sh", Repeat("(", 50000) + "true" + Repeat(")", 50000) + "\n")); },
+      0, Stream::kErr, {"d.sh", "nesting deeper than 200 levels"});
+  // 3. A FIFO anywhere a file is read: refused at once, said what it is.
+  hostile("LintFifo", [](const TempDir& d) { return Lint(Fifo(d, "p.py")); }, 2, Stream::kErr,
+          {"p.py", "is a FIFO (named pipe), not a regular file"});
+  hostile("LintLauncherSourcesAFifo",
+          [](const TempDir& d) {
+            Fifo(d, "env.sh");
+            return Lint(d.Write("run.sh", "source " + (d.path() / "env.sh").string() + "\npython train.py\n"));
+          },
+          1, Stream::kErr, {"run.sh:1: cannot follow", "env.sh: is a FIFO (named pipe), not a regular file"});
+  hostile("RegistryListFormulasFifo",
+          [](const TempDir& d) {
+            return std::vector<std::string>{"registry", "list", "--formulas", Fifo(d, "f.py").string()};
+          },
+          2, Stream::kErr, {"f.py", "FIFO"});
+  hostile("RegistryAddFromFifo",
+          [](const TempDir& d) {
+            const fs::path formulas = d.Write("_flops_formulas.py", "");
+            return std::vector<std::string>{
+                "registry",       "add", "--target", "torch:mm", "--from", Fifo(d, "f.py").string(), "--formulas",
+                formulas.string()};
+          },
+          2, Stream::kErr, {"f.py", "FIFO"});
+  hostile("FlopsFormulasFifo",
+          [](const TempDir& d) {
+            return std::vector<std::string>{"flops", "mm", "[4,8]", "[8,2]", "--formulas", Fifo(d, "f.py").string()};
+          },
+          2, Stream::kErr, {"f.py", "FIFO"});
+  hostile("FormulasVariableNamesAFifo",
+          [](const TempDir& d) {
+            Fifo(d, "f.py");
+            return std::vector<std::string>{"registry", "list"};
+          },
+          2, Stream::kErr, {"f.py", "FIFO"});
+  cases.back().env = {{"OPMFU_FORMULAS", "{dir}/f.py"}};
+  hostile("AnalyzeRankDbFifo",
+          [](const TempDir& d) {
+            WriteRank(d);
+            fs::remove(d.path() / kRankDb);
+            Fifo(d, kRankDb);
+            return Analyze(d);
+          },
+          1, Stream::kErr, {"ascend_pytorch_profiler_0.db", "is a FIFO (named pipe), not a regular file"});
+  hostile("ReportDbFifo",
+          [](const TempDir& d) {
+            return std::vector<std::string>{"report", "--db", Fifo(d, "cluster_analysis.db").string()};
+          },
+          2, Stream::kErr, {"cluster_analysis.db", "FIFO"});
+  hostile("AnalyzeProfilerInfoFifo",
+          [](const TempDir& d) {
+            WriteRank(d);
+            Fifo(d, std::string(kRankDir) + "/profiler_info_0.json");
+            return Analyze(d);
+          },
+          1, Stream::kErr, {"profiler_info_0.json", "FIFO"});
+  // 4. Standard input is capped as a file is.
+  hostile("LintStdinFromDevZero",
+          [](const TempDir&) {
+            return std::vector<std::string>{"lint", "-"};
+          },
+          2, Stream::kErr, {"above the input size limit of 4 MiB"});
+  cases.back().stdin_path = "/dev/zero";
+  // 5. A 20 MB script is refused by the size policy before it is parsed (it took 3.85 GB).
+  hostile("LintTwentyMegabytePython",
+          [](const TempDir& d) { return Lint(d.Write("big.py", Repeat("x = 1\n", (20U << 20) / 6))); }, 2, Stream::kErr,
+          {"big.py", "file too large", "above the input size limit of 4 MiB", "OPMFU_MAX_FILE_SIZE"});
+  hostile("LintSizePolicyIsConfigurable",
+          [](const TempDir& d) { return Lint(d.Write("small.py", "import torch_npu\n" + Repeat("x = 1\n", 400))); }, 2,
+          Stream::kErr, {"small.py", "above the input size limit of 1 KiB"});
+  cases.back().env = {{"OPMFU_MAX_FILE_SIZE", "1K"}};
+  hostile("LintSizePolicyThatIsNotASize",
+          [](const TempDir& d) { return Lint(d.Write("small.py", "import torch_npu\n")); }, 2, Stream::kErr,
+          {"OPMFU_MAX_FILE_SIZE=lots", "not a size"});
+  cases.back().env = {{"OPMFU_MAX_FILE_SIZE", "lots"}};
+  // 6. Comments in an indented block: linear.
+  hostile("LintSeventyThousandCommentsInABlock",
+          [](const TempDir& d) {
+            return Lint(d.Write("f.py", "import torch_npu\ndef f():\n" + Repeat("    # c\n", 70000) + "    pass\n"));
+          },
+          0, Stream::kOut, {"f.py:1:1: OPM010"});
+  // 7. 30,000 unknown keys on one line: findings do not carry the line.
+  hostile("LintDynamicConfigThirtyThousandUnknownKeys",
+          [](const TempDir& d) {
+            std::string json = "{";
+            for (int i = 0; i < 30000; ++i) json += (i > 0 ? ", \"k" : "\"k") + std::to_string(i) + "\": 1";
+            return Lint(d.Write("profiler_config.json", json + "}\n"));
+          },
+          1, Stream::kOut, {"profiler_config.json:1:", "OPM301"});
+  // 8. The bash evaluator's values are capped.
+  hostile("LintLauncherDoublingValue",
+          [](const TempDir& d) {
+            return Lint(d.Write("run.sh", "a=x\n" + Repeat("a=$a$a\n", 40) + "python train.py \"$a\"\n"));
+          },
+          1, Stream::kErr, {"run.sh", "a variable's value grew past 1 MiB"});
+  hostile(
+      "LintLauncherDoublingArray",
+      [](const TempDir& d) {
+        return Lint(d.Write("run.sh", "a=(x)\n" + Repeat("a=(\"${a[@]}\" \"${a[@]}\")\n", 40) + "python train.py\n"));
+      },
+      1, Stream::kErr, {"run.sh", "a variable's value grew past", "or 4096 elements"});
+  // 9. A VIEW with an endless recursive CTE in place of a table: stopped by the work bound.
+  for (const auto& [table, columns] : std::vector<std::pair<std::string, std::string>>{
+           {"STRING_IDS", "x AS id, 'k' || x AS value"},
+           {"TASK",
+            "x AS startNs, x + 1 AS endNs, 0 AS deviceId, 0 AS connectionId, x AS globalTaskId, 0 AS "
+            "globalPid, 0 AS taskType, 0 AS contextId, 0 AS streamId, 0 AS taskId, 0 AS modelId"}}) {
+    // The rank fails within seconds. (With STRING_IDS endless, the reader that keeps going
+    // past the stopped query then finds no mfu_flops domain: the cause named is that one.)
+    hostile(
+        "AnalyzeEndless" + table + "View",
+        [table, columns](const TempDir& d) {
+          WriteRankWithEndlessView(d, table, columns);
+          return Analyze(d);
+        },
+        1, Stream::kErr,
+        table == "TASK" ? std::vector<std::string>{"rank 0: error:", "ascend_pytorch_profiler_0.db", "query stopped"}
+                        : std::vector<std::string>{"rank 0: error:", "ascend_pytorch_profiler_0.db"},
+        30);
+    hostile(
+        "CheckDbEndless" + table + "View",
+        [table, columns](const TempDir& d) {
+          WriteRankWithEndlessView(d, table, columns);
+          return CheckDb(d);
+        },
+        1, Stream::kOut, {"rank 0:", "ascend_pytorch_profiler_0.db"}, 30);
+    hostile(
+        "ReportEndless" + table + "View",
+        [table, columns](const TempDir& d) {
+          WriteRankWithEndlessView(d, table, columns);
+          return std::vector<std::string>{"report", "-d", d.path().string()};
+        },
+        2, Stream::kErr, {"opmfu: error:", "ascend_pytorch_profiler_0.db", "query stopped"}, 30);
+  }
+  // 17. A stray -wal beside a rank DB: nothing is created or rewritten beside it.
+  hostile("AnalyzeStrayWalBesideARankDb",
+          [](const TempDir& d) {
+            WriteRank(d);
+            d.Write(std::string(kRankDb) + "-wal", std::string(4096, 'w'));
+            return Analyze(d);
+          },
+          0, Stream::kErr, {"@Wrote"});
+  // 19. The cause, not SQLite's guess.
+  hostile("AnalyzeRankDbIsASymlinkToDevZero",
+          [](const TempDir& d) {
+            WriteRank(d);
+            fs::remove(d.path() / kRankDb);
+            fs::create_symlink("/dev/zero", d.path() / kRankDb);
+            return Analyze(d);
+          },
+          1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "is a character device"});
+  hostile("AnalyzeWalDbInAReadOnlyDirectory",
+          [](const TempDir& d) {
+            WriteRank(d);
+            Sql(d, "PRAGMA journal_mode = WAL");
+            return Analyze(d);
+          },
+          0, Stream::kErr, {"@Wrote"});
+  cases.back().read_only_directory = std::string(kRankDir) + "/ASCEND_PROFILER_OUTPUT";
+  hostile("AnalyzeWalDbWithUnmergedChanges",
+          [](const TempDir& d) {
+            WriteRank(d);
+            // A writer that committed into its log and is still running (no checkpoint yet).
+            static std::optional<Database> writer;
+            writer.reset();
+            auto db = Database::OpenForWrite(d.path() / kRankDb);
+            EXPECT_TRUE(db.ok());
+            writer.emplace(std::move(*db));
+            EXPECT_TRUE(writer
+                            ->Execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; "
+                                      "UPDATE TASK SET startNs = startNs")
+                            .ok());
+            return Analyze(d);
+          },
+          1, Stream::kErr,
+          {"rank 0: error:", "ascend_pytorch_profiler_0.db-wal", "holds changes not yet in the database"});
+  // 20. What json.load accepts is not called invalid JSON.
+  for (const std::string value : {"NaN", "Infinity", "-Infinity", "1e999999"}) {
+    hostile(
+        "LintDynamicConfigNumber" + std::string(value == "-Infinity" ? "MinusInfinity"
+                                                : value[0] == '1'    ? "OutOfRange"
+                                                                     : value),
+        [value](const TempDir& d) {
+          return Lint(d.Write("profiler_config.json", "{\"start_step\": " + value + ", \"activities\": [\"NPU\"]}\n"));
+        },
+        1, Stream::kOut, {"profiler_config.json:1:", "start_step"});
+  }
+  // 21. Control characters in a message are escaped: the error stays one line.
+  hostile("RegistryAddTargetWithControlCharacters",
+          [](const TempDir& d) {
+            const fs::path from = d.Write("f.py", "def mm(a, b): return a @ b\n");
+            return std::vector<std::string>{"registry", "add",         "--target",   "torch:\n\x01x",
+                                            "--from",   from.string(), "--formulas", from.string()};
+          },
+          2, Stream::kErr, {"opmfu: error:", "torch:\\n\\x01x"});
+
   return cases;
 }
 
-// Every regular file below `root` with its size, modification time and inode (outputs that
-// commands write are left out). By stat, never by opening: closing any descriptor of a database
-// would drop the POSIX locks this process holds on it (the locked-database case).
-std::map<std::string, std::string> Snapshot(const fs::path& root) {
-  std::map<std::string, std::string> files;
+// Every input below `root`, as it is: regular files by content (and mode), symlinks by target,
+// other kinds by type, never opened (a FIFO would block). What opmfu writes, in
+// cluster_analysis_output/ and opmfu_partial/, is left out: inputs must come out exactly as they went in.
+std::map<std::string, std::string> InputSnapshot(const fs::path& root) {
+  std::map<std::string, std::string> out;
   std::error_code ec;
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
-  for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name == "cluster_analysis_output" || name == "opmfu_partial") {
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::path relative = fs::relative(it->path(), root, ec);
+    if (*relative.begin() == "cluster_analysis_output" || *relative.begin() == "opmfu_partial") {
       it.disable_recursion_pending();
       continue;
     }
     struct stat info {};
-    if (::lstat(it->path().c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
-      files[it->path().string()] = std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
-                                   std::to_string(info.st_mtim.tv_nsec) + " " + std::to_string(info.st_ino);
+    if (::lstat(it->path().c_str(), &info) != 0) continue;
+    std::string state = std::to_string(info.st_mode);
+    if (S_ISREG(info.st_mode)) {
+      state += ":" + std::to_string(std::hash<std::string>{}(testing::ReadFile(it->path())));
+    } else if (S_ISLNK(info.st_mode)) {
+      state += "->" + fs::read_symlink(it->path(), ec).string();
     }
+    out[relative.string()] = state;
   }
-  return files;
+  return out;
 }
 
 // gtest names a failing case by this rather than by the struct's bytes.
@@ -840,14 +1105,15 @@ TEST_P(BadInputTest, ExitsWithItsCodeNamesFileAndCauseInOneLineInBoundedTime) {
   options.file_size_limit = input.file_size_limit;
   options.stdout_path = input.stdout_path;
   options.unprivileged = input.unprivileged;
-  const std::map<std::string, std::string> before = Snapshot(dir.path());
-  const auto result = RunOpmfuWith(args, options);
-  // No input changed: every file there before the run is the same file, unmodified, after it.
-  const std::map<std::string, std::string> after = Snapshot(dir.path());
-  for (const auto& [path, bytes] : before) {
-    const auto now = after.find(path);
-    EXPECT_TRUE(now != after.end() && now->second == bytes) << path << " was changed or removed";
+  options.address_space_limit = input.address_space_limit;
+  for (auto [name, value] : input.env) {
+    if (const std::size_t at = value.find("{dir}"); at != std::string::npos) value.replace(at, 5, dir.path().string());
+    options.env[name] = value;
   }
+  if (input.stdin_path) options.stdin_path = *input.stdin_path;
+  const auto before = InputSnapshot(dir.path());
+  const auto result = RunOpmfuWith(args, options);
+  EXPECT_EQ(InputSnapshot(dir.path()), before) << "an input changed, or something was created beside one";
   const std::string context = "exit " + std::to_string(result.exit_code) + "\n--- stdout\n" +
                               result.out.substr(0, 2000) + "\n--- stderr\n" + result.err.substr(0, 2000);
   ASSERT_FALSE(result.timed_out) << context;
