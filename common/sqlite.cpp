@@ -95,9 +95,9 @@ Status CheckNoUnfinishedWrite(const std::filesystem::path& path, const std::stri
   if (wal_mode && std::filesystem::is_regular_file(wal, ec)) {
     const std::uintmax_t size = std::filesystem::file_size(wal, ec);
     if (!ec && size > kWalHeader) {
-      return Error::Input(path.string() + ": its write-ahead log " + wal.filename().string() + " (" +
+      return Error::Input(path.string() + ": its write-ahead log " + wal.filename().string() + ", " +
                           DescribeBytes(size) +
-                          ") holds changes not yet in the database: the writer is still running or did not "
+                          ", holds changes not yet in the database: the writer is still running or did not "
                           "close it; opmfu never writes beside an input, so merge it first (open the file once "
                           "with sqlite3, or copy both files somewhere writable)");
     }
