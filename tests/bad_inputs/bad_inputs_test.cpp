@@ -1035,7 +1035,8 @@ std::vector<BadInput> Cases() {
           },
           1, Stream::kErr,
           {"rank 0: error:", "ascend_pytorch_profiler_0.db-wal", "holds changes not yet in the database"});
-  // 20. What json.load accepts is not called invalid JSON.
+  // 20. What json.load accepts is not called invalid JSON: the config is read, and its settings
+  // checked (OPM106 on its activities), where it used to be OPM001 "not valid JSON".
   for (const std::string value : {"NaN", "Infinity", "-Infinity", "1e999999"}) {
     hostile(
         "LintDynamicConfigNumber" + std::string(value == "-Infinity" ? "MinusInfinity"
@@ -1044,7 +1045,7 @@ std::vector<BadInput> Cases() {
         [value](const TempDir& d) {
           return Lint(d.Write("profiler_config.json", "{\"start_step\": " + value + ", \"activities\": [\"NPU\"]}\n"));
         },
-        1, Stream::kOut, {"profiler_config.json:1:", "start_step"});
+        1, Stream::kOut, {"profiler_config.json:1:", "OPM106"});
   }
   // 21. Control characters in a message are escaped: the error stays one line.
   hostile("RegistryAddTargetWithControlCharacters",
