@@ -1,5 +1,6 @@
 // `opmfu flops TARGET ...`: the FLOPs torch_npu's built-in formula records for one call.
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <iomanip>
@@ -164,6 +165,11 @@ int RunFlops(const FlopsFlags& flags) {
     return ReportError(Error::Usage(flops.error().message + " [formulas " + std::string(version.name) + "]"));
   }
   for (const std::string& warning : flops->warnings) ReportWarning(warning);
+  std::string not_given_note;
+  if (!bound->not_given.empty()) {
+    for (const std::string& name : bound->not_given) not_given_note += (not_given_note.empty() ? "" : ", ") + name;
+    not_given_note = "not given, as their values do not change the FLOPs: " + not_given_note;
+  }
 
   // The same call under the other releases, when they record something else.
   std::vector<std::pair<std::string_view, std::string>> others;
@@ -186,6 +192,7 @@ int RunFlops(const FlopsFlags& flags) {
     for (const auto& [name, value] : bound->absorbed) ignored[name] = value;
     out["ignored_keywords"] = ignored;
     out["ignored_positional"] = bound->extra_positional;
+    out["not_given"] = bound->not_given;
     // A value past 2^63-1 is text, as torch_npu writes it into the range message.
     if (flops->value) {
       out["flops"] = *flops->value;
@@ -194,6 +201,7 @@ int RunFlops(const FlopsFlags& flags) {
     }
     out["message"] = message;
     out["warnings"] = flops->warnings;
+    if (!not_given_note.empty()) out["notes"] = nlohmann::ordered_json::array({not_given_note});
     nlohmann::ordered_json other_versions = nlohmann::ordered_json::object();
     for (const auto& [name, text] : others) other_versions[std::string(name)] = text;
     out["other_versions"] = other_versions;
@@ -209,6 +217,7 @@ int RunFlops(const FlopsFlags& flags) {
     first = false;
   }
   std::cout << ")\nmfu_flops range message: " << message << "\n";
+  if (!not_given_note.empty()) std::cout << "note: " << not_given_note << "\n";
   if (!bound->absorbed.empty()) {
     std::cout << "ignored, as torch_npu's formula takes them in **kwargs:";
     for (const auto& [name, value] : bound->absorbed) std::cout << " " << name << "=" << registry::PythonRepr(value);
@@ -257,8 +266,18 @@ void AddFlopsCommand(CLI::App& app, Action& action) {
       "Keywords the formula does not name are ignored (its **kwargs); an explicit None is passed as None.");
   command->callback([flags, command, &action] {
     flags->values = command->remaining();
-    action = [flags] {
-      for (const std::string& value : flags->values) {
+    // After `--` every word is a value (`opmfu mcp` passes them so); before it, a dash word is
+    // a mistyped option.
+    const auto separator = std::find(flags->values.begin(), flags->values.end(), "--");
+    const auto options_end = static_cast<std::size_t>(separator - flags->values.begin());
+    if (separator != flags->values.end()) flags->values.erase(separator);
+    if (flags->target.empty() && options_end < flags->values.size()) {
+      flags->target = flags->values[options_end];
+      flags->values.erase(flags->values.begin() + static_cast<std::ptrdiff_t>(options_end));
+    }
+    action = [flags, options_end] {
+      for (std::size_t i = 0; i < std::min(options_end, flags->values.size()); ++i) {
+        const std::string& value = flags->values[i];
         if (value.size() > 1 && value[0] == '-' && std::isdigit(static_cast<unsigned char>(value[1])) == 0) {
           return ReportError(Error::Usage("unknown option '" + value + "' for `opmfu flops`"));
         }

@@ -955,6 +955,14 @@ const BuiltinTarget* FindBuiltinTarget(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
+  return joined;
+}
+}  // namespace
+
 Result<BoundFlopsCall> BindFlopsArguments(const BuiltinTarget& target, const std::vector<nlohmann::json>& positional,
                                           const std::vector<std::pair<std::string, nlohmann::json>>& named) {
   const std::string op(target.op_name);
@@ -996,14 +1004,29 @@ Result<BoundFlopsCall> BindFlopsArguments(const BuiltinTarget& target, const std
     }
     call.arguments[name] = value;
   }
+  std::vector<std::string> missing;  // required and read by the formula
   for (const BuiltinParameter& parameter : target.parameters) {
-    if (!parameter.default_value.empty() || call.arguments.contains(std::string(parameter.name))) continue;
-    const bool used = std::find(target.used.begin(), target.used.end(), parameter.name) != target.used.end();
-    return Error::Usage(op + ": missing the required " + (parameter.keyword_only ? "keyword-only " : "") +
-                        "argument `" + std::string(parameter.name) + "`" + raises +
-                        (used ? std::string()
-                              : "; its value does not change the FLOPs, so any will do, e.g. --arg " +
-                                    std::string(parameter.name) + "=None"));
+    const std::string name(parameter.name);
+    if (!parameter.default_value.empty() || call.arguments.contains(name)) continue;
+    if (std::find(target.used.begin(), target.used.end(), parameter.name) == target.used.end()) {
+      call.arguments[name] = nullptr;
+      call.not_given.push_back(name);
+    } else {
+      missing.push_back("`" + name + "`");
+    }
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < missing.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    }
+    std::string message = op + ": missing the required argument" + (missing.size() == 1 ? " " : "s ") + names +
+                          ", which the formula reads" + raises;
+    if (!call.not_given.empty()) {
+      message += "; " + std::to_string(call.not_given.size()) + " more (" + JoinNames(call.not_given) +
+                 ") would be filled as not given: their values do not change the FLOPs";
+    }
+    return Error::Usage(message);
   }
   return call;
 }

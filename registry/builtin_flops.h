@@ -82,11 +82,16 @@ struct BoundFlopsCall {
   std::vector<std::pair<std::string, nlohmann::json>> absorbed;
   /// Positional values past the named parameters, taken by `*args` (npu_fusion_attention).
   std::size_t extra_positional = 0;
+  /// Required parameters the call left out whose value the formula never reads (npu_alltoallv_gmm's
+  /// hcom): bound to None, "not given", since any value records the same FLOPs.
+  std::vector<std::string> not_given;
 };
 
 /// Binds positional values to the target's parameters (in order) and merges named ones. What
 /// Python refuses with a TypeError is an error: too many positional values, a keyword-only
-/// parameter given by position, a value given twice, a required parameter missing.
+/// parameter given by position, a value given twice, a required parameter the formula reads
+/// missing (one error naming every missing one). A missing required parameter it never reads is
+/// bound to None and listed in `not_given`.
 Result<BoundFlopsCall> BindFlopsArguments(const BuiltinTarget& target, const std::vector<nlohmann::json>& positional,
                                           const std::vector<std::pair<std::string, nlohmann::json>>& named);
 

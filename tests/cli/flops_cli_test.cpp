@@ -50,6 +50,38 @@ TEST(FlopsCli, RefusesWhatTheFormulaCannotComputeWithExitTwo) {
   EXPECT_NE(option.err.find("--nope"), std::string::npos) << option.err;
 }
 
+TEST(FlopsCli, FillsArgumentsThatDoNotChangeTheFlopsAndNamesThemInOneNote) {
+  // The command of the issue that used to fail four times, once per unread argument.
+  const auto answered =
+      RunOpmfu({"flops", "npu_alltoallv_gmm", "--arg", "gmm_x=[4096,7168]", "--arg", "gmm_weight=[4,7168,2048]"});
+  ASSERT_EQ(answered.exit_code, 0) << answered.err;
+  EXPECT_NE(answered.out.find("note: not given, as their values do not change the FLOPs: hcom, ep_world_size, "
+                              "send_counts, recv_counts\n"),
+            std::string::npos)
+      << answered.out;
+  EXPECT_NE(answered.out.find(" FLOPs ("), std::string::npos) << answered.out;
+  const auto as_json = RunOpmfu({"flops", "npu_alltoallv_gmm", "--arg", "gmm_x=[4096,7168]", "--arg",
+                                 "gmm_weight=[4,7168,2048]", "--format", "json"});
+  ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
+  const auto parsed = nlohmann::json::parse(as_json.out);
+  EXPECT_EQ(parsed["not_given"], nlohmann::json::parse(R"(["hcom","ep_world_size","send_counts","recv_counts"])"));
+  EXPECT_EQ(parsed["notes"].size(), 1U);
+  EXPECT_EQ(parsed["flops"], 2LL * 4096 * 7168 * 2048);  // gmm_x's rows through one expert's weight
+  EXPECT_TRUE(parsed["arguments"]["hcom"].is_null());
+
+  // An argument that matters and is missing: one error naming every missing one.
+  const auto missing = RunOpmfu({"flops", "npu_alltoallv_gmm", "--arg", "hcom=group"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("missing the required arguments `gmm_x` and `gmm_weight`, which the formula reads"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_NE(missing.err.find("3 more (ep_world_size, send_counts, recv_counts) would be filled as not given"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_EQ(missing.err.find("opmfu: error:", missing.err.find("opmfu: error:") + 1), std::string::npos)
+      << "one error, not one per argument: " << missing.err;
+}
+
 TEST(FlopsCli, ListsTheFifteenBuiltInTargetsAndTheVersions) {
   const auto list = RunOpmfu({"flops", "--list"});
   EXPECT_EQ(list.exit_code, 0);

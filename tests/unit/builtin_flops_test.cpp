@@ -196,12 +196,33 @@ TEST(BuiltinFlops, BindsPositionalAndNamedArgumentsLikeAPythonCall) {
       mm, {}, {{"input", nlohmann::json::parse("[8,4]")}, {"input", nlohmann::json::parse("[8,4]")}});
   ASSERT_FALSE(same_name.ok());
   EXPECT_NE(same_name.error().message.find("given twice"), std::string::npos);
-  // hcom is required but never read: the error says any value will do.
+  // hcom is required but never read: bound to None as "not given", and the call binds.
   const BuiltinTarget& gather = *FindBuiltinTarget("npu_all_gather_base_mm");
   auto no_hcom =
       BindFlopsArguments(gather, {nlohmann::json::parse("[8,4]"), nlohmann::json::parse("[4,2]")}, {{"world_size", 2}});
-  ASSERT_FALSE(no_hcom.ok());
-  EXPECT_NE(no_hcom.error().message.find("--arg hcom=None"), std::string::npos) << no_hcom.error().message;
+  ASSERT_TRUE(no_hcom.ok()) << no_hcom.error().message;
+  EXPECT_EQ(no_hcom->not_given, std::vector<std::string>{"hcom"});
+  EXPECT_TRUE(no_hcom->arguments.at("hcom").is_null());
+  // npu_alltoallv_gmm needs four arguments it never reads: all four are filled at once.
+  const BuiltinTarget& alltoallv = *FindBuiltinTarget("npu_alltoallv_gmm");
+  auto gmm = BindFlopsArguments(
+      alltoallv, {},
+      {{"gmm_x", nlohmann::json::parse("[4096,7168]")}, {"gmm_weight", nlohmann::json::parse("[4,7168,2048]")}});
+  ASSERT_TRUE(gmm.ok()) << gmm.error().message;
+  EXPECT_EQ(gmm->not_given, (std::vector<std::string>{"hcom", "ep_world_size", "send_counts", "recv_counts"}));
+  // A missing argument the formula reads is named with every other missing one, in one error.
+  auto no_weight = BindFlopsArguments(alltoallv, {}, {{"gmm_x", nlohmann::json::parse("[4096,7168]")}});
+  ASSERT_FALSE(no_weight.ok());
+  EXPECT_NE(no_weight.error().message.find("missing the required argument `gmm_weight`"), std::string::npos)
+      << no_weight.error().message;
+  EXPECT_NE(no_weight.error().message.find("(hcom, ep_world_size, send_counts, recv_counts) would be filled"),
+            std::string::npos)
+      << no_weight.error().message;
+  const BuiltinTarget& mm_target = *FindBuiltinTarget("mm");
+  auto neither = BindFlopsArguments(mm_target, {}, {});
+  ASSERT_FALSE(neither.ok());
+  EXPECT_NE(neither.error().message.find("missing the required arguments `input` and `other`"), std::string::npos)
+      << neither.error().message;
   // input_layout is keyword-only in npu_fused_infer_attention_score: three positionals at most.
   const BuiltinTarget& fias = *FindBuiltinTarget("npu_fused_infer_attention_score");
   EXPECT_FALSE(BindFlopsArguments(fias, std::vector<nlohmann::json>(4, nlohmann::json::array()), {}).ok());

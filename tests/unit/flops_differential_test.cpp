@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -34,11 +35,12 @@ std::string Describe(const Json& row) {
 struct Observed {
   bool recorded = false;
   std::string text;
+  std::vector<std::string> not_given;  ///< unread required parameters opmfu filled with None
 };
 
 Observed RunCase(const Json& row, const FormulasVersion& version) {
   const BuiltinTarget* target = FindBuiltinTarget(row.at("op").get<std::string>());
-  if (target == nullptr) return {false, "unknown target"};
+  if (target == nullptr) return {false, "unknown target", {}};
   std::vector<Json> positional;
   for (const Json& value : row.at("positional"))
     positional.push_back(ParseFlopsArgumentValue(value.get<std::string>()));
@@ -47,16 +49,28 @@ Observed RunCase(const Json& row, const FormulasVersion& version) {
     named.emplace_back(pair[0].get<std::string>(), ParseFlopsArgumentValue(pair[1].get<std::string>()));
   }
   const auto bound = BindFlopsArguments(*target, positional, named);
-  if (!bound.ok()) return {false, bound.error().message};
+  if (!bound.ok()) return {false, bound.error().message, {}};
   const auto outcome = EvaluateBuiltinFlops(*target, bound->arguments, version);
-  if (!outcome.ok()) return {false, outcome.error().message};
-  return {true, outcome->decimal + "-" + std::string(target->op_name)};
+  if (!outcome.ok()) return {false, outcome.error().message, bound->not_given};
+  return {true, outcome->decimal + "-" + std::string(target->op_name), bound->not_given};
+}
+
+// The one departure from Python's binding: a call that leaves out only parameters the formula
+// never reads raises a TypeError in torch_npu, and opmfu answers it (a real call of the op
+// always carries them, and their value does not change the FLOPs).
+bool IsTheUnreadArgumentDeparture(const Json& expected, const Observed& observed, const BuiltinTarget& target) {
+  if (expected.value("raises", "") != "TypeError" || !observed.recorded || observed.not_given.empty()) return false;
+  for (const std::string& name : observed.not_given) {
+    if (std::find(target.used.begin(), target.used.end(), name) != target.used.end()) return false;
+  }
+  return true;
 }
 
 TEST(FlopsDifferential, EveryCaseMatchesTheRealFormulasOfEachRelease) {
   const Json table = LoadTable();
   ASSERT_FALSE(table.is_discarded());
   std::size_t compared = 0;
+  std::size_t departures = 0;
   std::vector<std::string> mismatches;
   for (const Json& version_name : table.at("versions")) {
     const FormulasVersion* version = FindFormulasVersion(version_name.get<std::string>());
@@ -70,6 +84,9 @@ TEST(FlopsDifferential, EveryCaseMatchesTheRealFormulasOfEachRelease) {
           mismatches.push_back(std::string(version->name) + ": " + Describe(row) + "\n    torch_npu: " +
                                expected["message"].get<std::string>() + "\n    opmfu:     " + observed.text);
         }
+      } else if (IsTheUnreadArgumentDeparture(expected, observed,
+                                              *FindBuiltinTarget(row.at("op").get<std::string>()))) {
+        ++departures;
       } else if (observed.recorded) {
         mismatches.push_back(std::string(version->name) + ": " + Describe(row) + "\n    torch_npu: records nothing (" +
                              expected.dump() + ")\n    opmfu:     " + observed.text);
@@ -80,6 +97,7 @@ TEST(FlopsDifferential, EveryCaseMatchesTheRealFormulasOfEachRelease) {
     }
   }
   EXPECT_GT(compared, 1800U);
+  EXPECT_GT(departures, 0U);  // the table has such calls: the departure is exercised
   std::string report;
   for (const std::string& mismatch : mismatches) report += mismatch + "\n";
   EXPECT_TRUE(mismatches.empty()) << mismatches.size() << " of " << compared << " differ:\n" << report;
