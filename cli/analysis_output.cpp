@@ -27,6 +27,10 @@ void PrintKernels(std::ostream& out, const char* title, const std::vector<engine
   }
 }
 
+nlohmann::ordered_json OptionalJson(std::optional<double> value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace
 
 void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& export_type,
@@ -64,6 +68,10 @@ void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& e
       {"operator_mfu_rows", figures.operator_rows()},
       {"module_mfu_rows", figures.module_rows()},
       {"time_weighted_mfu", weighted ? nlohmann::ordered_json(*weighted) : nlohmann::ordered_json(nullptr)},
+      {"compute_time_weighted_mfu", OptionalJson(figures.compute_time_weighted_mfu())},
+      {"auxiliary_kernels",
+       {{"rows", figures.auxiliary_rows()},
+        {"time_weighted_mfu", OptionalJson(figures.auxiliary_time_weighted_mfu())}}},
       {"mfu_bands", bands},
       {"failed_ranks", report.failed_ranks()},
       {"ranks", ranks},
@@ -113,8 +121,19 @@ void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
     const auto& bands = figures.bands();
     out << "MFU bands: <20%: " << bands[0] << "  20-30%: " << bands[1] << "  30-60%: " << bands[2]
         << "  60-70%: " << bands[3] << "  >70%: " << bands[4] << "\n";
-    PrintKernels(out, "Lowest MFU kernels:", figures.lowest());
-    PrintKernels(out, "Highest MFU kernels:", figures.highest());
+    if (const auto compute = figures.compute_time_weighted_mfu()) {
+      out << "Time-weighted MFU of the compute kernels: " << Percent(*compute) << "\n";
+    }
+    PrintKernels(out, "Lowest MFU compute kernels:", figures.lowest());
+    PrintKernels(out, "Highest MFU compute kernels:", figures.highest());
+    if (figures.auxiliary_rows() > 0) {
+      // Listed apart: upstream charges them a whole range's FLOPs, so their MFU is no hardware figure.
+      out << "Auxiliary kernels (TransData, Cast, ...: they inherit their range's FLOPs, so their MFU is not "
+             "meaningful): "
+          << figures.auxiliary_rows() << " rows, time-weighted MFU "
+          << Percent(figures.auxiliary_time_weighted_mfu().value_or(0)) << " as upstream counts them\n";
+      PrintKernels(out, "Highest inherited MFU, auxiliary kernels:", figures.highest_auxiliary());
+    }
   }
   for (const auto& path : report.written) out << "Wrote " << path.string() << "\n";
   if (report.shard) {

@@ -12,6 +12,7 @@
 #endif
 
 #include "common/parallel.h"
+#include "engine/coverage.h"
 #include "engine/partial.h"
 #include "engine/xlsx_export.h"
 
@@ -42,11 +43,22 @@ void RowFigures::Add(const OperatorMfuRow& row) {
   const std::size_t position = operator_rows_++;
   const double m = row.mfu;
   bands_[m < 0.2 ? 0 : m < 0.3 ? 1 : m < 0.6 ? 2 : m < 0.7 ? 3 : 4]++;
-  weighted_ += row.mfu * static_cast<double>(row.kernel_duration);
-  duration_ += static_cast<double>(row.kernel_duration);
+  const double time = static_cast<double>(row.kernel_duration);
+  weighted_ += row.mfu * time;
+  duration_ += time;
   const auto lower = [](const Ranked& a, const Ranked& b) { return a.mfu != b.mfu ? a.mfu < b.mfu : a.row < b.row; };
+  const auto higher = [&](const Ranked& a, const Ranked& b) { return lower(b, a); };
+  if (!IsComputeKernelName(row.kernel_name().value_or(""))) {
+    ++auxiliary_rows_;
+    auxiliary_weighted_ += row.mfu * time;
+    auxiliary_duration_ += time;
+    Keep(highest_auxiliary_, row, position, higher);
+    return;
+  }
+  compute_weighted_ += row.mfu * time;
+  compute_duration_ += time;
   Keep(lowest_, row, position, lower);
-  Keep(highest_, row, position, [&](const Ranked& a, const Ranked& b) { return lower(b, a); });
+  Keep(highest_, row, position, higher);
 }
 
 // Keeps `row` among the first kListed of `kept` (ordered by `before`) if it belongs there; its
@@ -72,6 +84,20 @@ void RowFigures::Keep(std::vector<Ranked>& kept, const OperatorMfuRow& row, std:
 
 std::optional<double> RowFigures::time_weighted_mfu() const {
   return duration_ > 0 ? std::optional<double>(weighted_ / duration_) : std::nullopt;
+}
+
+std::optional<double> RowFigures::compute_time_weighted_mfu() const {
+  return compute_duration_ > 0 ? std::optional<double>(compute_weighted_ / compute_duration_) : std::nullopt;
+}
+
+std::optional<double> RowFigures::auxiliary_time_weighted_mfu() const {
+  return auxiliary_duration_ > 0 ? std::optional<double>(auxiliary_weighted_ / auxiliary_duration_) : std::nullopt;
+}
+
+std::vector<KernelLine> RowFigures::highest_auxiliary() const {
+  std::vector<KernelLine> lines;
+  for (const Ranked& ranked : highest_auxiliary_) lines.push_back(ranked.line);
+  return lines;
 }
 
 std::vector<KernelLine> RowFigures::lowest() const {

@@ -69,10 +69,18 @@ class RowFigures {
   const std::array<std::size_t, 5>& bands() const { return bands_; }
   /// MFU weighted by kernel duration; none without duration.
   std::optional<double> time_weighted_mfu() const;
-  /// The lowest MFU first, as a stable sort by MFU lists them (ties in row order).
+  /// MFU weighted by kernel duration over the compute (matmul/attention) kernels only.
+  std::optional<double> compute_time_weighted_mfu() const;
+  /// Rows of auxiliary kernels (TransData, Cast, ...): they inherit a whole range's FLOPs, so
+  /// their MFU (often thousands of percent) describes no hardware use.
+  std::size_t auxiliary_rows() const { return auxiliary_rows_; }
+  std::optional<double> auxiliary_time_weighted_mfu() const;
+  /// Compute kernels, the lowest MFU first, as a stable sort by MFU lists them (ties in row order).
   std::vector<KernelLine> lowest() const;
-  /// The highest MFU first: a stable ascending sort's last rows, backwards.
+  /// Compute kernels, the highest MFU first: a stable ascending sort's last rows, backwards.
   std::vector<KernelLine> highest() const;
+  /// Auxiliary kernels, the highest (inherited) MFU first.
+  std::vector<KernelLine> highest_auxiliary() const;
 
  private:
   struct Ranked {
@@ -88,8 +96,14 @@ class RowFigures {
   std::array<std::size_t, 5> bands_ = {};
   double weighted_ = 0;
   double duration_ = 0;
+  double compute_weighted_ = 0;
+  double compute_duration_ = 0;
+  std::size_t auxiliary_rows_ = 0;
+  double auxiliary_weighted_ = 0;
+  double auxiliary_duration_ = 0;
   std::vector<Ranked> lowest_;
   std::vector<Ranked> highest_;
+  std::vector<Ranked> highest_auxiliary_;
 };
 
 /// The figures of rows held in memory, in row order.

@@ -788,7 +788,7 @@ std::string RenderDerivedHtml(const DerivedSection& section, std::size_t top) {
     out << "</tr></thead><tbody>";
     for (std::size_t i = 1; i < rows.size(); ++i) {
       out << "<tr>";
-      for (const std::string& cell : rows[i]) out << "<td>" << Escape(cell) << "</td>";
+      for (const std::string& cell : rows[i]) out << "<td>" << WithBreaksAfterSeparators(Escape(cell)) << "</td>";
       out << "</tr>";
     }
     out << "</tbody></table>\n";

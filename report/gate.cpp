@@ -147,7 +147,7 @@ Result<double> ParseRatio(std::string_view option, std::string_view text) {
 GateFigures RecordedFigures(const ReportData& data, const MfuReport& report) {
   GateFigures figures;
   figures.scope = "all kernels";
-  if (report.rows > 0) figures.mfu = report.weighted_mfu;
+  if (report.rows > 0) figures.mfu = report.all_kernels_weighted_mfu;
   figures.no_mfu = "no OperatorMFU rows: there is no MFU to check (`opmfu check-db` says why)";
   figures.op_word = "op";
   for (const GroupStats& group : report.by_op) figures.op_mfu.emplace_back(group.op_name, group.weighted_mfu);

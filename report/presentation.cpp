@@ -58,4 +58,14 @@ std::string FormatTable(const std::vector<TableRow>& rows, TableStyle style) {
   return out;
 }
 
+std::string WithBreaksAfterSeparators(std::string_view escaped_html) {
+  std::string html;
+  html.reserve(escaped_html.size());
+  for (const char c : escaped_html) {
+    html.push_back(c);
+    if (c == ',' || c == ';') html += "<wbr>";
+  }
+  return html;
+}
+
 }  // namespace opmfu::report

@@ -3,6 +3,7 @@
 // by report, diff and gate so the same number reads the same everywhere.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace opmfu::report {
@@ -19,5 +20,10 @@ enum class TableStyle { kText, kMarkdown };
 /// `rows[0]` is the header. Text: columns padded to their widest cell, two-space indent.
 /// Markdown: a pipe table, with '|' in cells escaped.
 std::string FormatTable(const std::vector<TableRow>& rows, TableStyle style);
+
+/// Escaped HTML of a table cell with a line-break opportunity (<wbr>) after each ',' and ';': an
+/// input shape such as "32768,4096;4096,12288" then wraps between numbers instead of widening the
+/// table past the page or breaking names mid-word.
+std::string WithBreaksAfterSeparators(std::string_view escaped_html);
 
 }  // namespace opmfu::report

@@ -290,19 +290,28 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
   std::map<std::int64_t, Accumulator> by_rank;
   std::vector<const engine::OperatorMfuRow*> kept;
   kept.reserve(analysis.tables.operator_rows.size());
+  std::vector<const engine::OperatorMfuRow*> kept_compute;  // what the kernel lists rank
   std::size_t rows_without_shapes = 0;
   std::size_t aux_rows = 0;
   std::int64_t aux_time = 0;
   MfuAggregate all;
   for (const engine::OperatorMfuRow& row : analysis.tables.operator_rows) {
     const std::string_view kernel = row.kernel_name().value_or("");
-    if (!engine::IsComputeKernelName(kernel)) {
+    const bool is_compute = engine::IsComputeKernelName(kernel);
+    (is_compute ? report.compute : report.auxiliary).Add(row);
+    if (std::find(report.peak_tflops.begin(), report.peak_tflops.end(), row.chip_peak_tflops) ==
+        report.peak_tflops.end()) {
+      report.peak_tflops.push_back(row.chip_peak_tflops);
+    }
+    if (!is_compute) {
       ++aux_rows;
       aux_time += row.kernel_duration;
       if (options.attribute_compute) {
         ++report.excluded_aux_rows;
         continue;
       }
+    } else {
+      kept_compute.push_back(&row);
     }
     kept.push_back(&row);
     const std::string_view op = row.op_name().value_or("");
@@ -327,20 +336,27 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
   report.rows = all.count;
   report.total_duration = all.duration;
   report.lost_time = all.lost_time;
-  report.weighted_mfu = all.weighted_mfu();
+  std::sort(report.peak_tflops.begin(), report.peak_tflops.end());
+  report.peak_source = data.source == ReportData::Source::kClusterDb
+                           ? "the chip_peak_tflops column of the cluster DB's OperatorMFU rows"
+                           : "each rank's device_<n>/info.json.<n>: AI cores x AIC frequency x FLOPs per cycle, as "
+                             "msprof-analyze computes it";
+  report.all_kernels_weighted_mfu = all.weighted_mfu();
+  report.weighted_mfu = report.compute.weighted_mfu();
   report.by_op = Finish(by_op, false);
   report.by_op_shape = Finish(by_op_shape, true);
   report.by_shape = Finish(by_shape, true);
 
-  const std::size_t top = std::min(options.top, kept.size());
+  const std::size_t top = std::min(options.top, kept_compute.size());
   const auto lower = [](const engine::OperatorMfuRow* a, const engine::OperatorMfuRow* b) {
     return std::tie(a->mfu, a->rank_id, a->kernel_start) < std::tie(b->mfu, b->rank_id, b->kernel_start);
   };
-  std::partial_sort(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(top), kept.end(), lower);
-  for (std::size_t i = 0; i < top; ++i) report.lowest.push_back(EntryOf(*kept[i]));
-  std::partial_sort(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(top), kept.end(),
+  const auto top_end = kept_compute.begin() + static_cast<std::ptrdiff_t>(top);
+  std::partial_sort(kept_compute.begin(), top_end, kept_compute.end(), lower);
+  for (std::size_t i = 0; i < top; ++i) report.lowest.push_back(EntryOf(*kept_compute[i]));
+  std::partial_sort(kept_compute.begin(), top_end, kept_compute.end(),
                     [&](const engine::OperatorMfuRow* a, const engine::OperatorMfuRow* b) { return lower(b, a); });
-  for (std::size_t i = 0; i < top; ++i) report.highest.push_back(EntryOf(*kept[i]));
+  for (std::size_t i = 0; i < top; ++i) report.highest.push_back(EntryOf(*kept_compute[i]));
   std::sort(kept.begin(), kept.end(), [](const engine::OperatorMfuRow* a, const engine::OperatorMfuRow* b) {
     return std::tie(a->rank_id, a->kernel_start) < std::tie(b->rank_id, b->kernel_start);
   });

@@ -113,11 +113,23 @@ struct MfuReport {
   std::size_t excluded_aux_rows = 0;  ///< with attribute_compute
   std::size_t module_rows = 0;
   std::int64_t total_duration = 0;
+  /// The headline: time-weighted MFU of the compute (matmul/attention) kernels only.
   double weighted_mfu = 0;
   double lost_time = 0;
+  /// The compute kernels' rows (the headline's) and the auxiliary kernels' (TransData, Cast, ...),
+  /// which inherit a whole range's FLOPs, so their MFU describes no hardware use. Counted with
+  /// --attribute compute too, though those rows are then in no other figure.
+  MfuAggregate compute;
+  MfuAggregate auxiliary;
+  /// Over every counted row, as upstream's OperatorMFU has them: what `gate --min-mfu` checks.
+  double all_kernels_weighted_mfu = 0;
+  /// The distinct chip peaks (TFLOPS) the rows' MFU divides by (INT8 rows have twice the FP16
+  /// one), ascending, and where they come from.
+  std::vector<double> peak_tflops;
+  std::string peak_source;
 
-  std::vector<KernelEntry> lowest;      ///< by MFU, ascending
-  std::vector<KernelEntry> highest;     ///< by MFU, descending
+  std::vector<KernelEntry> lowest;      ///< compute kernels by MFU, ascending
+  std::vector<KernelEntry> highest;     ///< compute kernels by MFU, descending
   std::vector<GroupStats> by_op;        ///< ranked by lost time
   std::vector<GroupStats> by_op_shape;  ///< ranked by lost time
   std::vector<GroupStats> by_shape;     ///< ranked by lost time

@@ -60,6 +60,41 @@ std::string ArtifactNote(const MfuReport& report) {
              : "";
 }
 
+// "353.89 TFLOPS", or "353.89 and 707.78 TFLOPS" when INT8 rows divide by twice the FP16 peak.
+std::string PeakText(const MfuReport& report) {
+  if (report.peak_tflops.empty()) return "no row, so no peak";
+  const std::vector<double>& peaks = report.peak_tflops;
+  if (peaks.size() == 2 && std::abs(peaks[1] - 2 * peaks[0]) < 0.02) {
+    return FormatNumber("%.2f", peaks[0]) + " TFLOPS (FP16; INT8 kernels: " + FormatNumber("%.2f", peaks[1]) + ")";
+  }
+  std::string text;
+  for (std::size_t i = 0; i < report.peak_tflops.size(); ++i) {
+    text += (i == 0                               ? ""
+             : i + 1 == report.peak_tflops.size() ? " and "
+                                                  : ", ") +
+            FormatNumber("%.2f", report.peak_tflops[i]);
+  }
+  return text + " TFLOPS";
+}
+
+// The headline's basis and the auxiliary kernels beside it, one sentence each.
+std::string HeadlineText(const MfuReport& report) {
+  return "time-weighted MFU of the compute kernels " + FormatPercent(report.weighted_mfu) + " (" +
+         std::to_string(report.compute.count) + " matmul/attention rows, " +
+         FormatDuration(static_cast<double>(report.compute.duration)) + ")";
+}
+
+std::string AuxiliaryText(const MfuReport& report) {
+  if (report.auxiliary.count == 0) return "";
+  return "auxiliary kernels (TransData, Cast, ...): " + std::to_string(report.auxiliary.count) + " rows, " +
+         FormatDuration(static_cast<double>(report.auxiliary.duration)) + ", " +
+         FormatPercent(report.auxiliary.weighted_mfu()) +
+         " as upstream charges them: they inherit their range's FLOPs, so this is no hardware figure and is left "
+         "out of the headline" +
+         (report.attribute_compute ? " and every other figure (--attribute compute)" : "") +
+         "; all OperatorMFU rows together: " + FormatPercent(report.all_kernels_weighted_mfu);
+}
+
 // --- text and Markdown -------------------------------------------------------------------------
 
 using Row = TableRow;
@@ -137,8 +172,10 @@ std::string RenderPlain(const MfuReport& report, bool markdown, std::size_t top)
   out << "\n";
   heading("Summary");
   out << bullet << report.rows << " OperatorMFU rows over " << report.ranks.size() << " rank(s); kernel time "
-      << FormatDuration(static_cast<double>(report.total_duration)) << "; time-weighted MFU "
-      << FormatPercent(report.weighted_mfu) << "; lost time " << FormatDuration(report.lost_time) << "\n";
+      << FormatDuration(static_cast<double>(report.total_duration)) << "; " << HeadlineText(report) << "; lost time "
+      << FormatDuration(report.lost_time) << "\n";
+  if (const std::string auxiliary = AuxiliaryText(report); !auxiliary.empty()) out << bullet << auxiliary << "\n";
+  out << bullet << "chip peak: " << PeakText(report) << ", from " << report.peak_source << "\n";
   if (report.attribute_compute) {
     out << bullet << "--attribute compute: " << report.excluded_aux_rows
         << " auxiliary-kernel rows left out (a departure from upstream)\n";
@@ -155,9 +192,9 @@ std::string RenderPlain(const MfuReport& report, bool markdown, std::size_t top)
   heading("By input shape (different ops at the same shape)");
   table.Write(GroupHeader(false, true), GroupRows(report.by_shape, top, false, true));
   const Row kernel_header{"rank", "op", "kernel", "duration", "TFLOPS", "MFU", "input shapes"};
-  heading("Lowest MFU kernels");
+  heading("Lowest MFU kernels (compute kernels)");
   table.Write(kernel_header, KernelRows(report.lowest));
-  heading("Highest MFU kernels");
+  heading("Highest MFU kernels (compute kernels)");
   table.Write(kernel_header, KernelRows(report.highest));
 
   heading("Ranks and coverage");
@@ -252,7 +289,17 @@ std::string RenderJson(const MfuReport& report) {
                      {"module_rows", report.module_rows},
                      {"total_duration_ns", report.total_duration},
                      {"weighted_mfu", report.weighted_mfu},
-                     {"lost_time_ns", report.lost_time}};
+                     {"lost_time_ns", report.lost_time},
+                     {"compute_rows", report.compute.count},
+                     {"compute_duration_ns", report.compute.duration},
+                     {"auxiliary",
+                      {{"rows", report.auxiliary.count},
+                       {"total_duration_ns", report.auxiliary.duration},
+                       {"weighted_mfu", report.auxiliary.count > 0 ? nlohmann::json(report.auxiliary.weighted_mfu())
+                                                                   : nlohmann::json()}}},
+                     {"all_kernels_weighted_mfu", report.all_kernels_weighted_mfu},
+                     {"peak_tflops", report.peak_tflops},
+                     {"peak_source", report.peak_source}};
   for (const auto& [name, groups] : {std::pair{"by_op", &report.by_op}, std::pair{"by_op_shape", &report.by_op_shape},
                                      std::pair{"by_shape", &report.by_shape}}) {
     json[name] = nlohmann::json::array();
@@ -369,13 +416,18 @@ struct Bar {
 std::string BarChart(const std::string& id, const std::string& title, const std::vector<Bar>& bars, double maximum,
                      bool percent_axis) {
   const double left = 300;
-  const double width = 420;
   const double row = 22;
   const double height = 40 + row * static_cast<double>(bars.size()) + 24;
+  // The value after each bar must fit inside the drawing: its room is taken from the bars'.
+  std::size_t longest_text = 4;
+  for (const Bar& bar : bars) longest_text = std::max(longest_text, bar.text.size());
+  const double total = 820;
+  const double text_room = 12 + 6.6 * static_cast<double>(longest_text);
+  const double width = std::max(160.0, total - left - text_room);
   std::ostringstream svg;
   svg << "<figure><figcaption>" << Html(title) << "</figcaption><svg class=\"chart\" data-chart=\"" << id
-      << "\" role=\"img\" aria-label=\"" << Html(title) << "\" viewBox=\"0 0 " << left + width + 90 << " " << height
-      << "\" width=\"" << left + width + 90 << "\" height=\"" << height << "\">";
+      << "\" role=\"img\" aria-label=\"" << Html(title) << "\" viewBox=\"0 0 " << Number(left + width + text_room)
+      << " " << height << "\" width=\"" << Number(left + width + text_room) << "\" height=\"" << height << "\">";
   if (maximum <= 0) maximum = 1;
   for (int tick = 0; tick <= 4; ++tick) {
     const double x = left + width * tick / 4;
@@ -389,7 +441,7 @@ std::string BarChart(const std::string& id, const std::string& title, const std:
     const double y = 34 + row * static_cast<double>(i);
     const double length = std::max(1.0, width * std::min(bars[i].value, maximum) / maximum);
     svg << "<text x=\"" << Number(left - 6) << "\" y=\"" << Number(y + 14) << "\" font-size=\"12\" text-anchor=\"end\">"
-        << Html(Shorten(bars[i].label, 42)) << "<title>" << Html(bars[i].label) << "</title></text><rect x=\""
+        << Html(Shorten(bars[i].label, 40)) << "<title>" << Html(bars[i].label) << "</title></text><rect x=\""
         << Number(left) << "\" y=\"" << Number(y) << "\" width=\"" << Number(length) << "\" height=\""
         << Number(row - 6) << "\" fill=\"" << BandColor(bars[i].band) << "\"><title>"
         << Html(bars[i].label + ": " + bars[i].text) << "</title></rect>"
@@ -459,7 +511,7 @@ std::string HtmlTable(const Row& header, const std::vector<Row>& rows) {
   out << "</tr></thead><tbody>";
   for (const Row& row : rows) {
     out << "<tr>";
-    for (const std::string& cell : row) out << "<td>" << Html(cell) << "</td>";
+    for (const std::string& cell : row) out << "<td>" << WithBreaksAfterSeparators(Html(cell)) << "</td>";
     out << "</tr>";
   }
   out << "</tbody></table>\n";
@@ -472,9 +524,10 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
       << "<meta name=\"viewport\" content=\"width=device-width\">\n<style>\n"
       << "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1180px;color:#222;padding:0 16px}\n"
       << "h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\n"
-      << "table{border-collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 6px;"
-      << "text-align:left;vertical-align:top}td:last-child{min-width:22em}th{background:#f4f4f4}figure{margin:12px "
-         "0}figcaption{font-weight:600}"
+      << "table{border-collapse:collapse;font-size:12px;margin:8px 0;max-width:100%}td,th{border:1px solid #ddd;"
+      << "padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:break-word}td:last-child{min-width:16em}"
+      << "th{background:#f4f4f4}figure{margin:12px 0;max-width:100%}figcaption{font-weight:600}"
+      << "svg.chart{max-width:100%;height:auto}.headline{font-size:15px}"
       << ".legend span{display:inline-block;padding:1px 8px;margin-right:6px;color:#fff;border-radius:3px}"
       << ".charts{display:flex;flex-wrap:wrap;gap:8px 32px}code{font-size:12px}\n</style></head><body>\n";
   out << "<h1>opmfu report</h1>\n<p>" << Html(kBasis) << "</p>\n";
@@ -483,10 +536,16 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
   for (const auto& artifact : report.artifacts) {
     out << "<li>artifact: <code>" << Html(artifact.string()) << "</code>" << Html(ArtifactNote(report)) << "</li>";
   }
-  out << "</ul>\n<h2>Summary</h2><p>" << report.rows << " OperatorMFU rows over " << report.ranks.size()
-      << " rank(s); kernel time " << FormatDuration(static_cast<double>(report.total_duration))
-      << "; time-weighted MFU <b>" << FormatPercent(report.weighted_mfu) << "</b>; lost time "
+  out << "</ul>\n<h2>Summary</h2><p class=\"headline\" id=\"headline\">Time-weighted MFU of the compute kernels: <b>"
+      << FormatPercent(report.weighted_mfu) << "</b> (" << report.compute.count << " matmul/attention rows, "
+      << FormatDuration(static_cast<double>(report.compute.duration)) << ").</p>\n<p id=\"peak\">Chip peak: <b>"
+      << Html(PeakText(report)) << "</b>, from " << Html(report.peak_source) << ".</p>\n<p>" << report.rows
+      << " OperatorMFU rows over " << report.ranks.size() << " rank(s); kernel time "
+      << FormatDuration(static_cast<double>(report.total_duration)) << "; lost time "
       << FormatDuration(report.lost_time) << ".</p>\n";
+  if (const std::string auxiliary = AuxiliaryText(report); !auxiliary.empty()) {
+    out << "<p id=\"auxiliary\">Beside it, " << Html(auxiliary) << ".</p>\n";
+  }
   out << "<p class=\"legend\">";
   for (MfuBand band : kBands) {
     out << "<span style=\"background:" << BandColor(band) << "\">" << Html(BandLabel(band)) << "</span>";
@@ -536,8 +595,8 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
   out << "<h2>By input shape</h2>\n"
       << HtmlTable(GroupHeader(false, true), GroupRows(report.by_shape, top, false, true));
   const Row kernel_header{"rank", "op", "kernel", "duration", "TFLOPS", "MFU", "input shapes"};
-  out << "<h2>Lowest MFU kernels</h2>\n" << HtmlTable(kernel_header, KernelRows(report.lowest));
-  out << "<h2>Highest MFU kernels</h2>\n" << HtmlTable(kernel_header, KernelRows(report.highest));
+  out << "<h2>Lowest MFU kernels (compute kernels)</h2>\n" << HtmlTable(kernel_header, KernelRows(report.lowest));
+  out << "<h2>Highest MFU kernels (compute kernels)</h2>\n" << HtmlTable(kernel_header, KernelRows(report.highest));
   out << "<h2>Coverage</h2>\n";
   std::vector<Row> coverage;
   for (const RankSummary& rank : report.ranks) {
@@ -562,9 +621,15 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
   out << "</ul>\n";
   // Records each chart's drawn size, so a headless browser can confirm the charts render. The
   // report needs no script to display.
+  // Also counts the labels that reach outside their chart's drawing (which the browser cuts) and
+  // records how far the page is wider than the window, for the layout check at several widths.
   out << "<script>document.querySelectorAll('svg.chart').forEach(function(s){var b=s.getBBox();"
       << "s.setAttribute('data-drawn',Math.round(b.width)+'x'+Math.round(b.height)+':'+"
-      << "s.querySelectorAll('rect,circle').length)});</script>\n</body></html>\n";
+      << "s.querySelectorAll('rect,circle').length);var v=s.viewBox.baseVal,c=0;"
+      << "s.querySelectorAll('text').forEach(function(t){var r=t.getBBox();"
+      << "if(r.x<-0.5||r.y<-0.5||r.x+r.width>v.width+0.5||r.y+r.height>v.height+0.5)c++});"
+      << "s.setAttribute('data-clipped-labels',c)});var d=document.documentElement;"
+      << "d.setAttribute('data-overflow-x',Math.max(0,d.scrollWidth-d.clientWidth));</script>\n</body></html>\n";
   return out.str();
 }
 

@@ -81,7 +81,16 @@ TEST(Demo, AnalyzeOnTheDemoWritesBothTablesAndLeavesInputsAlone) {
   EXPECT_EQ(Count(db, "SELECT count(DISTINCT rank_id) FROM OperatorMFU"), 3);
   EXPECT_NE(analysed.out.find("OperatorMFU: " + std::to_string(operator_rows) + " rows"), std::string::npos);
   EXPECT_NE(analysed.out.find("MFU bands: <20%:"), std::string::npos);
-  EXPECT_NE(analysed.out.find("Lowest MFU kernels:"), std::string::npos);
+  EXPECT_NE(analysed.out.find("Lowest MFU compute kernels:"), std::string::npos);
+  // The highest-MFU list is of compute kernels; the TransData kernels that inherit a range's FLOPs
+  // (thousands of percent) are listed beside it, as such.
+  const std::size_t highest = analysed.out.find("Highest MFU compute kernels:");
+  const std::size_t auxiliary = analysed.out.find("Auxiliary kernels (");
+  ASSERT_NE(highest, std::string::npos) << analysed.out;
+  ASSERT_NE(auxiliary, std::string::npos) << analysed.out;
+  const std::string compute_list = analysed.out.substr(highest, auxiliary - highest);
+  EXPECT_EQ(compute_list.find("TransData"), std::string::npos) << compute_list;
+  EXPECT_NE(analysed.out.substr(auxiliary).find("TransData"), std::string::npos) << analysed.out;
 
   // The same seed gives the same data; the registry of the demo's formulas lists cleanly.
   const fs::path again = dir.path() / "again";

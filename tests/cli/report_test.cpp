@@ -94,15 +94,24 @@ TEST_F(ReportOnDemo, GroupFiguresAreTheOperatorMfuRowsAggregated) {
   std::map<std::string, Expected> by_op;
   std::map<std::pair<std::string, std::string>, Expected> by_op_shape;
   Expected all;
+  Expected compute;  // the demo's one auxiliary kernel type is TransData
+  std::vector<Row> compute_rows;
   for (const Row& row : rows) {
     Add(by_op[row.op], row);
     Add(by_op_shape[{row.op, row.shapes}], row);
     Add(all, row);
+    if (row.kernel != "TransData") {
+      Add(compute, row);
+      compute_rows.push_back(row);
+    }
   }
   const json report = Report();
   EXPECT_EQ(report["summary"]["rows"], rows.size());
   EXPECT_EQ(report["summary"]["total_duration_ns"], all.duration);
-  EXPECT_NEAR(report["summary"]["weighted_mfu"].get<double>(), all.weighted(), 1e-12);
+  // The headline is the compute kernels'; upstream's figure over every row is beside it.
+  EXPECT_NEAR(report["summary"]["weighted_mfu"].get<double>(), compute.weighted(), 1e-12);
+  EXPECT_NEAR(report["summary"]["all_kernels_weighted_mfu"].get<double>(), all.weighted(), 1e-12);
+  EXPECT_EQ(report["summary"]["compute_rows"], compute.count);
   EXPECT_NEAR(report["summary"]["lost_time_ns"].get<double>(), all.lost, 1e-3);
 
   ASSERT_EQ(report["by_op"].size(), by_op.size());
@@ -124,9 +133,9 @@ TEST_F(ReportOnDemo, GroupFiguresAreTheOperatorMfuRowsAggregated) {
     previous = group["lost_time_ns"].get<double>();
   }
 
-  // The lowest and highest kernels are the rows with the extreme MFU.
-  const auto [low, high] =
-      std::minmax_element(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.mfu < b.mfu; });
+  // The lowest and highest kernels are the compute rows with the extreme MFU.
+  const auto [low, high] = std::minmax_element(compute_rows.begin(), compute_rows.end(),
+                                               [](const Row& a, const Row& b) { return a.mfu < b.mfu; });
   EXPECT_DOUBLE_EQ(report["lowest"][0]["mfu"].get<double>(), low->mfu);
   EXPECT_DOUBLE_EQ(report["highest"][0]["mfu"].get<double>(), high->mfu);
   EXPECT_EQ(report["lowest"].size(), 10U);
@@ -161,8 +170,26 @@ TEST_F(ReportOnDemo, CoverageFindsTheUnmatchedRangesAndTheAuxiliaryKernels) {
   EXPECT_NE(missing.find("rank 1: 2 of"), std::string::npos) << missing;
   EXPECT_NE(missing.find("auxiliary kernels"), std::string::npos) << missing;
 
+  // The headline is over the compute kernels: the TransData rows, at thousands of percent, are
+  // reported beside it and kept out of the kernel lists, while upstream's tables keep them.
+  const json& summary = report["summary"];
+  EXPECT_EQ(summary["auxiliary"]["rows"], 12U);
+  EXPECT_GT(summary["auxiliary"]["weighted_mfu"].get<double>(), 10.0);
+  EXPECT_EQ(summary["compute_rows"].get<int>() + 12, summary["rows"].get<int>());
+  EXPECT_LT(summary["weighted_mfu"].get<double>(), summary["all_kernels_weighted_mfu"].get<double>());
+  EXPECT_LT(summary["weighted_mfu"].get<double>(), 1.0);
+  for (const char* list : {"highest", "lowest"}) {
+    EXPECT_EQ(report[list].dump().find("TransData"), std::string::npos) << list;
+  }
+  EXPECT_NE(report["by_op_shape"].dump().find("TransData"), std::string::npos);
+  // The demo's chip, FP16 and (for its quantized matmuls) INT8 at twice it.
+  ASSERT_EQ(summary["peak_tflops"].size(), 2U);
+  EXPECT_GT(summary["peak_tflops"][0].get<double>(), 100.0);
+  EXPECT_NEAR(summary["peak_tflops"][1].get<double>(), 2 * summary["peak_tflops"][0].get<double>(), 0.02);
+
   // --attribute compute leaves exactly the TransData rows out.
   const json compute = Report({"--attribute", "compute"});
+  EXPECT_DOUBLE_EQ(compute["summary"]["weighted_mfu"].get<double>(), summary["weighted_mfu"].get<double>());
   EXPECT_EQ(compute["summary"]["excluded_aux_rows"], 12U);
   EXPECT_EQ(compute["summary"]["rows"].get<int>(), report["summary"]["rows"].get<int>() - 12);
   EXPECT_EQ(compute["by_op_shape"].dump().find("TransData"), std::string::npos);
@@ -268,6 +295,34 @@ TEST_F(ReportOnDemo, HtmlIsSelfContainedAndItsChartsRenderInChromium) {
   EXPECT_GT(marks["mfu-duration"], 100);  // a dot per kernel
   ASSERT_TRUE(fs::exists(png));
   EXPECT_GT(fs::file_size(png), 20000U);  // a blank page is a few KB
+
+  // The layout at the narrowest supported window and at a common one: no chart label reaches
+  // outside its drawing (the browser would cut it), and the page never scrolls sideways.
+  const std::regex clipped(R"re(data-chart="([a-z-]+)"[^>]*data-clipped-labels="(\d+)")re");
+  const std::regex overflow(R"re(data-overflow-x="(\d+)")re");
+  for (const int width : {1000, 1400}) {
+    const fs::path at_width = out.path() / ("dom-" + std::to_string(width) + ".html");
+    const std::string layout = *chromium + flags + "--window-size=" + std::to_string(width) +
+                               ",2000 --dump-dom file://" + html.string() + " > " + at_width.string() + " 2>/dev/null";
+    ASSERT_EQ(std::system(layout.c_str()), 0) << layout;  // NOLINT(cert-env33-c): the test drives a browser
+    const std::string laid_out = testing::ReadFile(at_width);
+    int charts = 0;
+    for (auto it = std::sregex_iterator(laid_out.begin(), laid_out.end(), clipped); it != std::sregex_iterator();
+         ++it, ++charts) {
+      EXPECT_EQ((*it)[2], "0") << "a label of " << (*it)[1] << " is cut at " << width << " px";
+    }
+    EXPECT_EQ(charts, 5) << width;
+    std::smatch scroll;
+    ASSERT_TRUE(std::regex_search(laid_out, scroll, overflow)) << width;
+    EXPECT_EQ(scroll[1], "0") << "the page is " << scroll[1] << " px wider than a " << width << " px window";
+  }
+  // The headline is the compute kernels', with the chip's peak and its source in the page itself
+  // (not only in a tooltip) and the auxiliary kernels beside it.
+  EXPECT_TRUE(std::regex_search(
+      rendered, std::regex(R"re(<p id="peak">Chip peak: <b>[0-9.]+ TFLOPS[^<]*</b>, from each rank's device_)re")))
+      << rendered.substr(0, 3000);
+  EXPECT_NE(rendered.find("Time-weighted MFU of the compute kernels: <b>"), std::string::npos);
+  EXPECT_NE(rendered.find("<p id=\"auxiliary\">Beside it, auxiliary kernels (TransData"), std::string::npos);
 }
 
 TEST(Report, FailedRanksAreListedAndTheExitCodeSaysIncomplete) {
