@@ -177,7 +177,16 @@ int RunAnalyzeCommand(AnalyzeFlags given) {
   const auto started = std::chrono::steady_clock::now();
   std::mutex progress_mutex;
   bool progress_shown = false;
-  if (::isatty(STDERR_FILENO) == 1 && !flags.agent) {
+  // `opmfu mcp` runs analyze with a pipe named here and turns its lines into progress notifications.
+  const std::optional<std::string> progress_fd = GetEnv("OPMFU_PROGRESS_FD");
+  if (progress_fd && !progress_fd->empty() && std::all_of(progress_fd->begin(), progress_fd->end(), ::isdigit)) {
+    const int fd = std::stoi(*progress_fd);
+    options.on_rank_done = [&progress_mutex, fd](std::size_t done, std::size_t total) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      const std::string line = std::to_string(done) + " " + std::to_string(total) + "\n";
+      (void)!::write(fd, line.data(), line.size());  // a closed reader loses progress, not the run
+    };
+  } else if (::isatty(STDERR_FILENO) == 1 && !flags.agent) {
     options.on_rank_done = [&](std::size_t done, std::size_t total) {
       if (std::chrono::steady_clock::now() - started < std::chrono::seconds(1)) return;
       std::lock_guard<std::mutex> lock(progress_mutex);

@@ -162,5 +162,7 @@ void AddLintCommand(CLI::App& app, Action& action);
 void AddCompletionCommand(CLI::App& app, Action& action);
 /// Adds `opmfu rule` to the app.
 void AddRuleCommand(CLI::App& app, Action& action);
+/// Adds `opmfu mcp` to the app.
+void AddMcpCommand(CLI::App& app, Action& action);
 
 }  // namespace opmfu::cli

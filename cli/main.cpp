@@ -23,7 +23,7 @@ using AddCommand = void (*)(CLI::App& app, Action& action);
 constexpr AddCommand kCommands[] = {
     AddLintCommand,   AddRegistryCommand, AddAnalyzeCommand,    AddMergeCommand, AddCheckDbCommand,
     AddReportCommand, AddFlopsCommand,    AddAuditCommand,      AddDiffCommand,  AddGateCommand,
-    AddDemoCommand,   AddRuleCommand,     AddCompletionCommand,
+    AddDemoCommand,   AddRuleCommand,     AddCompletionCommand, AddMcpCommand,
 };
 
 constexpr const char* kExitCodeHelp =

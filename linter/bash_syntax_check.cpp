@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/process.h"
+
 namespace opmfu::linter {
 
 namespace fs = std::filesystem;
@@ -49,22 +51,6 @@ class UniqueFd {
 
  private:
   int fd_ = -1;
-};
-
-class SpawnActions {
- public:
-  SpawnActions() { ok_ = posix_spawn_file_actions_init(&actions_) == 0; }
-  SpawnActions(const SpawnActions&) = delete;
-  SpawnActions& operator=(const SpawnActions&) = delete;
-  ~SpawnActions() {
-    if (ok_) posix_spawn_file_actions_destroy(&actions_);
-  }
-  bool ok() const { return ok_; }
-  posix_spawn_file_actions_t* get() { return &actions_; }
-
- private:
-  posix_spawn_file_actions_t actions_{};
-  bool ok_ = false;
 };
 
 BashVerdict Unavailable(std::string why) { return {BashVerdict::Kind::kUnavailable, 0, std::move(why)}; }
@@ -118,7 +104,7 @@ BashVerdict CheckWithBash(const std::string& bash, const std::string& path) {
   if (::pipe2(ends.data(), O_CLOEXEC) != 0) return Unavailable("cannot create a pipe");
   UniqueFd read_end(ends[0]);
   UniqueFd write_end(ends[1]);
-  SpawnActions actions;
+  SpawnFileActions actions;
   if (!actions.ok() || posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0) != 0 ||
       posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0) != 0 ||
       posix_spawn_file_actions_adddup2(actions.get(), write_end.get(), 2) != 0) {

@@ -79,6 +79,12 @@ def check_error(args, cwd, kind):
         failures.append(f"{where}: stderr lacks the same message: {result.stderr!r}")
 
 
+# Commands whose stdout is not one result document: `opmfu mcp` speaks JSON-RPC (and
+# tests/mcp/mcp_client_test.cjs validates each of its tool results against the schemas here);
+# `opmfu completion` prints a shell script to source (docs/cli.md).
+PROTOCOL_COMMANDS = {"mcp", "completion"}
+
+
 def commands_in_help():
     """Every leaf command `opmfu --help` lists, as schema names (registry list -> registry-list)."""
     def subcommands(path):
@@ -215,8 +221,9 @@ def main():
         ]:
             check_error(args, work, kind)
 
-        # `opmfu completion` prints a shell script to source (docs/cli.md), not a result: no JSON twin.
-        for name in (name for name in commands_in_help() if name != "completion"):
+        for name in commands_in_help():
+            if name in PROTOCOL_COMMANDS:
+                continue
             if not (SCHEMAS / f"{name}.schema.json").exists():
                 failures.append(f"`opmfu {name.replace('-', ' ', 1)}` has no docs/schema/{name}.schema.json")
             elif name not in covered:

@@ -1,0 +1,91 @@
+#pragma once
+// One run of an opmfu command for the MCP server: a child process whose stdout (the JSON),
+// stderr (the message for people) and progress pipe are read while the server keeps answering
+// its client.
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace opmfu::mcp {
+
+/// A file descriptor closed when it goes out of scope.
+class OwnedFd {
+ public:
+  OwnedFd() = default;
+  explicit OwnedFd(int fd) : fd_(fd) {}
+  OwnedFd(OwnedFd&& other) noexcept : fd_(other.Release()) {}
+  OwnedFd& operator=(OwnedFd&& other) noexcept;
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd() { Close(); }
+
+  int get() const { return fd_; }
+  bool open() const { return fd_ >= 0; }
+  int Release();
+  void Close();
+
+ private:
+  int fd_ = -1;
+};
+
+/// The environment variable naming the descriptor `opmfu analyze` writes "DONE TOTAL\n" to after
+/// each rank (the MCP server turns those lines into notifications/progress).
+inline constexpr const char* kProgressFdVariable = "OPMFU_PROGRESS_FD";
+
+/// Which of a child's streams a read came from.
+enum class ChildStream { kStdout, kStderr, kProgress };
+
+/// A started child. Its streams are drained with ReadAvailable; Wait reaps it. The destructor
+/// terminates and reaps a child still running, so no run outlives the server.
+class ChildProcess {
+ public:
+  /// Starts `argv` (argv[0] an absolute path; no PATH search, no shell) in `working_directory`,
+  /// with stdin on /dev/null.
+  static Result<ChildProcess> Start(const std::vector<std::string>& argv, const std::string& working_directory);
+
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&&) = delete;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  ~ChildProcess();
+
+  /// The descriptors still open, for poll().
+  std::vector<int> OpenDescriptors() const;
+  /// Reads what `fd` has (one read) into the matching buffer; closes it at end of stream.
+  /// Returns which stream it was.
+  ChildStream ReadFrom(int fd);
+  /// Every stream reached its end.
+  bool Drained() const;
+  /// Ends the child now (SIGKILL).
+  void Kill();
+  /// Asks the child to stop (SIGTERM, so it cleans up what it was writing), kills it when it has
+  /// not stopped within 2 s, and reaps it; its exit code.
+  int Terminate();
+  /// Reaps the child; its exit code (128 + signal when a signal ended it).
+  int Wait();
+
+  const std::string& standard_output() const { return stdout_text_; }
+  const std::string& standard_error() const { return stderr_text_; }
+  /// Complete progress lines not yet taken.
+  std::vector<std::string> TakeProgressLines();
+  /// stdout grew past the limit and was cut.
+  bool output_truncated() const { return truncated_; }
+
+ private:
+  ChildProcess(pid_t pid, OwnedFd out, OwnedFd err, OwnedFd progress);
+
+  pid_t pid_ = -1;
+  OwnedFd out_;
+  OwnedFd err_;
+  OwnedFd progress_;
+  std::string stdout_text_;
+  std::string stderr_text_;
+  std::string progress_text_;
+  bool truncated_ = false;
+};
+
+}  // namespace opmfu::mcp

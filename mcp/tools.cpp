@@ -1,0 +1,677 @@
+#include "mcp/tools.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "mcp/embedded_schemas.h"
+
+namespace opmfu::mcp {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The arguments several tools share, spelled once.
+ToolArgument ProfilingPath(bool required, std::string_view description) {
+  return {"profiling_path", ArgumentType::kString, description, "--profiling-path", required, PathUse::kRead, {}};
+}
+ToolArgument ClusterDb() {
+  return {"db",
+          ArgumentType::kString,
+          "instead of profiling_path: a cluster_analysis.db written by analyze or msprof-analyze",
+          "--db",
+          false,
+          PathUse::kRead,
+          {}};
+}
+ToolArgument RankList() {
+  return {"rank_list",
+          ArgumentType::kString,
+          "ranks to read, e.g. \"0,1,3\" (default: all)",
+          "--rank-list",
+          false,
+          PathUse::kNotAPath,
+          {}};
+}
+ToolArgument StepId() {
+  return {"step_id",
+          ArgumentType::kInteger,
+          "only what starts inside this STEP_TIME step",
+          "--step-id",
+          false,
+          PathUse::kNotAPath,
+          {}};
+}
+ToolArgument Python() {
+  return {"python",
+          ArgumentType::kString,
+          "the training environment's interpreter (e.g. /venv/bin/python), only asked for its sys.path",
+          "--python",
+          false,
+          PathUse::kRead,
+          {}};
+}
+ToolArgument Formulas() {
+  return {"formulas",
+          ArgumentType::kString,
+          "a _flops_formulas.py to read instead of the installed one",
+          "--formulas",
+          false,
+          PathUse::kRead,
+          {}};
+}
+ToolArgument Select() {
+  return {"select",
+          ArgumentType::kStringList,
+          "only these rules (ids, names, prefixes like OPM1)",
+          "--select",
+          false,
+          PathUse::kNotAPath,
+          {}};
+}
+ToolArgument Ignore() {
+  return {"ignore", ArgumentType::kStringList, "skip these rules", "--ignore", false, PathUse::kNotAPath, {}};
+}
+
+std::vector<ToolDefinition> MakeTools() {
+  std::vector<ToolDefinition> tools;
+  tools.push_back(
+      {"lint",
+       "Lint collection config",
+       "Before spending cluster hours: checks training scripts, launchers and profiler_config.json for settings "
+       "that keep torch_npu from recording FLOPs (with_flops, profiler level, ...). Returns lint findings (an empty "
+       "list: collection is set up for MFU). With run, also compares what was traced with what a finished "
+       "collection recorded. Never runs the scripts.",
+       {"lint"},
+       {"--output-format", "json"},
+       "lint.schema.json",
+       "findings",
+       {{"paths",
+         ArgumentType::kStringList,
+         "files or directories to lint, e.g. [\"train.sh\"]",
+         "",
+         true,
+         PathUse::kRead,
+         {}},
+        {"run",
+         ArgumentType::kString,
+         "a profiling directory of a finished collection to compare with",
+         "--run",
+         false,
+         PathUse::kRead,
+         {}},
+        Select(),
+        Ignore()},
+       "",
+       false});
+  tools.push_back({"registry_list",
+                   "List FLOPs formulas",
+                   "The @register_npu_flop registrations of the installed torch_npu (or a given "
+                   "_flops_formulas.py): which release it is and what each formula hooks.",
+                   {"registry", "list"},
+                   {"--format", "json"},
+                   "registry-list.schema.json",
+                   "",
+                   {Python(), Formulas()},
+                   "",
+                   false});
+  tools.push_back({"registry_check",
+                   "Check FLOPs formulas",
+                   "Validates @register_npu_flop registrations (duplicates, malformed targets, formulas that return "
+                   "floats or lack **kwargs). Returns findings in lint's shape (empty: sound).",
+                   {"registry", "check"},
+                   {"--output-format", "json"},
+                   "registry-check.schema.json",
+                   "findings",
+                   {{"files",
+                     ArgumentType::kStringList,
+                     "formulas files to check (default: the installed one python finds)",
+                     "",
+                     false,
+                     PathUse::kRead,
+                     {}},
+                    Python(),
+                    Formulas(),
+                    Select(),
+                    Ignore()},
+                   "",
+                   false});
+  tools.push_back({"check_db",
+                   "Did FLOPs land?",
+                   "After a collection: per rank, whether its profiling DB can produce MFU, what the profiler "
+                   "recorded next to what MFU needs, and the next step.",
+                   {"check-db"},
+                   {"--format", "json"},
+                   "check-db.schema.json",
+                   "",
+                   {ProfilingPath(true, "the profiling directory (parent of the *_ascend_pt directories)")},
+                   "",
+                   false});
+  tools.push_back(
+      {"analyze",
+       "Compute OperatorMFU and ModuleMFU",
+       "msprof-analyze's operator_mfu analysis: writes cluster_analysis_output/ (OperatorMFU and ModuleMFU tables, row "
+       "for row as upstream) under output_path, else under profiling_path, and returns what it wrote with the "
+       "time-weighted MFU. Reports progress per rank.",
+       {"analyze"},
+       {"--format", "json"},
+       "analyze.schema.json",
+       "",
+       {ProfilingPath(true, "the profiling directory (parent of the *_ascend_pt directories)"),
+        {"output_path",
+         ArgumentType::kString,
+         "where cluster_analysis_output/ goes (default: profiling_path)",
+         "--output-path",
+         false,
+         PathUse::kWrite,
+         {}},
+        {"export_type",
+         ArgumentType::kString,
+         "db (default), text (per-rank .xlsx), csv or json",
+         "--export-type",
+         false,
+         PathUse::kNotAPath,
+         {"db", "text", "csv", "json"}},
+        RankList(),
+        StepId()},
+       "profiling_path",
+       true});
+  tools.push_back(
+      {"report",
+       "Explain MFU",
+       "The MFU report: the compute kernels' time-weighted MFU, then kernel groups ranked by lost time "
+       "(duration x (1 - MFU)), each with a band and hints; per-rank coverage and what is missing. Reads "
+       "a profiling directory (nothing is written) or a cluster_analysis.db.",
+       {"report"},
+       {"--format", "json"},
+       "report.schema.json",
+       "",
+       {ProfilingPath(false, "the profiling directory (or give db)"),
+        ClusterDb(),
+        RankList(),
+        StepId(),
+        {"top", ArgumentType::kInteger, "entries per table (default 10)", "--top", false, PathUse::kNotAPath, {}},
+        {"attribute",
+         ArgumentType::kString,
+         "all: every kernel of a FLOPs range carries its FLOPs, as upstream (default); compute: only "
+         "matmul/attention kernels do",
+         "--attribute",
+         false,
+         PathUse::kNotAPath,
+         {"all", "compute"}}},
+       "",
+       false});
+  tools.push_back(
+      {"flops",
+       "FLOPs of one call",
+       "The FLOPs torch_npu's built-in formula records for one call, and the range message it writes "
+       "(\"137438953472-mm\"). Shapes as \"[4096,4096]\". Or list: every built-in target.",
+       {"flops"},
+       {"--format", "json"},
+       "flops.schema.json",
+       "",
+       {{"target",
+         ArgumentType::kString,
+         "op name or target, e.g. mm, torch:mm, npu_fusion_attention",
+         "",
+         false,
+         PathUse::kNotAPath,
+         {}},
+        {"inputs",
+         ArgumentType::kStringList,
+         "the call's arguments by position, e.g. [\"[4096,4096]\", \"[4096,4096]\"]",
+         "",
+         false,
+         PathUse::kNotAPath,
+         {}},
+        {"arguments",
+         ArgumentType::kStringMap,
+         "keyword arguments, e.g. {\"head_num\": \"8\", \"query\": \"[2,8,1024,128]\"}",
+         "--arg",
+         false,
+         PathUse::kNotAPath,
+         {}},
+        {"formulas_version",
+         ArgumentType::kString,
+         "the torch_npu release whose formulas to compute",
+         "--formulas-version",
+         false,
+         PathUse::kNotAPath,
+         {}},
+        {"list", ArgumentType::kBoolean, "list the built-in targets instead", "--list", false, PathUse::kNotAPath, {}}},
+       "",
+       false});
+  tools.push_back({"audit",
+                   "Audit recorded FLOPs",
+                   "Recomputes the built-in FLOPs from each record's shapes and flags records that disagree, with "
+                   "a likely cause.",
+                   {"audit"},
+                   {"--format", "json"},
+                   "audit.schema.json",
+                   "",
+                   {ProfilingPath(true, "the profiling directory"),
+                    RankList(),
+                    StepId(),
+                    {"tolerance",
+                     ArgumentType::kNumber,
+                     "relative difference still counted as agreement (0.01)",
+                     "--tolerance",
+                     false,
+                     PathUse::kNotAPath,
+                     {}}},
+                   "",
+                   false});
+  tools.push_back({"gate",
+                   "MFU gate",
+                   "Checks MFU and coverage against thresholds (and a baseline run): passed, and every check with "
+                   "its actual value, threshold and message.",
+                   {"gate"},
+                   {"--output-format", "json"},
+                   "gate.schema.json",
+                   "",
+                   {ProfilingPath(false, "the profiling directory (or give db)"),
+                    ClusterDb(),
+                    RankList(),
+                    StepId(),
+                    {"min_mfu",
+                     ArgumentType::kThreshold,
+                     "time-weighted MFU at least this, e.g. 0.4 or \"40%\"",
+                     "--min-mfu",
+                     false,
+                     PathUse::kNotAPath,
+                     {}},
+                    {"min_mfu_op",
+                     ArgumentType::kStringList,
+                     "per op, e.g. [\"aten::mm=0.6\"]",
+                     "--min-mfu-op",
+                     false,
+                     PathUse::kNotAPath,
+                     {}},
+                    {"min_coverage",
+                     ArgumentType::kThreshold,
+                     "per rank: share of compute time in FLOPs ranges",
+                     "--min-coverage",
+                     false,
+                     PathUse::kNotAPath,
+                     {}},
+                    {"max_drop",
+                     ArgumentType::kThreshold,
+                     "largest relative MFU drop against baseline, e.g. \"5%\"",
+                     "--max-drop",
+                     false,
+                     PathUse::kNotAPath,
+                     {}},
+                    {"baseline",
+                     ArgumentType::kString,
+                     "the run to compare with: a profiling directory or cluster DB",
+                     "--baseline",
+                     false,
+                     PathUse::kRead,
+                     {}}},
+                   "",
+                   false});
+  tools.push_back(
+      {"demo",
+       "Write demo data",
+       "Writes a synthetic profiling directory (and example scripts) to rehearse the workflow without "
+       "an NPU.",
+       {"demo"},
+       {"--format", "json"},
+       "demo.schema.json",
+       "",
+       {{"directory",
+         ArgumentType::kString,
+         "where to write (new, empty, or an earlier demo)",
+         "",
+         true,
+         PathUse::kWrite,
+         {}},
+        {"ranks", ArgumentType::kInteger, "ranks (one DB each)", "--ranks", false, PathUse::kNotAPath, {}},
+        {"steps", ArgumentType::kInteger, "training steps per rank", "--steps", false, PathUse::kNotAPath, {}}},
+       "",
+       false});
+  return tools;
+}
+
+json ArgumentSchema(const ToolArgument& argument) {
+  json schema;
+  switch (argument.type) {
+    case ArgumentType::kString:
+      schema = {{"type", "string"}};
+      break;
+    case ArgumentType::kStringList:
+      schema = {{"type", "array"}, {"items", {{"type", "string"}}}};
+      if (argument.required) schema["minItems"] = 1;
+      break;
+    case ArgumentType::kInteger:
+      schema = {{"type", "integer"}};
+      break;
+    case ArgumentType::kNumber:
+      schema = {{"type", "number"}};
+      break;
+    case ArgumentType::kBoolean:
+      schema = {{"type", "boolean"}};
+      break;
+    case ArgumentType::kStringMap:
+      schema = {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}};
+      break;
+    case ArgumentType::kThreshold:
+      schema = {{"type", json::array({"number", "string"})}};
+      break;
+  }
+  if (!argument.choices.empty()) {
+    json choices = json::array();
+    for (std::string_view choice : argument.choices) choices.push_back(choice);
+    schema["enum"] = choices;
+  }
+  schema["description"] = argument.description;
+  return schema;
+}
+
+json InputSchema(const ToolDefinition& tool) {
+  json properties = json::object();
+  json required = json::array();
+  for (const ToolArgument& argument : tool.arguments) {
+    properties[std::string(argument.name)] = ArgumentSchema(argument);
+    if (argument.required) required.push_back(argument.name);
+  }
+  json schema = {{"type", "object"}, {"properties", properties}, {"additionalProperties", false}};
+  if (!required.empty()) schema["required"] = required;
+  return schema;
+}
+
+bool IsObjectSchema(const json& schema) {
+  if (schema.value("type", "") == "object") return true;
+  if (!schema.contains("anyOf")) return false;
+  for (const json& branch : schema["anyOf"]) {
+    if (branch.value("type", "") != "object") return false;
+  }
+  return true;
+}
+
+// "a/../b" -> "b"; symbolic links in the part that exists are followed, so a link cannot carry a
+// write out of the root.
+fs::path Resolved(const fs::path& path) {
+  std::error_code error;
+  fs::path resolved = fs::weakly_canonical(path, error);
+  return error ? path.lexically_normal() : resolved;
+}
+
+bool Inside(const fs::path& path, const fs::path& root) {
+  const fs::path relative = Resolved(path).lexically_relative(Resolved(root));
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+Result<std::string> ResolvePath(const ToolArgument& argument, const std::string& value, const Roots& roots) {
+  if (value.empty()) return Error::Usage(std::string(argument.name) + ": an empty path");
+  if (value.find('\0') != std::string::npos) return Error::Usage(std::string(argument.name) + ": a NUL in the path");
+  fs::path path(value);
+  if (path.is_relative()) {
+    if (roots.directories.empty()) return Error::Usage(std::string(argument.name) + ": no root to resolve it against");
+    path = roots.directories.front() / path;
+  }
+  return Resolved(path).string();
+}
+
+Status CheckWritable(std::string_view name, const fs::path& path, const Roots& roots) {
+  for (const fs::path& root : roots.directories) {
+    if (Inside(path, root)) return Ok();
+  }
+  std::string listed;
+  for (const fs::path& root : roots.directories) listed += (listed.empty() ? "" : ", ") + root.string();
+  return Error::Usage(std::string(name) + ": " + path.string() + " is outside the roots this server may write to (" +
+                      (listed.empty() ? "none" : listed) + ")");
+}
+
+Result<std::string> ScalarText(const ToolArgument& argument, const json& value) {
+  const std::string name(argument.name);
+  switch (argument.type) {
+    case ArgumentType::kString:
+      if (!value.is_string()) return Error::Usage(name + ": expected a string");
+      return value.get<std::string>();
+    case ArgumentType::kInteger:
+      if (!value.is_number_integer()) return Error::Usage(name + ": expected an integer");
+      return value.dump();
+    case ArgumentType::kNumber:
+      if (!value.is_number()) return Error::Usage(name + ": expected a number");
+      return value.dump();
+    case ArgumentType::kThreshold:
+      if (value.is_string()) return value.get<std::string>();
+      if (!value.is_number() || !std::isfinite(value.get<double>())) {
+        return Error::Usage(name + ": expected a number or a percentage such as \"40%\"");
+      }
+      return value.dump();
+    default:
+      return Error::Internal(name + ": not a scalar argument");
+  }
+}
+
+}  // namespace
+
+const std::vector<ToolDefinition>& Tools() {
+  static const std::vector<ToolDefinition> tools = MakeTools();
+  return tools;
+}
+
+const ToolDefinition* FindTool(std::string_view name) {
+  for (const ToolDefinition& tool : Tools()) {
+    if (tool.name == name) return &tool;
+  }
+  return nullptr;
+}
+
+namespace {
+
+json DocumentedSchema(const ToolDefinition& tool) {
+  for (const EmbeddedFile& file : EmbeddedSchemas()) {
+    if (file.name == tool.schema_file) return json::parse(file.content);
+  }
+  return json::object();
+}
+
+std::string WrapKey(const ToolDefinition& tool, const json& schema) {
+  if (tool.wrap_key.empty() && IsObjectSchema(schema)) return "";
+  return std::string(tool.wrap_key.empty() ? "result" : tool.wrap_key);
+}
+
+}  // namespace
+
+json StructuredContent(const ToolDefinition& tool, const json& document) {
+  const std::string key = WrapKey(tool, DocumentedSchema(tool));
+  if (key.empty()) return document;
+  return {{key, document}};
+}
+
+json OutputSchema(const ToolDefinition& tool) {
+  json schema = DocumentedSchema(tool);
+  // Clients compile each tool's schema on its own: an $id shared between compilations (a second
+  // tools/list) would clash, and the dialect is MCP's default, 2020-12.
+  schema.erase("$id");
+  schema.erase("$schema");
+  const std::string key = WrapKey(tool, schema);
+  if (key.empty()) {
+    schema["type"] = "object";
+    return schema;
+  }
+  json wrapped = {{"type", "object"},
+                  {"description", schema.value("description", "")},
+                  {"properties", {{key, schema}}},
+                  {"required", json::array({key})}};
+  return wrapped;
+}
+
+json ToolListing(const ToolDefinition& tool) {
+  return {{"name", tool.name},
+          {"title", tool.title},
+          {"description", tool.description},
+          {"inputSchema", InputSchema(tool)},
+          {"outputSchema", OutputSchema(tool)},
+          {"annotations",
+           {{"title", tool.title},
+            {"readOnlyHint", tool.name != "analyze" && tool.name != "demo"},
+            {"destructiveHint", false},
+            {"openWorldHint", false}}}};
+}
+
+Result<std::vector<std::string>> BuildCommandLine(const ToolDefinition& tool, const json& arguments,
+                                                  const Roots& roots) {
+  if (!arguments.is_object()) return Error::Usage("arguments must be an object");
+  for (const auto& [key, value] : arguments.items()) {
+    bool known = false;
+    for (const ToolArgument& argument : tool.arguments) known = known || argument.name == key;
+    if (!known) {
+      std::string names;
+      for (const ToolArgument& argument : tool.arguments)
+        names += (names.empty() ? "" : ", ") + std::string(argument.name);
+      return Error::Usage("unknown argument '" + key + "' for " + std::string(tool.name) + " (it takes " + names + ")");
+    }
+  }
+  std::vector<std::string> line(tool.command.begin(), tool.command.end());
+  line.insert(line.end(), tool.json_flags.begin(), tool.json_flags.end());
+  std::vector<std::string> positional;
+  bool output_given = false;
+  for (const ToolArgument& argument : tool.arguments) {
+    const std::string name(argument.name);
+    if (!arguments.contains(name) || arguments[name].is_null()) {
+      if (argument.required) return Error::Usage("missing required argument '" + name + "'");
+      continue;
+    }
+    const json& value = arguments[name];
+    // Every value goes as --flag=VALUE or after `--`, so no value can be read as an option.
+    const auto add = [&](const std::string& text) {
+      if (argument.flag.empty()) {
+        positional.push_back(text);
+      } else {
+        line.push_back(std::string(argument.flag) + "=" + text);
+      }
+    };
+    const auto add_path_or_text = [&](const std::string& text) -> Status {
+      if (argument.path == PathUse::kNotAPath) {
+        add(text);
+        return Ok();
+      }
+      OPMFU_ASSIGN_OR_RETURN(const std::string path, ResolvePath(argument, text, roots));
+      if (argument.path == PathUse::kWrite) {
+        OPMFU_RETURN_IF_ERROR(CheckWritable(argument.name, path, roots));
+        output_given = true;
+      }
+      add(path);
+      return Ok();
+    };
+    switch (argument.type) {
+      case ArgumentType::kBoolean:
+        if (!value.is_boolean()) return Error::Usage(name + ": expected true or false");
+        if (value.get<bool>()) line.emplace_back(argument.flag);
+        break;
+      case ArgumentType::kStringList:
+        if (!value.is_array()) return Error::Usage(name + ": expected a list of strings");
+        if (argument.required && value.empty()) return Error::Usage(name + ": expected at least one value");
+        for (const json& item : value) {
+          if (!item.is_string()) return Error::Usage(name + ": expected a list of strings");
+          OPMFU_RETURN_IF_ERROR(add_path_or_text(item.get<std::string>()));
+        }
+        break;
+      case ArgumentType::kStringMap:
+        if (!value.is_object()) return Error::Usage(name + ": expected an object of name: value strings");
+        for (const auto& [key, item] : value.items()) {
+          if (!item.is_string()) return Error::Usage(name + "." + key + ": expected a string, e.g. \"[4096,4096]\"");
+          add(key + "=" + item.get<std::string>());
+        }
+        break;
+      default: {
+        OPMFU_ASSIGN_OR_RETURN(const std::string text, ScalarText(argument, value));
+        if (!argument.choices.empty()) {
+          bool allowed = false;
+          for (std::string_view choice : argument.choices) allowed = allowed || choice == text;
+          if (!allowed) return Error::Usage(name + ": '" + text + "' is not one of the allowed values");
+        }
+        OPMFU_RETURN_IF_ERROR(add_path_or_text(text));
+      }
+    }
+  }
+  if (!tool.written_into_unless_output.empty() && !output_given) {
+    // analyze without an output path writes cluster_analysis_output/ inside its input.
+    const std::string name(tool.written_into_unless_output);
+    for (const ToolArgument& argument : tool.arguments) {
+      if (argument.name != name || !arguments.contains(name)) continue;
+      OPMFU_ASSIGN_OR_RETURN(const std::string path, ResolvePath(argument, arguments[name].get<std::string>(), roots));
+      OPMFU_RETURN_IF_ERROR(CheckWritable(name, fs::path(path) / "cluster_analysis_output", roots));
+    }
+  } else if (!tool.written_into_unless_output.empty()) {
+    for (const std::string& word : line) {
+      if (word.starts_with("--output-path=")) {
+        OPMFU_RETURN_IF_ERROR(
+            CheckWritable("output_path", fs::path(word.substr(14)) / "cluster_analysis_output", roots));
+      }
+    }
+  }
+  if (!positional.empty()) {
+    line.emplace_back("--");
+    line.insert(line.end(), positional.begin(), positional.end());
+  }
+  return line;
+}
+
+std::string SummarizeResult(const ToolDefinition& tool, const json& result, int exit_code) {
+  std::ostringstream text;
+  const std::string name(tool.name);
+  const auto percent = [](const json& ratio) {
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(2);
+    out << ratio.get<double>() * 100 << "%";
+    return out.str();
+  };
+  if (result.is_array()) {
+    std::size_t errors = 0;
+    for (const json& finding : result) errors += finding.value("severity", "") == "error" ? 1 : 0;
+    text << result.size() << (result.size() == 1 ? " finding" : " findings") << " (" << errors << " errors)";
+    if (!result.empty()) text << "; first: " << result[0].value("code", "") << " " << result[0].value("message", "");
+  } else if (name == "analyze" && result.is_object()) {
+    text << result.value("operator_mfu_rows", 0) << " OperatorMFU rows, " << result.value("module_mfu_rows", 0)
+         << " ModuleMFU rows";
+    if (result.contains("time_weighted_mfu") && result["time_weighted_mfu"].is_number()) {
+      text << ", time-weighted MFU " << percent(result["time_weighted_mfu"]);
+    }
+    text << ", " << result.value("failed_ranks", 0) << " failed ranks; written to "
+         << result.value("output_directory", std::string("?"));
+  } else if (name == "check_db" && result.is_object()) {
+    text << (result.value("all_can_produce_mfu", false) ? "every rank can produce MFU"
+                                                        : "not every rank can produce MFU");
+    for (const json& rank : result.value("ranks", json::array())) {
+      text << "; rank " << rank.value("rank", -1) << ": " << rank.value("verdict", std::string());
+    }
+  } else if (name == "report" && result.is_object() && result.contains("summary")) {
+    const json& summary = result["summary"];
+    if (summary.contains("weighted_mfu") && summary["weighted_mfu"].is_number()) {
+      text << "time-weighted MFU " << percent(summary["weighted_mfu"]);
+    } else {
+      text << "no MFU";
+    }
+    if (const auto by_op = result.find("by_op"); by_op != result.end() && by_op->is_array() && !by_op->empty()) {
+      text << "; biggest opportunity: " << (*by_op)[0].value("op_name", (*by_op)[0].value("name", std::string("?")));
+    }
+  } else if (name == "flops" && result.is_object() && result.contains("flops")) {
+    text << result.value("op_name", std::string()) << ": " << result["flops"].dump() << " FLOPs (range message "
+         << result.value("message", std::string()) << ")";
+  } else if (name == "flops" && result.is_object() && result.contains("targets")) {
+    text << result["targets"].size() << " built-in targets";
+  } else if (name == "gate" && result.is_object()) {
+    text << (result.value("passed", false) ? "gate passed" : "gate failed");
+    for (const json& check : result.value("checks", json::array())) {
+      if (!check.value("passed", true)) text << "; " << check.value("message", std::string());
+    }
+  } else if (name == "audit" && result.is_object()) {
+    text << result.value("disagreements", json::array()).size() << " records disagree with the built-in formulas";
+  } else if (name == "registry_list" && result.is_object()) {
+    text << result.value("registrations", json::array()).size() << " registrations, formulas "
+         << result.value("formulas_version", json()).dump();
+  } else if (name == "demo" && result.is_object()) {
+    text << "wrote " << result.value("ranks", 0) << " ranks to " << result.value("directory", std::string());
+  }
+  if (text.tellp() == 0) text << "opmfu " << name << " finished";
+  text << " (exit " << exit_code << ")";
+  return text.str();
+}
+
+}  // namespace opmfu::mcp

@@ -1,0 +1,255 @@
+// `opmfu mcp` driven by the official MCP TypeScript SDK's stdio client (pinned as a test-only
+// dependency in grammars/package-lock.json): initialize, list the tools, call each on a demo and
+// validate every result against its schema, then the errors a client gets for bad calls.
+// Usage: node mcp_client_test.cjs OPMFU_BINARY SOURCE_DIR. Exit 0 passed, 1 failed, 77 skipped.
+'use strict';
+
+const assert = require('node:assert/strict');
+const childProcess = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { createRequire } = require('node:module');
+const { pathToFileURL } = require('node:url');
+
+const [opmfu, sourceDir] = process.argv.slice(2);
+const fromGrammars = createRequire(path.join(sourceDir, 'grammars', 'package.json'));
+let sdk;
+try {
+  sdk = {
+    ...fromGrammars('@modelcontextprotocol/sdk/client/index.js'),
+    ...fromGrammars('@modelcontextprotocol/sdk/client/stdio.js'),
+    ...fromGrammars('@modelcontextprotocol/sdk/types.js'),
+  };
+} catch (error) {
+  console.log(`skipped: the MCP SDK is not installed (run scripts/setup): ${error.message}`);
+  process.exit(77);
+}
+const Ajv2020 = fromGrammars('ajv/dist/2020').default;
+const addFormats = fromGrammars('ajv-formats').default;
+
+const expectedTools = [
+  'lint', 'registry_list', 'registry_check', 'check_db', 'analyze', 'report', 'flops', 'audit', 'gate', 'demo',
+];
+const schemaOf = {
+  lint: 'lint', registry_list: 'registry-list', registry_check: 'registry-check', check_db: 'check-db',
+  analyze: 'analyze', report: 'report', flops: 'flops', audit: 'audit', gate: 'gate', demo: 'demo',
+};
+// Tools whose JSON is not an object come under this key in structuredContent.
+const wrappedUnder = { lint: 'findings', registry_check: 'findings' };
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const validators = {};
+for (const [tool, file] of Object.entries(schemaOf)) {
+  const schema = JSON.parse(fs.readFileSync(path.join(sourceDir, 'docs', 'schema', `${file}.schema.json`), 'utf8'));
+  validators[tool] = ajv.compile(schema);
+}
+
+// A tool's result: not an error, its JSON valid against docs/schema/, a short text first.
+function checkResult(tool, result) {
+  assert.equal(result.isError, false, `${tool}: ${JSON.stringify(result.content)}`);
+  assert.ok(result.structuredContent, `${tool}: no structuredContent`);
+  const document = wrappedUnder[tool] ? result.structuredContent[wrappedUnder[tool]] : result.structuredContent;
+  const valid = validators[tool](document);
+  assert.ok(valid, `${tool}: ${JSON.stringify(validators[tool].errors)}`);
+  assert.equal(result.content[0].type, 'text');
+  assert.ok(result.content[0].text.length < 2000, `${tool}: the summary is not short`);
+  assert.deepEqual(JSON.parse(result.content[1].text), document, `${tool}: the JSON text differs from structuredContent`);
+  return document;
+}
+
+function errorText(result) {
+  assert.equal(result.isError, true, `expected an error result, got ${JSON.stringify(result).slice(0, 400)}`);
+  return result.content.map((item) => item.text).join('\n');
+}
+
+async function withClient(root, body) {
+  const client = new sdk.Client({ name: 'opmfu-test', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+  client.setRequestHandler(sdk.ListRootsRequestSchema, async () => ({
+    roots: [{ uri: pathToFileURL(root).href, name: 'work' }],
+  }));
+  // The server starts in / so that only the client's root can make relative paths work.
+  const transport = new sdk.StdioClientTransport({ command: opmfu, args: ['mcp'], cwd: '/', stderr: 'pipe' });
+  await client.connect(transport);
+  try {
+    await body(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function workflow(root) {
+  await withClient(root, async (client) => {
+    assert.equal(client.getServerVersion().name, 'opmfu');
+    assert.ok(client.getServerCapabilities().tools);
+    assert.deepEqual(await client.ping(), {});
+
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [...expectedTools].sort());
+    for (const tool of tools) {
+      assert.equal(tool.inputSchema.type, 'object', tool.name);
+      assert.equal(tool.outputSchema.type, 'object', tool.name);
+      assert.ok(tool.description.length > 20, tool.name);
+    }
+
+    // The SDK itself validates each structuredContent against the tool's outputSchema.
+    const demo = checkResult('demo', await client.callTool({ name: 'demo', arguments: { directory: 'prof', ranks: 2 } }));
+    assert.equal(demo.ranks, 2);
+    assert.ok(fs.existsSync(path.join(root, 'prof', 'example', 'train.sh')), 'demo did not write under the root');
+
+    const clean = checkResult('lint', await client.callTool({ name: 'lint', arguments: { paths: ['prof/example/train.sh'] } }));
+    assert.deepEqual(clean, [], 'the demo train.sh is set up for MFU');
+    fs.copyFileSync(path.join(sourceDir, 'examples', 'broken_train.py'), path.join(root, 'broken_train.py'));
+    const findings = checkResult('lint', await client.callTool({ name: 'lint', arguments: { paths: ['broken_train.py'] } }));
+    assert.ok(findings.length > 1, 'examples/broken_train.py has findings');
+    assert.ok(findings.every((finding) => /^OPM\d+$/.test(finding.code)));
+    const selected = checkResult('lint', await client.callTool({
+      name: 'lint', arguments: { paths: ['broken_train.py'], select: [findings[0].code] },
+    }));
+    assert.ok(selected.length > 0 && selected.length < findings.length, 'select was not passed on');
+    assert.ok(selected.every((finding) => finding.code === findings[0].code));
+    checkResult('lint', await client.callTool({ name: 'lint', arguments: { paths: ['prof/example'], run: 'prof' } }));
+
+    const formulas = 'prof/example/_flops_formulas.py';
+    const listing = checkResult('registry_list', await client.callTool({ name: 'registry_list', arguments: { formulas } }));
+    assert.ok(listing.count > 0);
+    checkResult('registry_check', await client.callTool({ name: 'registry_check', arguments: { files: [formulas] } }));
+
+    const checked = checkResult('check_db', await client.callTool({ name: 'check_db', arguments: { profiling_path: 'prof' } }));
+    assert.equal(checked.all_can_produce_mfu, true);
+
+    const progress = [];
+    const analysis = checkResult('analyze', await client.callTool(
+      { name: 'analyze', arguments: { profiling_path: 'prof' } }, undefined,
+      { onprogress: (note) => progress.push(note) },
+    ));
+    assert.equal(analysis.failed_ranks, 0);
+    assert.ok(analysis.operator_mfu_rows > 0);
+    assert.ok(fs.existsSync(path.join(root, 'prof', 'cluster_analysis_output', 'cluster_analysis.db')));
+    assert.ok(progress.some((note) => note.total === 2 && note.progress === 2), `progress: ${JSON.stringify(progress)}`);
+    for (let i = 1; i < progress.length; ++i) assert.ok(progress[i].progress > progress[i - 1].progress, 'progress must grow');
+
+    const report = checkResult('report', await client.callTool({ name: 'report', arguments: { profiling_path: 'prof', top: 3 } }));
+    assert.equal(report.lowest.length, 3, 'top was not passed on');
+    checkResult('report', await client.callTool({
+      name: 'report', arguments: { db: 'prof/cluster_analysis_output/cluster_analysis.db' },
+    }));
+
+    const flops = checkResult('flops', await client.callTool({
+      name: 'flops', arguments: { target: 'mm', inputs: ['[4096,4096]', '[4096,4096]'] },
+    }));
+    assert.equal(flops.flops, 137438953472);
+    const attention = checkResult('flops', await client.callTool({
+      name: 'flops',
+      arguments: {
+        target: 'npu_fusion_attention',
+        arguments: { query: '[2,8,1024,128]', key: '[2,8,1024,128]', value: '[2,8,1024,128]', head_num: '8', input_layout: 'BNSD' },
+      },
+    }));
+    assert.ok(attention.flops > 0);
+    assert.ok(checkResult('flops', await client.callTool({ name: 'flops', arguments: { list: true } })).targets.length > 10);
+
+    checkResult('audit', await client.callTool({ name: 'audit', arguments: { profiling_path: 'prof' } }));
+    const passed = checkResult('gate', await client.callTool({ name: 'gate', arguments: { profiling_path: 'prof', min_mfu: '10%' } }));
+    assert.equal(passed.passed, true);
+    // A failed gate (exit 1) is a result, not an error.
+    const failed = checkResult('gate', await client.callTool({ name: 'gate', arguments: { profiling_path: 'prof', min_mfu: 0.99 } }));
+    assert.equal(failed.passed, false);
+  });
+}
+
+async function badCalls(root) {
+  await withClient(root, async (client) => {
+    // Protocol errors: JSON-RPC error responses.
+    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }),
+      (error) => error instanceof sdk.McpError && error.code === sdk.ErrorCode.InvalidParams && /no_such_tool/.test(error.message));
+    await assert.rejects(client.request({ method: 'resources/list', params: {} }, sdk.ListResourcesResultSchema),
+      (error) => error instanceof sdk.McpError && error.code === sdk.ErrorCode.MethodNotFound);
+
+    // Arguments a model can correct: tool errors naming what is wrong.
+    assert.match(errorText(await client.callTool({ name: 'check_db', arguments: {} })), /missing required argument 'profiling_path'/);
+    assert.match(errorText(await client.callTool({ name: 'check_db', arguments: { profiling_path: 3 } })), /profiling_path: expected a string/);
+    assert.match(errorText(await client.callTool({ name: 'lint', arguments: { paths: ['x.py'], fix: true } })), /unknown argument 'fix'/);
+    assert.match(errorText(await client.callTool({ name: 'analyze', arguments: { profiling_path: 'prof', export_type: 'notebook' } })),
+      /export_type: 'notebook' is not one of/);
+    // A missing input: opmfu's own one-line error, naming the file.
+    assert.match(errorText(await client.callTool({ name: 'check_db', arguments: { profiling_path: 'missing' } })),
+      new RegExp(`${path.join(root, 'missing')}.*No such file or directory`));
+
+    // Nothing outside the root is written, whichever way the path is spelled.
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'opmfu-mcp-outside-'));
+    fs.symlinkSync(outside, path.join(root, 'link-out'));
+    for (const spelling of [outside, '../' + path.basename(outside), 'link-out', 'link-out/sub']) {
+      assert.match(errorText(await client.callTool({ name: 'analyze', arguments: { profiling_path: 'prof', output_path: spelling } })),
+        /outside the roots/, spelling);
+      assert.match(errorText(await client.callTool({ name: 'demo', arguments: { directory: spelling } })), /outside the roots/, spelling);
+    }
+    // analyze writes into its input when given no output path: that input must be inside too.
+    fs.cpSync(path.join(root, 'prof'), path.join(outside, 'prof'), { recursive: true });
+    fs.rmSync(path.join(outside, 'prof', 'cluster_analysis_output'), { recursive: true, force: true });
+    assert.match(errorText(await client.callTool({ name: 'analyze', arguments: { profiling_path: path.join(outside, 'prof') } })),
+      /outside the roots/);
+    // ... while reading from there is fine.
+    checkResult('check_db', await client.callTool({ name: 'check_db', arguments: { profiling_path: path.join(outside, 'prof') } }));
+    const written = fs.readdirSync(outside, { recursive: true }).filter((name) => name.includes('cluster_analysis_output') || name === 'sub');
+    assert.deepEqual(written, [], 'something was written outside the root');
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+}
+
+// What a raw client sending broken JSON-RPC gets back, line by line.
+async function rawProtocol(root) {
+  const server = childProcess.spawn(opmfu, ['mcp', '--root', root], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = [];
+  let buffered = '';
+  const waiters = [];
+  server.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      lines.push(JSON.parse(buffered.slice(0, newline)));
+      buffered = buffered.slice(newline + 1);
+      while (waiters.length && waiters[0].count <= lines.length) waiters.shift().resolve();
+    }
+  });
+  const until = (count) => new Promise((resolve) => (count <= lines.length ? resolve() : waiters.push({ count, resolve })));
+  const send = (text) => server.stdin.write(text + '\n');
+  send('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}');
+  send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  send('{not json');
+  send('{"jsonrpc":"2.0","id":2,"method":"no/such/method"}');
+  send('{"jsonrpc":"1.0","id":3,"method":"ping"}');
+  send('[{"jsonrpc":"2.0","id":4,"method":"ping"}]');
+  send('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":"not an object"}');
+  send('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":7}}');
+  send('{"jsonrpc":"2.0","id":7,"method":"ping"}');
+  await until(8);
+  server.stdin.end();
+  const code = await new Promise((resolve) => server.on('close', resolve));
+  assert.equal(code, 0, 'the server exits 0 when its client closes stdin');
+  assert.equal(lines.length, 8, JSON.stringify(lines));
+  assert.equal(lines[0].result.protocolVersion, '2024-11-05', 'an older protocol the server speaks is kept');
+  assert.deepEqual([lines[1].id, lines[1].error.code], [null, -32700]);
+  assert.deepEqual([lines[2].id, lines[2].error.code], [2, -32601]);
+  assert.deepEqual([lines[3].id, lines[3].error.code], [3, -32600]);
+  assert.deepEqual([lines[4].id, lines[4].error.code], [null, -32600]);
+  assert.deepEqual([lines[5].id, lines[5].error.code], [5, -32602]);
+  assert.deepEqual([lines[6].id, lines[6].error.code], [6, -32602]);
+  assert.deepEqual(lines[7], { jsonrpc: '2.0', id: 7, result: {} });
+}
+
+(async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'opmfu-mcp-'));
+  try {
+    await workflow(root);
+    await badCalls(root);
+    await rawProtocol(root);
+    console.log('mcp client test passed');
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
