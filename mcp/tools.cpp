@@ -493,10 +493,18 @@ json OutputSchema(const ToolDefinition& tool) {
     schema["type"] = "object";
     return schema;
   }
+  // The document's `$ref`s ("#/$defs/findings") are relative to the schema's root: its $defs move
+  // to the wrapper's root, which the wrapped schema becomes a property of.
+  json definitions = json::object();
+  if (const auto defs = schema.find("$defs"); defs != schema.end()) {
+    definitions = std::move(*defs);
+    schema.erase("$defs");
+  }
   json wrapped = {{"type", "object"},
                   {"description", schema.value("description", "")},
                   {"properties", {{key, schema}}},
                   {"required", json::array({key})}};
+  if (!definitions.empty()) wrapped["$defs"] = std::move(definitions);
   return wrapped;
 }
 

@@ -520,12 +520,14 @@ std::string HtmlTable(const Row& header, const std::vector<Row>& rows) {
 
 std::string RenderHtml(const MfuReport& report, std::size_t top) {
   std::ostringstream out;
+  // Cells wrap `anywhere`, not `break-word`: only `anywhere` lowers a cell's min-content width, so
+  // the twelve-column derived table fits a 1,000 px window instead of widening the page.
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>opmfu report</title>\n"
       << "<meta name=\"viewport\" content=\"width=device-width\">\n<style>\n"
       << "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1180px;color:#222;padding:0 16px}\n"
       << "h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\n"
       << "table{border-collapse:collapse;font-size:12px;margin:8px 0;max-width:100%}td,th{border:1px solid #ddd;"
-      << "padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:break-word}td:last-child{min-width:16em}"
+      << "padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}td:last-child{min-width:16em}"
       << "th{background:#f4f4f4}figure{margin:12px 0;max-width:100%}figcaption{font-weight:600}"
       << "svg.chart{max-width:100%;height:auto}.headline{font-size:15px}"
       << ".legend span{display:inline-block;padding:1px 8px;margin-right:6px;color:#fff;border-radius:3px}"
