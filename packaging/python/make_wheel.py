@@ -3,6 +3,7 @@
 
 Usage: make_wheel.py --binary FILE --version V --platform TAGS --license-expression EXPR
                      --license-file FILE [--license-file FILE...] --readme FILE --out DIR
+                     [--skills DIR]
 
 The wheel holds:
 - opmfu-<V>.data/scripts/opmfu: the binary, which pip installs straight into the environment's
@@ -10,6 +11,8 @@ The wheel holds:
 - opmfu/: every file under packaging/python/opmfu/ (the `python -m opmfu` launcher). A data file
   added there (say opmfu/skills/SKILL.md) ships in the wheel with no change here; the package
   finds it with importlib.resources;
+- opmfu/skills/: every file under --skills (the repository's skills/: the agent skill that Ascend
+  agents load from a `skills/` directory, docs/agent.md);
 - opmfu-<V>.dist-info/: METADATA (core metadata 2.4: License-Expression, License-File,
   Project-URL), WHEEL (py3-none-<TAGS>, TAGS being a dot-separated compressed tag set), RECORD,
   and licenses/ with the given licence files.
@@ -66,6 +69,7 @@ def main() -> int:
     parser.add_argument("--license-file", type=Path, action="append", required=True)
     parser.add_argument("--readme", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--skills", type=Path, help="a skills/ directory shipped as opmfu/skills/")
     args = parser.parse_args()
     if not HOMEPAGE:
         parser.error("OPMFU_HOMEPAGE is not set (scripts/wheel takes it from CMakeLists.txt's HOMEPAGE_URL)")
@@ -78,6 +82,10 @@ def main() -> int:
         if path.is_file() and "__pycache__" not in path.parts:
             data = path.read_bytes().replace(b"@OPMFU_VERSION@", args.version.encode())
             entries.append((f"opmfu/{path.relative_to(PACKAGE_DIR).as_posix()}", data, 0o644))
+    if args.skills:
+        for path in sorted(args.skills.rglob("*")):
+            if path.is_file():
+                entries.append((f"opmfu/skills/{path.relative_to(args.skills).as_posix()}", path.read_bytes(), 0o644))
     entries.append((f"opmfu-{args.version}.data/scripts/opmfu", args.binary.read_bytes(), 0o755))
     license_names = []
     for license_file in args.license_file:

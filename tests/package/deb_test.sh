@@ -19,7 +19,8 @@ depends=$(dpkg-deb -f "$deb" Depends)
 
 contents=$(dpkg-deb -c "$deb")
 for path in ./usr/bin/opmfu ./usr/share/man/man1/opmfu.1.gz ./usr/share/bash-completion/completions/opmfu \
-  ./usr/share/zsh/vendor-completions/_opmfu ./usr/share/doc/opmfu/copyright ./usr/share/doc/opmfu/changelog.gz; do
+  ./usr/share/zsh/vendor-completions/_opmfu ./usr/share/doc/opmfu/copyright ./usr/share/doc/opmfu/changelog.gz \
+  ./usr/share/opmfu/skills/opmfu-mfu/SKILL.md; do
   grep -q " $path\$" <<<"$contents" || fail "the .deb lacks $path"
 done
 

@@ -36,6 +36,10 @@ cmp -s "$venv_opmfu" "$binary" || fail "the installed command is not the release
 [[ $("$venv_opmfu" --version) == $("$binary" --version) ]] || fail "opmfu --version"
 [[ $("$work/venv/bin/python" -m opmfu --version) == $("$binary" --version) ]] || fail "python -m opmfu --version"
 
+# The agent skill ships beside the package, byte-identical to the repository's skills/.
+skill=$("$work/venv/bin/python" -c 'import opmfu, pathlib; print(pathlib.Path(opmfu.__file__).parent / "skills/opmfu-mfu/SKILL.md")')
+cmp -s "$skill" "$source_dir/skills/opmfu-mfu/SKILL.md" || fail "the installed package lacks skills/opmfu-mfu/SKILL.md"
+
 cd "$work"
 PATH=$work/venv/bin:$PATH opmfu demo demo --ranks 2 --steps 1 >/dev/null
 PATH=$work/venv/bin:$PATH opmfu lint demo/example/train.sh --output-format json >lint.json || fail "lint of the demo launcher"
