@@ -234,4 +234,17 @@ std::string Join(std::span<const std::string> parts, std::string_view separator)
   return joined;
 }
 
+std::optional<std::string_view> DigitsBetween(std::string_view text, std::string_view prefix, std::string_view suffix,
+                                              std::size_t max_digits) {
+  if (text.size() <= prefix.size() + suffix.size() || !text.starts_with(prefix) || !text.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  const std::string_view digits = text.substr(prefix.size(), text.size() - prefix.size() - suffix.size());
+  if (digits.size() > max_digits) return std::nullopt;
+  const bool all_digits =
+      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!all_digits) return std::nullopt;
+  return digits;
+}
+
 }  // namespace opmfu

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "common/file_io.h"
 #include "common/text.h"
@@ -16,15 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool IsDeviceDirectory(const std::string& name) {
-  static const std::regex pattern(R"(device_\d{1,2})");
-  return std::regex_match(name, pattern);
-}
+bool IsDeviceDirectory(const std::string& name) { return DigitsBetween(name, "device_", "", 2).has_value(); }
 
-bool IsInfoFile(const std::string& name) {
-  static const std::regex pattern(R"(info\.json\.\d{1,2})");
-  return std::regex_match(name, pattern);
-}
+bool IsInfoFile(const std::string& name) { return DigitsBetween(name, "info.json.", "", 2).has_value(); }
 
 // Top-down walk in directory order, as os.walk does; the first device dir with an info file wins.
 std::optional<fs::path> FindInfoFile(const fs::path& directory, int depth) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "common/file_io.h"
@@ -22,13 +21,10 @@ const char* const kOutputDirectory = "ASCEND_PROFILER_OUTPUT";
 
 // The rank in an `ascend_pytorch_profiler[_<rank>].db` name: -1 without a suffix.
 std::optional<std::int64_t> RankOfDbName(const std::string& name) {
-  static const std::regex pattern(R"(ascend_pytorch_profiler(?:_(\d+))?\.db)");
-  std::smatch match;
-  if (!std::regex_match(name, match, pattern)) return std::nullopt;
-  if (!match[1].matched) return -1;
-  const std::string digits = match[1].str();
-  if (digits.size() > 15) return std::nullopt;
-  return std::stoll(digits);
+  if (name == "ascend_pytorch_profiler.db") return -1;
+  const auto digits = DigitsBetween(name, "ascend_pytorch_profiler_", ".db", 15);
+  if (!digits) return std::nullopt;
+  return std::stoll(std::string(*digits));
 }
 
 // Upstream's tie-break: the third-from-last '_' token of the path, e.g. the timestamp of

@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <regex>
 
 #include "common/file_io.h"
+#include "common/text.h"
 
 namespace opmfu::engine {
 
@@ -64,7 +64,6 @@ std::string BoolText(std::optional<bool> value) { return value ? (*value ? "true
 }  // namespace
 
 std::optional<std::int64_t> RankFromProfilerInfoName(const fs::path& rank_directory) {
-  static const std::regex pattern(R"(profiler_info_(\d{1,9})\.json)");
   std::error_code ec;
   std::vector<std::string> names;
   for (fs::directory_iterator it(rank_directory, ec), end; !ec && it != end; it.increment(ec)) {
@@ -72,8 +71,7 @@ std::optional<std::int64_t> RankFromProfilerInfoName(const fs::path& rank_direct
   }
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    std::smatch match;
-    if (std::regex_match(name, match, pattern)) return std::stoll(match[1].str());
+    if (const auto digits = DigitsBetween(name, "profiler_info_", ".json", 9)) return std::stoll(std::string(*digits));
   }
   return std::nullopt;
 }

@@ -4,7 +4,8 @@
 
 #include <charconv>
 #include <cstdio>
-#include <regex>
+
+#include "common/text.h"
 
 namespace opmfu::engine {
 
@@ -76,11 +77,14 @@ fs::path PartialPath(const fs::path& output, const ShardSpec& shard) {
 }
 
 std::optional<ShardSpec> ShardOfPartialName(std::string_view file_name) {
-  static const std::regex pattern(R"(shard_(\d{1,9})_of_(\d{1,9})\.db)");
-  std::match_results<std::string_view::const_iterator> match;
-  if (!std::regex_match(file_name.begin(), file_name.end(), match, pattern)) return std::nullopt;
-  const auto index = ParseCount(std::string_view(&*match[1].first, static_cast<std::size_t>(match[1].length())));
-  const auto count = ParseCount(std::string_view(&*match[2].first, static_cast<std::size_t>(match[2].length())));
+  // shard_<1-9 digits>_of_<1-9 digits>.db
+  const std::size_t of = file_name.find("_of_");
+  if (of == std::string_view::npos) return std::nullopt;
+  const auto index_digits = DigitsBetween(file_name.substr(0, of), "shard_", "", 9);
+  const auto count_digits = DigitsBetween(file_name.substr(of), "_of_", ".db", 9);
+  if (!index_digits || !count_digits) return std::nullopt;
+  const auto index = ParseCount(*index_digits);
+  const auto count = ParseCount(*count_digits);
   if (!index || !count) return std::nullopt;
   return ShardSpec{*index, *count};
 }

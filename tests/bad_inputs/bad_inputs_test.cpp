@@ -83,7 +83,7 @@ void Sql(const TempDir& dir, const std::string& sql) {
 
 std::vector<std::string> Analyze(const fs::path& dir) { return {"analyze", "-d", dir.string()}; }
 std::vector<std::string> Analyze(const TempDir& dir) { return Analyze(dir.path()); }
-std::vector<std::string> CheckDb(const TempDir& dir) { return {"check-db", "-d", dir.path().string()}; }
+std::vector<std::string> CheckDbArgs(const TempDir& dir) { return {"check-db", "-d", dir.path().string()}; }
 std::vector<std::string> Lint(const fs::path& path) {
   return {"lint", "--no-config", "--output-format", "concise", path.string()};
 }
@@ -285,7 +285,7 @@ std::vector<BadInput> Cases() {
   add("CheckDbMissingTables",
       [](const TempDir& d) {
         WriteRank(d, [](engine::ProfilingDbBuilder& db) { db.OmitTable("MSTX_EVENTS"); });
-        return CheckDb(d);
+        return CheckDbArgs(d);
       },
       1, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "MISSING tables", "MSTX_EVENTS"});
   add("AnalyzeMissingColumns",
@@ -336,7 +336,7 @@ std::vector<BadInput> Cases() {
       "CheckDbAMillionMalformedMstxMessages",
       [=](const TempDir& d) {
         million_malformed(d);
-        return CheckDb(d);
+        return CheckDbArgs(d);
       },
       0, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "1000001", "1 valid"}, 60);
   add("AnalyzeRangesThatEndBeforeTheyStart",
@@ -346,7 +346,7 @@ std::vector<BadInput> Cases() {
           db.AddKernel({op}, {"BatchMatMul", 5500, 5900});
           db.AddMstx("mfu_flops", "500-aten::bmm", 6100, 4900);
         });
-        return CheckDb(d);
+        return CheckDbArgs(d);
       },
       0, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "FLOPs records", "1 valid"});
   add("AnalyzeKernelEndsBeforeItStarts",
@@ -371,7 +371,7 @@ std::vector<BadInput> Cases() {
   add("CheckDbNegativeFlops",
       [](const TempDir& d) {
         WriteRank(d, [](engine::ProfilingDbBuilder& db) { db.AddMstx("mfu_flops", "-5000-aten::mm", 900, 2100); });
-        return CheckDb(d);
+        return CheckDbArgs(d);
       },
       0, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "-5000-aten::mm"});
   add("CheckDbAbsurdFlops",
@@ -379,7 +379,7 @@ std::vector<BadInput> Cases() {
         WriteRank(d, [](engine::ProfilingDbBuilder& db) {
           db.AddMstx("mfu_flops", "99999999999999999999999-aten::mm", 900, 2100);
         });
-        return CheckDb(d);
+        return CheckDbArgs(d);
       },
       0, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "99999999999999999999999-aten::mm"});
   add("AnalyzeInfoJsonWithZeroCores",
@@ -482,14 +482,14 @@ std::vector<BadInput> Cases() {
         WriteRank(d);
         const std::string bytes = testing::ReadFile(d.path() / kRankDb);
         d.Write(kRankDb, bytes.substr(0, 3000));
-        return CheckDb(d);
+        return CheckDbArgs(d);
       },
       1, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "malformed"});
   add("CheckDbZeroByteDb",
       [](const TempDir& d) {
         WriteRank(d);
         d.Write(kRankDb, "");
-        return CheckDb(d);
+        return CheckDbArgs(d);
       },
       1, Stream::kOut, {"@ascend_pytorch_profiler_0.db", "empty file (0 bytes)"});
 
@@ -986,7 +986,7 @@ std::vector<BadInput> Cases() {
         "CheckDbEndless" + table + "View",
         [table, columns](const TempDir& d) {
           WriteRankWithEndlessView(d, table, columns);
-          return CheckDb(d);
+          return CheckDbArgs(d);
         },
         1, Stream::kOut, {"rank 0:", "ascend_pytorch_profiler_0.db"}, 30);
     hostile(

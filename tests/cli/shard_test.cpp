@@ -246,6 +246,11 @@ TEST(Shard, TheFlagIsValidated) {
   EXPECT_EQ(engine::ParseShardSpec("2/3")->index, 2U);
   EXPECT_EQ(engine::ShardOfPartialName("shard_2_of_3.db")->index, 2U);
   EXPECT_FALSE(engine::ShardOfPartialName("shard_2_of_3.db.tmp").has_value());
+  EXPECT_EQ(engine::ShardOfPartialName("shard_2_of_3.db")->count, 3U);
+  for (const char* name : {"shard_1_of_2_of_3.db", "shard__of_3.db", "shard_1_of_.db", "shard_x_of_3.db",
+                           "shard_1234567890_of_3.db", "xshard_1_of_3.db"}) {
+    EXPECT_FALSE(engine::ShardOfPartialName(name).has_value()) << name;
+  }
 }
 
 // docs/sharding.md's xargs recipe, word for word (the block between its markers), on the demo.

@@ -117,5 +117,19 @@ TEST(SetSnippet, KeepsOnlyAWindowOfALongLine) {
   EXPECT_EQ(d.snippet_first_column, 1);
 }
 
+TEST(DigitsBetween, MatchesOnlyTheFixedShape) {
+  EXPECT_EQ(DigitsBetween("device_12", "device_", "", 2), "12");
+  EXPECT_EQ(DigitsBetween("device_0", "device_", "", 2), "0");
+  EXPECT_EQ(DigitsBetween("device_123", "device_", "", 2), std::nullopt);  // more digits than allowed
+  EXPECT_EQ(DigitsBetween("device_", "device_", "", 2), std::nullopt);     // no digit
+  EXPECT_EQ(DigitsBetween("device_1a", "device_", "", 2), std::nullopt);
+  EXPECT_EQ(DigitsBetween("xdevice_1", "device_", "", 2), std::nullopt);
+  EXPECT_EQ(DigitsBetween("profiler_info_7.json", "profiler_info_", ".json", 9), "7");
+  EXPECT_EQ(DigitsBetween("profiler_info_7.json.bak", "profiler_info_", ".json", 9), std::nullopt);
+  EXPECT_EQ(DigitsBetween("profiler_info_-7.json", "profiler_info_", ".json", 9), std::nullopt);
+  EXPECT_EQ(DigitsBetween("profiler_info_\xd9\xa3.json", "profiler_info_", ".json", 9), std::nullopt);  // not ASCII
+  EXPECT_EQ(DigitsBetween("a.db", "a", ".db", 9), std::nullopt);  // prefix and suffix overlap nothing
+}
+
 }  // namespace
 }  // namespace opmfu
