@@ -241,8 +241,7 @@ std::optional<std::string_view> DigitsBetween(std::string_view text, std::string
   }
   const std::string_view digits = text.substr(prefix.size(), text.size() - prefix.size() - suffix.size());
   if (digits.size() > max_digits) return std::nullopt;
-  const bool all_digits =
-      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool all_digits = std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!all_digits) return std::nullopt;
   return digits;
 }
