@@ -139,7 +139,9 @@ std::string DescribeBytes(std::uint64_t bytes) {
   }
   std::array<char, 32> text{};
   const bool whole = bytes % (std::uint64_t{1} << (10 * (unit + 1))) == 0;
-  std::snprintf(text.data(), text.size(), whole ? "%.0f %s" : "%.1f %s", scaled, kUnits[unit]);
+  // At most "16777216.0 TiB" (2^64 bytes): 32 bytes always hold it; a failed write falls back.
+  const int written = std::snprintf(text.data(), text.size(), whole ? "%.0f %s" : "%.1f %s", scaled, kUnits[unit]);
+  if (written <= 0) return std::to_string(bytes) + " bytes";
   return std::string(text.data()) + " (" + std::to_string(bytes) + " bytes)";
 }
 
