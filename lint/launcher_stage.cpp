@@ -84,6 +84,7 @@ void KeepWhatLaterStagesUse(rules::LauncherLint& lint) {
   lint.scripts = std::move(scripts);
   lint.known = std::move(known);
   lint.writes_traces = {};
+  lint.npu_profiler_under_msprof = {};
   lint.facts.commands = {};
 }
 
@@ -125,6 +126,7 @@ Result<LauncherState> ReadLauncherState(const FileReader& files, const std::stri
   state.lint.facts = std::move(facts);
   std::map<std::string, std::optional<std::string>> found_scripts;  // the paths of one command often agree
   std::map<std::string, bool> writes_traces_by_script;
+  std::map<std::string, bool> npu_profiler_by_script;
   for (const linter::Launch& launch : state.lint.facts.launches) {
     auto [cached, added] = found_scripts.try_emplace(launch.launcher + "\n" + launch.script.text);
     if (added) cached->second = FindScript(files, launch);
@@ -148,6 +150,18 @@ Result<LauncherState> ReadLauncherState(const FileReader& files, const std::stri
       writes_traces = cached_text->second;
     }
     state.lint.writes_traces.push_back(writes_traces);
+    // A script run under msprof: does it build a torch_npu profiler (OPM204)? Read as text, once.
+    bool npu_profiler = false;
+    if (script && launch.collector) {
+      auto [cached_profiler, fresh] = npu_profiler_by_script.try_emplace(*script, false);
+      if (fresh) {
+        const std::optional<std::string> text = read_script();
+        cached_profiler->second =
+            text && text->find("torch_npu") != std::string::npos && text->find("profiler") != std::string::npos;
+      }
+      npu_profiler = cached_profiler->second;
+    }
+    state.lint.npu_profiler_under_msprof.push_back(npu_profiler);
     state.lint.scripts.push_back(std::move(script));
   }
   state.diagnostics = rules::CheckLauncher(state.lint, *state.effective);

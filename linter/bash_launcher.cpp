@@ -19,6 +19,10 @@ namespace {
 constexpr std::size_t kMaxAlternatives = 8;
 // Commands that start Python, besides python, python3, python3.11, ...
 const std::set<std::string, std::less<>> kLaunchers = {"torchrun", "deepspeed", "accelerate", "msrun"};
+// Only these other commands' arguments matter; expanding every `echo` and `mkdir` would cost more
+// than the rest of the evaluation.
+const std::set<std::string, std::less<>> kReadArguments = {"source",         ".",     "bash", "sh",
+                                                           "msprof-analyze", "opmfu", "rm",   "cd"};
 constexpr int kMaxSourceNesting = 16;  // nested sources and function calls
 // Stated limits (docs/reliability.md, "Limits"): how deep the evaluator follows nested blocks and
 // expansions (each level is a C++ frame: 10,000 nested `if`s would overflow the stack), and how
@@ -307,6 +311,66 @@ std::string BaseName(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
+// Commands that run the rest of their words as a command: the options that take a value (as the
+// next word), and how many operands come before the command (`timeout 1h cmd`, `taskset 0xff cmd`).
+struct Wrapper {
+  std::string_view name;
+  std::set<std::string_view, std::less<>> options_with_value;
+  std::size_t operands = 0;
+};
+
+const Wrapper* WrapperOf(std::string_view name) {
+  static const std::vector<Wrapper> kWrappers = {
+      {"nohup", {}},
+      {"exec", {"-a"}},
+      {"time", {}},
+      {"setsid", {}},
+      {"nice", {"-n", "--adjustment"}},
+      {"env", {"-u", "--unset", "-C", "--chdir"}},
+      {"timeout", {"-s", "--signal", "-k", "--kill-after"}, 1},
+      {"numactl",
+       {"-C", "--physcpubind", "-N", "--cpunodebind", "-m", "--membind", "-i", "--interleave", "-p", "--preferred"}},
+      {"taskset", {}, 1},
+      {"msprof", {}},
+      {"eval", {}},
+  };
+  for (const Wrapper& wrapper : kWrappers) {
+    if (wrapper.name == name) return &wrapper;
+  }
+  return nullptr;
+}
+
+// The index of the command a wrapper runs among its words (npos when it runs none); `env`'s
+// `V=x` words go into `assignments`.
+std::size_t UnwrapWords(const Wrapper& wrapper, const std::vector<ShellWord>& words,
+                        std::vector<ShellWord>& assignments) {
+  std::size_t operands = wrapper.operands;
+  bool options = true;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i].text;
+    if (options && word == "--") {
+      options = false;
+      continue;
+    }
+    if (options && word.size() > 1 && word.starts_with("-")) {
+      if (wrapper.name == "taskset" && (word == "-p" || word == "--pid")) return std::string::npos;
+      if (wrapper.options_with_value.contains(word)) ++i;
+      continue;
+    }
+    options = false;
+    if (wrapper.name == "env" && word.find('=') != std::string::npos && word.front() != '=') {
+      assignments.push_back(words[i]);
+      continue;
+    }
+    if (operands > 0) {
+      --operands;
+      continue;
+    }
+    return i;
+  }
+  return std::string::npos;
+}
+
 class Evaluator {
  public:
   explicit Evaluator(LauncherFacts& facts) : facts_(facts) {}
@@ -345,7 +409,18 @@ class Evaluator {
   }
 
  private:
-  TextLocation Where(TSNode node) const { return {source_, ts_node_start_byte(node), ts_node_end_byte(node)}; }
+  TextLocation Where(TSNode node) const {
+    const std::uint32_t start = ts_node_start_byte(node);
+    const std::uint32_t end = ts_node_end_byte(node);
+    // Text that `eval` parsed is placed where it is written in the launcher (the value of
+    // `cmd="torchrun ... train.py"`), or on the whole word when it was put together.
+    for (const EvalText& text : eval_texts_) {
+      if (text.source != source_.get()) continue;
+      if (!text.exact) return text.origin;
+      return {text.origin.source, text.origin.start_byte + start, text.origin.start_byte + end};
+    }
+    return {source_, start, end};
+  }
 
   ShellWord Literal(std::string text, TSNode node, bool known = true) const {
     if (!known) text = kOpaqueStart + text + kOpaqueEnd;
@@ -891,12 +966,8 @@ class Evaluator {
       source_ = caller_source;
       return;
     }
-    // Only these commands' arguments matter; expanding every `echo` and `mkdir` would cost more
-    // than the rest of the evaluation.
-    static const std::set<std::string, std::less<>> kReadArguments = {"source",         ".",     "bash", "sh",
-                                                                      "msprof-analyze", "opmfu", "rm",   "cd"};
     if (!name.starts_with("python") && !kLaunchers.contains(name) && !kReadArguments.contains(name) && name != "uv" &&
-        !name_unknown) {
+        !name_unknown && WrapperOf(name) == nullptr) {
       return;
     }
 
@@ -921,6 +992,183 @@ class Evaluator {
     WordAlternatives argv = {std::move(name_rest)};
     argv.front().reserve(argv.front().size() + arguments.size());
     for (TSNode argument : arguments) AppendAlternatives(argv, Expand(argument, env, false));
+    Dispatch(command, name, Where(written_name), name_unknown, std::move(argv), local, env, depth);
+  }
+
+  // Runs a command whose name and words are known: sees through wrappers (`nohup`, `env V=x`,
+  // `timeout 1h`, `numactl ...`, `msprof ...`, `eval "$cmd"`) to the command they start.
+  // `where` is the command word, `local` the environment the command sees.
+  void Dispatch(TSNode command, std::string name, TextLocation where, bool name_unknown, WordAlternatives argv,
+                const Environment& local_env, Environment& env, int depth) {
+    std::vector<std::unique_ptr<Environment>> layers;  // `env V=x cmd`: V for cmd only
+    const Environment* visible = &local_env;
+    std::string outer;  // the first wrapper, for messages
+    const RestoreCollector restore(*this);
+    for (int wrappers = 0; const Wrapper* wrapper = WrapperOf(name); ++wrappers) {
+      if (wrappers > 16 || argv.empty()) return;
+      if (outer.empty()) outer = name;
+      if (name == "eval") {
+        RunEval(command, argv.front(), env, depth);
+        return;
+      }
+      if (name == "msprof") {
+        collector_ = where;
+        // `msprof --application="python3 train.py"`: msprof splits the string into a command.
+        const Words& words = argv.front();
+        const auto application = std::find_if(
+            words.begin(), words.end(), [](const ShellWord& word) { return word.text.starts_with("--application="); });
+        if (application != words.end()) {
+          ShellWord text = *application;  // its findings land on the whole word
+          text.text = text.text.substr(std::string_view("--application=").size());
+          DispatchFields(command, text, *visible, env, depth, outer);
+          return;
+        }
+      }
+      // Each path drops the wrapper's own words; paths that then run another command are left out.
+      WordAlternatives unwrapped;
+      std::string next;
+      TextLocation next_where;
+      bool next_unknown = false;
+      std::vector<ShellWord> assignments;
+      for (Words& words : argv) {
+        std::vector<ShellWord> path_assignments;
+        const std::size_t at = UnwrapWords(*wrapper, words, path_assignments);
+        if (at == std::string::npos) continue;  // `taskset -p PID`, `exec >log`: starts no command
+        const ShellWord first = Clean(words[at]);
+        const std::string base = BaseName(first.text);
+        if (unwrapped.empty()) {
+          next = base;
+          next_where = words[at].where;
+          next_unknown = !first.known && base.find('$') != std::string::npos;
+          assignments = std::move(path_assignments);
+        } else if (base != next) {
+          continue;
+        }
+        unwrapped.emplace_back(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(at) + 1),
+                               std::make_move_iterator(words.end()));
+      }
+      if (unwrapped.empty()) return;
+      if (!assignments.empty()) {
+        layers.push_back(std::make_unique<Environment>(visible));
+        for (const ShellWord& assignment : assignments) {
+          const std::size_t equals = assignment.text.find('=');
+          ShellWord value = assignment;
+          value.text = assignment.text.substr(equals + 1);
+          Variable& variable = layers.back()->Set(assignment.text.substr(0, equals));
+          variable.exported = true;
+          variable.alternatives = {Alternative{{std::move(value)}, false}};
+        }
+        visible = layers.back().get();
+      }
+      name = std::move(next);
+      where = std::move(next_where);
+      name_unknown = next_unknown;
+      argv = std::move(unwrapped);
+    }
+    if (!outer.empty() && !Followed(name) && !name_unknown) {
+      ReportUnfollowed(command, name, where, outer, argv.front());
+      return;
+    }
+    RunProgram(command, name, name_unknown, std::move(argv), *visible, env, depth);
+  }
+
+  // Puts back the msprof command of the caller when a wrapper's command is done.
+  class RestoreCollector {
+   public:
+    explicit RestoreCollector(Evaluator& evaluator) : evaluator_(evaluator), saved_(evaluator.collector_) {}
+    ~RestoreCollector() { evaluator_.collector_ = std::move(saved_); }
+    RestoreCollector(const RestoreCollector&) = delete;
+    RestoreCollector& operator=(const RestoreCollector&) = delete;
+
+   private:
+    Evaluator& evaluator_;
+    std::optional<TextLocation> saved_;
+  };
+
+  // A command opmfu follows, once wrappers are seen through.
+  static bool Followed(const std::string& name) {
+    return name.starts_with("python") || kLaunchers.contains(name) || kReadArguments.contains(name) || name == "uv";
+  }
+
+  // A wrapper runs a command opmfu does not follow (`nohup srun python3 train.py`): when its words
+  // still name Python or a .py file, the launch is reported as not followed (OPM205) rather than
+  // dropped without a word.
+  void ReportUnfollowed(TSNode command, const std::string& name, const TextLocation& where, const std::string& outer,
+                        const Words& words) {
+    const bool looks_like_launch = std::any_of(words.begin(), words.end(), [](const ShellWord& word) {
+      const std::string base = BaseName(word.text);
+      return (word.text.ends_with(".py") && !word.text.starts_with("-")) || base.starts_with("python") ||
+             kLaunchers.contains(base);
+    });
+    if (!looks_like_launch) return;
+    Launch launch;
+    launch.launcher = file_;
+    launch.command = Where(command);
+    launch.tool = outer;
+    launch.unfollowed = name;
+    launch.script = {name, false, where};
+    launch.directory = directory_;
+    facts_.launches.push_back(std::move(launch));
+  }
+
+  // `eval "$cmd"`: the words joined by spaces are parsed and run as the launcher would; a string
+  // only partly known is split into a command's words instead (its unknown parts stay unknown).
+  void RunEval(TSNode command, const Words& words, Environment& env, int depth) {
+    if (words.empty() || depth >= kMaxSourceNesting) return;
+    ShellWord joined = words.front();
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      joined.text += " " + words[i].text;
+      joined.known = joined.known && words[i].known;
+    }
+    if (words.size() > 1) joined.where = Where(command);
+    const ShellWord clean = Clean(joined);
+    if (!clean.known) {
+      DispatchFields(command, joined, env, env, depth, "eval");
+      return;
+    }
+    auto tree = ParseLauncher(clean.text);
+    if (!tree.ok()) return;
+    const auto parsed = std::make_shared<const SyntaxTree>(std::move(*tree));
+    const SyntaxTree* caller_tree = tree_;
+    const std::shared_ptr<const TextSource> caller_source = source_;
+    trees_.push_back(parsed);
+    tree_ = parsed.get();
+    source_ = std::make_shared<const TextSource>(TextSource{file_, parsed->shared_source()});
+    const TextLocation exact = FieldLocation(clean, 0, clean.text.size());
+    const bool is_exact = words.size() == 1 && exact.valid() && exact.end_byte - exact.start_byte == clean.text.size();
+    eval_texts_.push_back({source_.get(), is_exact ? exact : clean.where, is_exact});
+    // The string runs in the launcher's shell: its assignments are the launcher's.
+    for (TSNode root : parsed->roots()) Run(root, env, depth + 1);
+    eval_texts_.pop_back();
+    tree_ = caller_tree;
+    source_ = caller_source;
+  }
+
+  // A command line as one string split on whitespace (msprof's --application, a partly known
+  // eval string), run as a command.
+  void DispatchFields(TSNode command, const ShellWord& text, const Environment& local_env, Environment& env, int depth,
+                      const std::string& outer) {
+    Words words;
+    for (auto& [field, offset] : SplitFields(text.text)) {
+      const TextLocation where = FieldLocation(text, offset, field.size());
+      words.push_back({std::move(field), true, where});
+    }
+    if (words.empty()) return;
+    const ShellWord first = Clean(words.front());
+    const std::string name = BaseName(first.text);
+    const bool unknown = !first.known && name.find('$') != std::string::npos;
+    const TextLocation where = words.front().where;
+    Words rest(std::make_move_iterator(words.begin() + 1), std::make_move_iterator(words.end()));
+    if (!Followed(name) && !unknown && WrapperOf(name) == nullptr) {
+      ReportUnfollowed(command, name, where, outer, rest);
+      return;
+    }
+    Dispatch(command, name, where, unknown, {std::move(rest)}, local_env, env, depth);
+  }
+
+  // The program a command runs, with its words (wrappers already seen through).
+  void RunProgram(TSNode command, std::string name, bool name_unknown, WordAlternatives argv, const Environment& local,
+                  Environment& env, int depth) {
     if (name == "uv" && !UnwrapUvRun(name, argv)) return;
     const bool python = name.starts_with("python") || name_unknown;
 
@@ -1028,6 +1276,7 @@ class Evaluator {
         exported = std::move(variables);
       }
       launch.environment = exported;
+      launch.collector = collector_;
       launch.script = Clean(launch.script);
       for (ShellWord& argument : launch.arguments) argument = Clean(argument);
       facts_.launches.push_back(std::move(launch));
@@ -1143,6 +1392,13 @@ class Evaluator {
   };
   std::map<std::string, Function, std::less<>> functions_;
   std::set<std::string> visiting_;
+  struct EvalText {
+    const TextSource* source;  // the text `eval` parsed
+    TextLocation origin;       // where it is written (exact) or put together
+    bool exact;
+  };
+  std::vector<EvalText> eval_texts_;
+  std::optional<TextLocation> collector_;  // the msprof command the commands being read run under
 };
 
 }  // namespace

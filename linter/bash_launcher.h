@@ -39,6 +39,11 @@ struct Launch {
   std::vector<ShellWord> arguments;  ///< what the script receives in sys.argv[1:]
   /// Exported variables (and `V=x` prefixes) at that point; the paths of one command share them.
   std::shared_ptr<const std::map<std::string, ShellWord, std::less<>>> environment;
+  /// The `msprof` command it runs under (msprof collects on its own), when it does.
+  std::optional<TextLocation> collector;
+  /// A command a wrapper runs that opmfu does not follow (`srun` in `nohup srun python3 x.py`):
+  /// the script is then unknown, and this names why.
+  std::string unfollowed;
 
   /// An exported variable's value, or nullptr.
   const ShellWord* Exported(std::string_view name) const;

@@ -42,6 +42,9 @@ struct LauncherLint {
   /// Parallel to facts.launches when filled: false for a launched script that is found and never
   /// mentions torch, so cannot write profiling output (it only reads it).
   std::vector<bool> writes_traces;
+  /// Parallel to facts.launches: true for a launch under msprof of a found script that builds a
+  /// torch_npu profiler (which msprof's own collection turns into a no-op).
+  std::vector<bool> npu_profiler_under_msprof;
 };
 
 struct LauncherCheckContext {

@@ -37,6 +37,14 @@ void CheckMissingScript(LauncherCheckContext& context) {
     }
     if (found_on_another_path && !launches[i].script.known) continue;
     const linter::ShellWord& script = launches[i].script;
+    if (!launches[i].unfollowed.empty()) {
+      context.ReportAt(script.where,
+                       "`" + launches[i].unfollowed + "` (run by " + launches[i].tool +
+                           ") is a command opmfu does not follow, so the script it starts was not linted; findings "
+                           "may be incomplete",
+                       "lint the script itself too: opmfu lint train.sh path/to/train.py");
+      continue;
+    }
     context.ReportAt(script.where,
                      script.known
                          ? (module.empty() ? "`" + script.text + "` (run by "
