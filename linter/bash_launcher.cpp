@@ -849,20 +849,26 @@ class Evaluator {
     if (kind == kIfStatement) {
       std::vector<std::vector<TSNode>> branches(1);
       bool has_else = false;
+      // The condition always runs, before either branch: a function it calls sets variables
+      // (`if ! pick; then exit 1; fi; "$L" train.py`), a launch in it is a launch.
+      std::vector<TSNode> condition;
       ForEachNamedChild(node, [&](TSNode child, TSFieldId field) {
-        if (field == kCondition) return;
+        if (field == kCondition) {
+          condition.push_back(child);
+          return;
+        }
         const Kind child_kind = KindOf(child);
         if (child_kind != kElifClause && child_kind != kElseClause) {
           branches.front().push_back(child);
           return;
         }
         has_else = has_else || child_kind == kElseClause;
+        // An elif's condition runs on the paths that reach it: first in its branch.
         std::vector<TSNode> body;
-        ForEachNamedChild(child, [&](TSNode statement, TSFieldId inner_field) {
-          if (inner_field != kCondition) body.push_back(statement);
-        });
+        ForEachNamedChild(child, [&](TSNode statement, TSFieldId) { body.push_back(statement); });
         branches.push_back(std::move(body));
       });
+      for (TSNode statement : condition) Run(statement, env, depth);
       Branches(branches, has_else, env, depth);
       return;
     }
@@ -885,6 +891,13 @@ class Evaluator {
       return;
     }
     if (kind == kForStatement || kind == kWhileStatement || kind == kCStyleForStatement) {
+      // A while's condition runs at least once (a function it calls sets variables); the body
+      // may not run at all.
+      if (kind == kWhileStatement) {
+        ForEachNamedChild(node, [&](TSNode child, TSFieldId field) {
+          if (field == kCondition) Run(child, env, depth);
+        });
+      }
       TSNode body = ChildByField(node, "body");
       if (!ts_node_is_null(body)) Branches({{body}}, false, env, depth);
       return;
