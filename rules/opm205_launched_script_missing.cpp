@@ -22,10 +22,21 @@ void CheckMissingScript(LauncherCheckContext& context) {
     // lm_eval`): they never host the training loop whose profiler settings lint checks. A module
     // of a package that is simply absent (`-m recipe.dapo.main_dapo`, from a checkout the
     // example expects) is still reported: it may hold those settings.
-    static const std::set<std::string, std::less<>> kToolPackages = {"lm_eval", "evalscope", "opencompass",
-                                                                     "tensorboard"};
+    // Likewise simulators, benchmarks, servers and packaging tools installed with pip
+    // (`python3 -m mujoco.viewer`, `python3 -m ais_bench`).
+    static const std::set<std::string, std::less<>> kToolPackages = {
+        "lm_eval", "evalscope",  "opencompass", "tensorboard", "mujoco",          "ais_bench", "setuptools",
+        "wheel",   "pip",        "jupyter",     "notebook",    "ipykernel",       "gradio",    "streamlit",
+        "uvicorn", "grpc_tools", "nltk",        "spacy",       "huggingface_hub", "modelscope"};
     const std::string_view module = launches[i].module;
     if (kToolPackages.contains(module.substr(0, module.find('.')))) continue;
+    // `python setup.py install` (build_ext, bdist_wheel, develop, ...) builds or installs a
+    // package: no training loop runs.
+    const std::string_view script_name = launches[i].script.text;
+    if (module.empty() && launches[i].script.known &&
+        (script_name == "setup.py" || script_name.ends_with("/setup.py"))) {
+      continue;
+    }
     // Another path of the same command runs a script that was found (`D=${SLURM_SUBMIT_DIR}` on
     // one branch, the launcher's own directory on the other): that one is linted.
     bool found_on_another_path = false;
