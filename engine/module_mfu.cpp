@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -250,6 +251,267 @@ std::vector<std::size_t> SuffixRunsAndOrder(std::vector<ModuleGroup>& grouped) {
   return arranged;
 }
 
+// The merged kernel rows and the links they point at: what every step below reads.
+struct MergedRows {
+  const RankData& data;
+  const std::vector<MergedKernel>& merged;
+  const KernelLink& Link(std::uint32_t row) const { return data.kernel_links[merged[row].link]; }
+};
+
+// An op's key: its first row's (op_name, op_ts, op_end).
+struct OpSpanOf {
+  const MergedRows* in;
+  NamedSpan operator()(std::uint32_t row) const {
+    const KernelLink& link = in->Link(row);
+    return NamedSpan{link.op_name, link.op_ts, link.op_end};
+  }
+};
+
+// The ops of a rank (merged rows grouped by (op_name, op_ts, op_end), in order of first
+// occurrence) and each op's rows as a chain in merged order.
+struct RankOps {
+  std::vector<OpNode> nodes;
+  IndexChains<NamedSpan, NamedSpanHash, OpSpanOf> rows;
+};
+
+RankOps CollectOps(const MergedRows& in) {
+  RankOps ops{{}, ChainsByNamedSpan(in.merged.size(), OpSpanOf{&in})};
+  std::vector<std::uint32_t> first_rows;  // counted first, so that the nodes are allocated once
+  for (std::size_t row = 0; row < in.merged.size(); ++row) {
+    const auto index = static_cast<std::uint32_t>(row);
+    if (in.Link(index).op_name == kNoString) continue;
+    if (ops.rows.Append(index)) first_rows.push_back(index);
+  }
+  ops.nodes.reserve(first_rows.size());
+  for (std::uint32_t row : first_rows) ops.nodes.push_back({row, kNotDescribed, 0, 0, 0.0});
+  return ops;
+}
+
+// The root, then one node per Module range. The root spans everything, so it is never tested and
+// needs no times.
+std::vector<Node> ModuleNodes(const RankData& data) {
+  std::vector<Node> nodes;
+  nodes.reserve(1 + data.modules.size());
+  nodes.push_back({kNoString, true, 0, 0});
+  for (const ModuleRange& module : data.modules) nodes.push_back({module.name, false, module.start, module.end});
+  return nodes;
+}
+
+// The (module, op) pairs of the tree, depth-first in child order, sorted by (module start, op
+// start); the strings they are grouped by, interned; and each described op's kernel list and MFU
+// values (spec 5.3-5.4).
+struct FlatTree {
+  std::vector<FlatRow> rows;
+  TextIds parents;                           // parent paths
+  std::vector<std::uint32_t> module_parent;  // per module node, an id in `parents`
+  TextIds kernel_lists;                      // the same kernels in the same order recur in every step and layer
+  std::vector<double> op_mfu;                // the described ops' lists, one after another
+};
+
+// Fills in op's kernel list, device time and MFU values, on the first time it is placed.
+Status DescribeOp(const MergedRows& in, const MfuCalculation& calculation, const RankOps& ops, OpNode& op,
+                  std::string_view module_name, FlatTree& flat, std::string& kernel_list) {
+  kernel_list.clear();
+  op.mfu_offset = static_cast<std::uint32_t>(flat.op_mfu.size());
+  for (std::uint32_t row = op.first_row; row != ops.rows.kEnd; row = ops.rows.Next(row)) {
+    const KernelLink& link = in.Link(row);
+    if (link.kernel_name == kNoString) {
+      return Error::Input("a kernel with no name (NULL STRING_IDS entry) inside module '" + std::string(module_name) +
+                          "'");
+    }
+    if (row != op.first_row) kernel_list += ", ";
+    kernel_list += in.data.strings->View(link.kernel_name);
+    op.device_time += static_cast<double>(link.kernel_end - link.kernel_ts);
+    const std::optional<std::uint32_t>& mfu = in.merged[row].mfu;  // -1.0 where the kernel got no MFU
+    flat.op_mfu.push_back(mfu ? calculation.Mfu(calculation.results[*mfu]) : -1.0);
+  }
+  op.mfu_count = static_cast<std::uint32_t>(flat.op_mfu.size() - op.mfu_offset);
+  op.kernel_list = flat.kernel_lists.Intern(kernel_list);
+  return Ok();
+}
+
+// One row per (module, op) pair, depth-first in child order (an explicit stack, so deep input
+// cannot overflow ours); ops directly under the root are dropped. The tree and the op chains are
+// no longer needed afterwards and are freed.
+Result<FlatTree> Flatten(const MergedRows& in, const MfuCalculation& calculation, const std::vector<Node>& nodes,
+                         Tree tree, RankOps& ops, std::vector<RankNote>& notes) {
+  const StringPool& strings = *in.data.strings;
+  const std::size_t op_base = nodes.size();
+  FlatTree flat;
+  const std::uint32_t no_parent = flat.parents.Intern("");
+  flat.module_parent.assign(nodes.size(), no_parent);
+  flat.rows.reserve(ops.nodes.size());  // an op is placed once
+  flat.op_mfu.reserve(in.merged.size());
+  std::string kernel_list;
+  struct Frame {
+    std::size_t node;
+    int depth;
+    std::string path;  // ancestor names joined with '/'
+    std::size_t next_child = 0;
+  };
+  std::vector<Frame> frames{{0, 0, "", tree.child_offset[0]}};
+  bool warned = false;
+  while (!frames.empty()) {
+    Frame& frame = frames.back();
+    const Node& module = nodes[frame.node];
+    if (frame.next_child == tree.child_offset[frame.node + 1]) {
+      frames.pop_back();
+      continue;
+    }
+    const std::size_t child = tree.children[frame.next_child++];
+    const bool null_name = !module.root && module.name == kNoString;
+    const std::string_view module_name = strings.View(module.name);
+    if (child < op_base) {
+      if (null_name) return Error::Input("a Module range with no name (NULL message) contains other modules");
+      if (frame.depth + 1 > kMaxModuleNesting) {
+        if (!warned) {
+          notes.push_back({RankNote::Level::kWarning,
+                           "Max traversal depth 20 reached, traversal stopped. Some information may be lost"});
+          warned = true;
+        }
+        continue;
+      }
+      std::string path = frame.path + "/" + std::string(module_name);
+      flat.module_parent[child] = flat.parents.Intern(StripSlashes(path));
+      frames.push_back(
+          {child, frame.depth + 1, std::move(path), tree.child_offset[child]});  // `frame` is invalid from here on
+      continue;
+    }
+    if ((module_name.empty() && flat.module_parent[frame.node] == no_parent) || null_name) continue;
+    const std::size_t op_index = child - op_base;
+    OpNode& op = ops.nodes[op_index];
+    if (op.kernel_list == kNotDescribed) {
+      OPMFU_RETURN_IF_ERROR(DescribeOp(in, calculation, ops, op, module_name, flat, kernel_list));
+    }
+    flat.rows.push_back({module.start, in.Link(op.first_row).op_ts, static_cast<std::uint32_t>(frame.node),
+                         static_cast<std::uint32_t>(op_index)});
+  }
+  ops.rows.Release();
+  std::vector<std::uint32_t>().swap(tree.children);
+  std::vector<std::uint32_t>().swap(tree.child_offset);
+  std::stable_sort(flat.rows.begin(), flat.rows.end(), [](const FlatRow& a, const FlatRow& b) {
+    return std::tie(a.module_start, a.op_start) < std::tie(b.module_start, b.op_start);
+  });
+  return flat;
+}
+
+// Module instances (parent path, name, start, end): each row's instance, its position in it, and
+// the instance's op sequence (its op names joined with '/') as an id in order of first occurrence.
+struct Instances {
+  std::vector<std::uint32_t> of_row;
+  std::vector<std::uint32_t> op_order;
+  std::vector<std::uint32_t> sequence;  // per instance
+};
+
+Instances NumberInstances(const MergedRows& in, const RankOps& ops, const std::vector<Node>& nodes,
+                          const FlatTree& flat) {
+  const std::vector<FlatRow>& rows = flat.rows;
+  const auto instance_of_row = [&](std::uint32_t i) {
+    const Node& module = nodes[rows[i].module];
+    return InstanceKey{flat.module_parent[rows[i].module], module.name, module.start, module.end};
+  };
+  Instances instances{std::vector<std::uint32_t>(rows.size()), std::vector<std::uint32_t>(rows.size()), {}};
+  std::vector<std::uint32_t> instance_size;  // rows so far, then in all
+  {
+    // Sized as it grows: a rank has far fewer instances than rows.
+    IndexChains<InstanceKey, InstanceKeyHash, decltype(instance_of_row)> rows_by_key(0, instance_of_row);
+    std::vector<std::uint32_t> node_instance(nodes.size(), UINT32_MAX);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::uint32_t& instance = node_instance[rows[i].module];
+      if (instance == UINT32_MAX) {
+        const auto row = static_cast<std::uint32_t>(i);
+        if (rows_by_key.Append(row)) {
+          instance = static_cast<std::uint32_t>(instance_size.size());
+          instance_size.push_back(0);
+        } else {
+          instance = instances.of_row[rows_by_key.First(instance_of_row(row))];
+        }
+      }
+      instances.of_row[i] = instance;
+      instances.op_order[i] = instance_size[instance]++;
+    }
+  }
+  // An instance's rows, in row order: a counting sort by instance.
+  std::vector<std::uint32_t> instance_offset(instance_size.size() + 1, 0);
+  for (std::size_t k = 0; k < instance_size.size(); ++k) instance_offset[k + 1] = instance_offset[k] + instance_size[k];
+  std::vector<std::uint32_t> instance_rows(rows.size());
+  {
+    std::vector<std::uint32_t> next(instance_offset.begin(), instance_offset.end() - 1);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      instance_rows[next[instances.of_row[i]]++] = static_cast<std::uint32_t>(i);
+    }
+  }
+  instances.sequence.assign(instance_size.size(), UINT32_MAX);
+  TextIds sequences;
+  std::string sequence;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::uint32_t instance = instances.of_row[i];
+    std::uint32_t& sequence_id = instances.sequence[instance];
+    if (sequence_id != UINT32_MAX) continue;
+    sequence.clear();
+    for (std::uint32_t j = instance_offset[instance]; j < instance_offset[instance + 1]; ++j) {
+      if (j > instance_offset[instance]) sequence += '/';
+      sequence += in.data.strings->View(in.Link(ops.nodes[rows[instance_rows[j]].op].first_row).op_name);
+    }
+    sequence_id = sequences.Intern(sequence);
+  }
+  return instances;
+}
+
+// Groups by (parent, module, op, position, kernel list, sequence), members in row order, in the
+// order of their key's values (strings by byte, which is code point order for UTF-8), as pandas'
+// groupby sorts them; each with its totals and avg_mfu (spec 5.5).
+std::vector<ModuleGroup> GroupRows(const MergedRows& in, const RankOps& ops, const std::vector<Node>& nodes,
+                                   const FlatTree& flat, const Instances& instances) {
+  const StringPool& strings = *in.data.strings;
+  const std::vector<FlatRow>& rows = flat.rows;
+  const auto ids_of = [&](std::uint32_t i) {
+    const FlatRow& row = rows[i];
+    const OpNode& op = ops.nodes[row.op];
+    return GroupIds{flat.module_parent[row.module], nodes[row.module].name, in.Link(op.first_row).op_name,
+                    instances.op_order[i],          op.kernel_list,         instances.sequence[instances.of_row[i]]};
+  };
+  // Sized as it grows: the groups are far fewer than the rows (the same ops recur in every step).
+  IndexChains<GroupIds, GroupIdsHash, decltype(ids_of)> members(0, ids_of);
+  std::vector<ModuleGroup> grouped;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto row = static_cast<std::uint32_t>(i);
+    if (!members.Append(row)) continue;
+    const GroupIds ids = ids_of(row);
+    grouped.push_back({flat.parents[ids.parent],
+                       strings.View(ids.module),
+                       strings.View(ids.op),
+                       ids.op_order,
+                       flat.kernel_lists[ids.kernel_list],
+                       ids.sequence,
+                       row,
+                       0.0,
+                       0,
+                       INT64_MAX,
+                       {},
+                       {}});
+  }
+  const auto key_of = [](const ModuleGroup& g) {
+    return std::tie(g.parent, g.module_name, g.op_name, g.op_order, g.kernel_list, g.sequence);
+  };
+  std::sort(grouped.begin(), grouped.end(),
+            [&](const ModuleGroup& a, const ModuleGroup& b) { return key_of(a) < key_of(b); });
+  std::vector<std::span<const double>> lists;
+  for (ModuleGroup& group : grouped) {
+    group.module = std::string(group.module_name);
+    lists.clear();
+    for (std::uint32_t i = group.first_member; i != members.kEnd; i = members.Next(i)) {
+      const OpNode& op = ops.nodes[rows[i].op];
+      group.total += op.device_time;
+      group.op_start = std::min(group.op_start, rows[i].op_start);
+      ++group.count;
+      lists.push_back(std::span<const double>(flat.op_mfu).subspan(op.mfu_offset, op.mfu_count));
+    }
+    group.avg_mfu = AverageMfuText(lists);
+  }
+  return grouped;
+}
+
 }  // namespace
 
 std::string AverageMfuText(std::span<const std::span<const double>> mfu_lists) {
@@ -275,229 +537,18 @@ Result<std::vector<ModuleMfuRow>> ModuleRows(std::int64_t rank_id, const RankDat
                                              std::vector<RankNote>& notes) {
   std::vector<ModuleMfuRow> output;
   if (data.modules.empty() || merged.empty()) return output;
-  const StringPool& strings = *data.strings;
-
-  // Op nodes: merged rows grouped by (op_name, op_ts, op_end), in order of first occurrence.
-  std::vector<OpNode> ops;
-  auto op_rows = ChainsByNamedSpan(merged.size(), [&](std::uint32_t row) {
-    const KernelLink& link = data.kernel_links[merged[row].link];
-    return NamedSpan{link.op_name, link.op_ts, link.op_end};
-  });
-  const auto op_link = [&](std::size_t op) -> const KernelLink& {
-    return data.kernel_links[merged[ops[op].first_row].link];
-  };
-  const auto mfu_of = [&](std::uint32_t row) {  // -1.0 where the kernel got no MFU
-    return merged[row].mfu ? calculation.Mfu(calculation.results[*merged[row].mfu]) : -1.0;
-  };
-  {
-    std::vector<std::uint32_t> first_rows;  // counted first, so that `ops` is allocated once
-    for (std::size_t row = 0; row < merged.size(); ++row) {
-      if (data.kernel_links[merged[row].link].op_name == kNoString) continue;
-      const auto index = static_cast<std::uint32_t>(row);
-      if (op_rows.Append(index)) first_rows.push_back(index);
-    }
-    ops.reserve(first_rows.size());
-    for (std::uint32_t row : first_rows) ops.push_back({row, kNotDescribed, 0, 0, 0.0});
-  }
-
-  // The tree: events sorted by (start, -end), modules before ops on ties; a stack of modules.
-  std::vector<Node> nodes;
-  nodes.reserve(1 + data.modules.size());
-  // The root spans everything, so it is never tested and needs no times.
-  nodes.push_back({kNoString, true, 0, 0});
-  for (const ModuleRange& module : data.modules) nodes.push_back({module.name, false, module.start, module.end});
+  const MergedRows in{data, merged};
+  RankOps ops = CollectOps(in);
+  const std::vector<Node> nodes = ModuleNodes(data);
   const std::size_t op_base = nodes.size();
-  const auto op_event = [&](std::size_t j) {
-    const KernelLink& link = op_link(j);
+  Tree tree = BuildTree(nodes, ops.nodes.size(), [&](std::size_t j) {
+    const KernelLink& link = in.Link(ops.nodes[j].first_row);
     return Event{link.op_ts, link.op_end, static_cast<std::uint32_t>(op_base + j)};
-  };
-  Tree tree = BuildTree(nodes, ops.size(), op_event);
-  std::vector<std::uint32_t>& child_offset = tree.child_offset;
-  std::vector<std::uint32_t>& children = tree.children;
-
-  // Flatten: one row per (module, op) pair, depth-first in child order (an explicit stack, so deep
-  // input cannot overflow ours); ops directly under the root are dropped.
-  TextIds parents;  // parent paths
-  const std::uint32_t no_parent = parents.Intern("");
-  std::vector<std::uint32_t> module_parent(nodes.size(), no_parent);  // per module node
-  std::vector<FlatRow> rows;
-  TextIds kernel_lists;  // the same kernels in the same order recur in every step and layer
-  std::string kernel_list;
-  std::vector<double> op_mfu;  // the described ops' lists, one after another
-  struct Frame {
-    std::size_t node;
-    int depth;
-    std::string path;  // ancestor names joined with '/'
-    std::size_t next_child = 0;
-  };
-  rows.reserve(ops.size());  // an op is placed once
-  op_mfu.reserve(merged.size());
-  std::vector<Frame> frames{{0, 0, "", child_offset[0]}};
-  bool warned = false;
-  while (!frames.empty()) {
-    Frame& frame = frames.back();
-    const Node& module = nodes[frame.node];
-    if (frame.next_child == child_offset[frame.node + 1]) {
-      frames.pop_back();
-      continue;
-    }
-    const std::size_t child = children[frame.next_child++];
-    const bool null_name = !module.root && module.name == kNoString;
-    const std::string_view module_name = strings.View(module.name);
-    if (child < op_base) {
-      if (null_name) return Error::Input("a Module range with no name (NULL message) contains other modules");
-      if (frame.depth + 1 > kMaxModuleNesting) {
-        if (!warned) {
-          notes.push_back({RankNote::Level::kWarning,
-                           "Max traversal depth 20 reached, traversal stopped. Some information may be lost"});
-          warned = true;
-        }
-        continue;
-      }
-      std::string path = frame.path + "/" + std::string(module_name);
-      module_parent[child] = parents.Intern(StripSlashes(path));
-      frames.push_back(
-          {child, frame.depth + 1, std::move(path), child_offset[child]});  // `frame` is invalid from here on
-      continue;
-    }
-    if ((module_name.empty() && module_parent[frame.node] == no_parent) || null_name) continue;
-    const std::size_t op_index = child - op_base;
-    OpNode& op = ops[op_index];
-    if (op.kernel_list == kNotDescribed) {
-      kernel_list.clear();
-      op.mfu_offset = static_cast<std::uint32_t>(op_mfu.size());
-      for (std::uint32_t row = op.first_row; row != op_rows.kEnd; row = op_rows.Next(row)) {
-        const KernelLink& link = data.kernel_links[merged[row].link];
-        if (link.kernel_name == kNoString) {
-          return Error::Input("a kernel with no name (NULL STRING_IDS entry) inside module '" +
-                              std::string(module_name) + "'");
-        }
-        if (row != op.first_row) kernel_list += ", ";
-        kernel_list += strings.View(link.kernel_name);
-        op.device_time += static_cast<double>(link.kernel_end - link.kernel_ts);
-        op_mfu.push_back(mfu_of(row));
-      }
-      op.mfu_count = static_cast<std::uint32_t>(op_mfu.size() - op.mfu_offset);
-      op.kernel_list = kernel_lists.Intern(kernel_list);
-    }
-    rows.push_back({module.start, op_link(op_index).op_ts, static_cast<std::uint32_t>(frame.node),
-                    static_cast<std::uint32_t>(op_index)});
-  }
-  // The kernel lists are all described: the op chains and the tree's links are no longer needed.
-  op_rows.Release();
-  std::vector<std::uint32_t>().swap(children);
-  std::vector<std::uint32_t>().swap(child_offset);
-  std::stable_sort(rows.begin(), rows.end(), [](const FlatRow& a, const FlatRow& b) {
-    return std::tie(a.module_start, a.op_start) < std::tie(b.module_start, b.op_start);
   });
-  if (rows.empty()) return output;
-
-  // Instances (parent path, name, start, end), positions in them and their op sequences.
-  const auto instance_of_row = [&](std::uint32_t i) {
-    const Node& module = nodes[rows[i].module];
-    return InstanceKey{module_parent[rows[i].module], module.name, module.start, module.end};
-  };
-  // Sized as it grows: a rank has far fewer instances than rows.
-  IndexChains<InstanceKey, InstanceKeyHash, decltype(instance_of_row)> instance_rows_by_key(0, instance_of_row);
-  std::vector<std::uint32_t> node_instance(nodes.size(), UINT32_MAX);
-  std::vector<std::uint32_t> row_instance(rows.size());
-  std::vector<std::uint32_t> instance_size;  // rows so far, then in all
-  std::vector<std::uint32_t> op_order(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::uint32_t& instance = node_instance[rows[i].module];
-    if (instance == UINT32_MAX) {
-      const auto row = static_cast<std::uint32_t>(i);
-      if (instance_rows_by_key.Append(row)) {
-        instance = static_cast<std::uint32_t>(instance_size.size());
-        instance_size.push_back(0);
-      } else {
-        instance = row_instance[instance_rows_by_key.First(instance_of_row(row))];
-      }
-    }
-    row_instance[i] = instance;
-    op_order[i] = instance_size[instance]++;
-  }
-  instance_rows_by_key.Release();
-  // An instance's rows, in row order: a counting sort by instance.
-  std::vector<std::uint32_t> instance_offset(instance_size.size() + 1, 0);
-  for (std::size_t k = 0; k < instance_size.size(); ++k) instance_offset[k + 1] = instance_offset[k] + instance_size[k];
-  std::vector<std::uint32_t> instance_rows(rows.size());
-  {
-    std::vector<std::uint32_t> next(instance_offset.begin(), instance_offset.end() - 1);
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      instance_rows[next[row_instance[i]]++] = static_cast<std::uint32_t>(i);
-  }
-  // Sequence ids in order of first occurrence (an instance's op names joined with '/').
-  std::vector<std::uint32_t> instance_seq(instance_size.size(), UINT32_MAX);
-  TextIds sequences;
-  std::string sequence;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::uint32_t& sequence_id = instance_seq[row_instance[i]];
-    if (sequence_id != UINT32_MAX) continue;
-    sequence.clear();
-    const std::uint32_t instance = row_instance[i];
-    for (std::uint32_t j = instance_offset[instance]; j < instance_offset[instance + 1]; ++j) {
-      if (j > instance_offset[instance]) sequence += '/';
-      sequence += strings.View(op_link(rows[instance_rows[j]].op).op_name);
-    }
-    sequence_id = sequences.Intern(sequence);
-  }
-  std::vector<std::uint32_t>().swap(instance_rows);
-
-  // Groups by (parent, module, op, position, kernel list, sequence), as ids; members in row order.
-  const auto ids_of = [&](std::uint32_t i) {
-    const FlatRow& row = rows[i];
-    const OpNode& op = ops[row.op];
-    return GroupIds{
-        module_parent[row.module],    nodes[row.module].name, op_link(row.op).op_name, op_order[i], op.kernel_list,
-        instance_seq[row_instance[i]]};
-  };
-  // Sized as it grows: the groups are far fewer than the rows (the same ops recur in every step).
-  IndexChains<GroupIds, GroupIdsHash, decltype(ids_of)> members(0, ids_of);
-  std::vector<std::uint32_t> group_first;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (members.Append(static_cast<std::uint32_t>(i))) group_first.push_back(static_cast<std::uint32_t>(i));
-  }
-
-  // The groups in the order of their key's values (strings by byte, which is code point order
-  // for UTF-8), as pandas' groupby sorts them.
-  std::vector<ModuleGroup> grouped;
-  grouped.reserve(group_first.size());
-  for (std::uint32_t first : group_first) {
-    const GroupIds ids = ids_of(first);
-    grouped.push_back({parents[ids.parent],
-                       strings.View(ids.module),
-                       strings.View(ids.op),
-                       ids.op_order,
-                       kernel_lists[ids.kernel_list],
-                       ids.sequence,
-                       first,
-                       0.0,
-                       0,
-                       INT64_MAX,
-                       {},
-                       {}});
-  }
-  std::vector<std::uint32_t>().swap(group_first);
-  const auto key_of = [](const ModuleGroup& g) {
-    return std::tie(g.parent, g.module_name, g.op_name, g.op_order, g.kernel_list, g.sequence);
-  };
-  std::sort(grouped.begin(), grouped.end(),
-            [&](const ModuleGroup& a, const ModuleGroup& b) { return key_of(a) < key_of(b); });
-  std::vector<std::span<const double>> lists;
-  for (ModuleGroup& group : grouped) {
-    group.module = std::string(group.module_name);
-    lists.clear();
-    for (std::uint32_t i = group.first_member; i != members.kEnd; i = members.Next(i)) {
-      const OpNode& op = ops[rows[i].op];
-      group.total += op.device_time;
-      group.op_start = std::min(group.op_start, rows[i].op_start);
-      ++group.count;
-      lists.push_back(std::span<const double>(op_mfu).subspan(op.mfu_offset, op.mfu_count));
-    }
-    group.avg_mfu = AverageMfuText(lists);
-  }
-
+  OPMFU_ASSIGN_OR_RETURN(const FlatTree flat, Flatten(in, calculation, nodes, std::move(tree), ops, notes));
+  if (flat.rows.empty()) return output;
+  const Instances instances = NumberInstances(in, ops, nodes, flat);
+  std::vector<ModuleGroup> grouped = GroupRows(in, ops, nodes, flat, instances);
   const std::vector<std::size_t> arranged = SuffixRunsAndOrder(grouped);
   output.reserve(arranged.size());
   for (std::size_t index : arranged) {
