@@ -82,4 +82,34 @@ auto MapInParallel(std::size_t count, unsigned jobs, Work&& work) {
   return results;
 }
 
+/// produce(begin, end, out) appends to `out` what [begin, end) yields; this runs it over `slices`
+/// contiguous slices of [0, count) in parallel and returns their outputs concatenated in slice
+/// order: the vector one call over [0, count) would give. With one slice there is no copy.
+template <typename T, typename Produce>
+std::vector<T> ConcatenateSlices(std::size_t count, unsigned slices, Produce&& produce) {
+  slices = WorkerCount(count, slices);
+  if (slices == 1) {
+    std::vector<T> out;
+    out.reserve(count);
+    produce(std::size_t{0}, count, out);
+    return out;
+  }
+  std::vector<std::vector<T>> parts(slices);
+  ForEachInParallel(slices, slices, [&](std::size_t part) {
+    const std::size_t begin = count * part / slices;
+    const std::size_t end = count * (part + 1) / slices;
+    parts[part].reserve(end - begin);
+    produce(begin, end, parts[part]);
+  });
+  std::size_t total = 0;
+  for (const std::vector<T>& part : parts) total += part.size();
+  std::vector<T> out;
+  out.reserve(total);
+  for (std::vector<T>& part : parts) {
+    out.insert(out.end(), part.begin(), part.end());
+    std::vector<T>().swap(part);
+  }
+  return out;
+}
+
 }  // namespace opmfu

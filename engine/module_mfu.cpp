@@ -278,6 +278,9 @@ RankOps CollectOps(const MergedRows& in) {
   RankOps ops{{}, ChainsByNamedSpan(in.merged.size(), OpSpanOf{&in})};
   std::vector<std::uint32_t> first_rows;  // counted first, so that the nodes are allocated once
   for (std::size_t row = 0; row < in.merged.size(); ++row) {
+    if (const std::size_t ahead = row + kPrefetchDistance; ahead < in.merged.size()) {
+      ops.rows.PrefetchIndex(static_cast<std::uint32_t>(ahead));
+    }
     const auto index = static_cast<std::uint32_t>(row);
     if (in.Link(index).op_name == kNoString) continue;
     if (ops.rows.Append(index)) first_rows.push_back(index);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/parallel.h"
 #include "engine/index_chains.h"
 #include "engine/numeric.h"
 
@@ -81,7 +82,8 @@ bool IsOversizedFlopsMessage(std::string_view message) {
   return value.size() > 19 || (value.size() == 19 && value > "9223372036854775807");
 }
 
-Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes) {
+Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes,
+                                    unsigned threads) {
   using Level = RankNote::Level;
   MfuCalculation calculation;
   notes.push_back({Level::kInfo, "Start MFU calculation."});
@@ -159,24 +161,33 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
   // Step 2: D = compute links x shapes on the kernel key, stable-sorted by (op_ts, kernel_ts, kernel_end).
   const std::vector<KernelLink>& links = data.kernel_links;
   std::vector<Candidate> candidates;
-  candidates.reserve(data.compute_link_count);
   {  // the chains are freed before the results grow
     auto shapes_by_key = ChainsByNamedSpan(data.shapes.size(), [&](std::uint32_t i) {
       const KernelShape& shape = data.shapes[i];
       return NamedSpan{shape.kernel_name, *shape.kernel_ts, *shape.kernel_end};
     });
+    const auto has_times = [&](std::size_t i) { return data.shapes[i].kernel_ts && data.shapes[i].kernel_end; };
     for (std::size_t i = 0; i < data.shapes.size(); ++i) {
-      const KernelShape& shape = data.shapes[i];
-      if (!shape.kernel_ts || !shape.kernel_end) continue;  // a NULL time never equals a coerced one
+      if (const std::size_t ahead = i + kPrefetchDistance; ahead < data.shapes.size() && has_times(ahead)) {
+        shapes_by_key.PrefetchIndex(static_cast<std::uint32_t>(ahead));
+      }
+      if (!has_times(i)) continue;  // a NULL time never equals a coerced one
       shapes_by_key.Append(static_cast<std::uint32_t>(i));
     }
-    for (std::size_t i = 0; i < data.compute_link_count; ++i) {
-      const KernelLink& link = links[i];
-      for (std::uint32_t s = shapes_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
-           s != shapes_by_key.kEnd; s = shapes_by_key.Next(s)) {
-        candidates.push_back({static_cast<std::uint32_t>(i), s});
-      }
-    }
+    // The lookups only read the table: the links are probed in slices, one per thread.
+    candidates = ConcatenateSlices<Candidate>(
+        data.compute_link_count, threads, [&](std::size_t begin, std::size_t end, std::vector<Candidate>& out) {
+          for (std::size_t i = begin; i < end; ++i) {
+            if (const std::size_t ahead = i + kPrefetchDistance; ahead < end) {
+              shapes_by_key.Prefetch({links[ahead].kernel_name, links[ahead].kernel_ts, links[ahead].kernel_end});
+            }
+            const KernelLink& link = links[i];
+            for (std::uint32_t s = shapes_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
+                 s != shapes_by_key.kEnd; s = shapes_by_key.Next(s)) {
+              out.push_back({static_cast<std::uint32_t>(i), s});
+            }
+          }
+        });
   }
   // The links are in (op_ts, kernel_ts) order already, so this sort usually finds nothing to do.
   const auto candidate_less = [&](const Candidate& a, const Candidate& b) {
@@ -187,6 +198,12 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
   if (!std::is_sorted(candidates.begin(), candidates.end(), candidate_less))
     std::stable_sort(candidates.begin(), candidates.end(), candidate_less);
 
+  // The candidates' op starts side by side: the ranges' binary searches then read one array
+  // instead of a link per step.
+  std::vector<std::int64_t> op_starts;
+  op_starts.reserve(candidates.size());
+  for (const Candidate& candidate : candidates) op_starts.push_back(links[candidate.link].op_ts);
+
   // Step 3: each range charges every kernel of the ops that start inside it with its whole FLOPs.
   calculation.results.reserve(candidates.size());  // usually one result per candidate
   calculation.charged_ranges.reserve(ranges.size());
@@ -196,12 +213,10 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
       range.outcome->fate = RangeOutcome::Fate::kEmptySpan;
       continue;
     }
-    const auto first =
-        std::lower_bound(candidates.begin(), candidates.end(), range.start,
-                         [&](const Candidate& c, std::int64_t value) { return links[c.link].op_ts < value; });
-    const auto last = std::upper_bound(first, candidates.end(), range.end, [&](std::int64_t value, const Candidate& c) {
-      return value < links[c.link].op_ts;
-    });
+    const auto low = std::lower_bound(op_starts.begin(), op_starts.end(), range.start);
+    const auto high = std::upper_bound(low, op_starts.end(), range.end);
+    const auto first = candidates.cbegin() + (low - op_starts.begin());
+    const auto last = candidates.cbegin() + (high - op_starts.begin());
     if (first == last) {
       range.outcome->fate = RangeOutcome::Fate::kNoOpInside;
       continue;
@@ -232,25 +247,35 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
 
 double MfuCalculation::ActualTflops(const KernelMfu& result) const { return Round2(FlopsPerSecond(result) / 1e12); }
 
-std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation) {
+std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation, unsigned threads) {
   const std::vector<KernelLink>& links = data.kernel_links;
   auto results_by_key = ChainsByNamedSpan(calculation.results.size(), [&](std::uint32_t i) {
     const KernelLink& link = links[calculation.results[i].link];
     return NamedSpan{link.kernel_name, link.kernel_ts, link.kernel_end};
   });
-  for (std::size_t i = 0; i < calculation.results.size(); ++i) results_by_key.Append(static_cast<std::uint32_t>(i));
-  std::vector<MergedKernel> merged;
-  merged.reserve(links.size());
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    const KernelLink& link = links[i];
-    const auto index = static_cast<std::uint32_t>(i);
-    std::uint32_t result = results_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
-    if (result == results_by_key.kEnd) {
-      merged.push_back({index, std::nullopt});
-      continue;
+  for (std::size_t i = 0; i < calculation.results.size(); ++i) {
+    if (const std::size_t ahead = i + kPrefetchDistance; ahead < calculation.results.size()) {
+      results_by_key.PrefetchIndex(static_cast<std::uint32_t>(ahead));
     }
-    for (; result != results_by_key.kEnd; result = results_by_key.Next(result)) merged.push_back({index, result});
+    results_by_key.Append(static_cast<std::uint32_t>(i));
   }
+  // The lookups only read the table: the links are probed in slices, one per thread.
+  std::vector<MergedKernel> merged = ConcatenateSlices<MergedKernel>(
+      links.size(), threads, [&](std::size_t begin, std::size_t end, std::vector<MergedKernel>& out) {
+        for (std::size_t i = begin; i < end; ++i) {
+          if (const std::size_t ahead = i + kPrefetchDistance; ahead < end) {
+            results_by_key.Prefetch({links[ahead].kernel_name, links[ahead].kernel_ts, links[ahead].kernel_end});
+          }
+          const KernelLink& link = links[i];
+          const auto index = static_cast<std::uint32_t>(i);
+          std::uint32_t result = results_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
+          if (result == results_by_key.kEnd) {
+            out.push_back({index, std::nullopt});
+            continue;
+          }
+          for (; result != results_by_key.kEnd; result = results_by_key.Next(result)) out.push_back({index, result});
+        }
+      });
   return merged;
 }
 

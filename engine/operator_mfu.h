@@ -79,12 +79,13 @@ bool IsOversizedFlopsMessage(std::string_view message);
 
 /// Runs the calculator; the FLOPs messages' op names are interned into `data.strings`. Fails only for an unsupported
 /// input dtype on the first kernel of a range, where upstream aborts the whole run (B1a); notes carry everything
-/// upstream logs.
-Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes);
+/// upstream logs. `threads` (0: one per core) probe the kernel join; the result does not depend on it.
+Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::vector<RankNote>& notes,
+                                    unsigned threads = 1);
 
 /// kernel_df left-joined with the results on (kernel_name, kernel_ts, kernel_end), in kernel_df
-/// order, each row repeated once per matching result.
-std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation);
+/// order, each row repeated once per matching result. `threads` as for CalculateMfu.
+std::vector<MergedKernel> MergeMfu(const RankData& data, const MfuCalculation& calculation, unsigned threads = 1);
 
 /// OperatorMFU rows: the merged rows that got an MFU. They point into `data.strings`.
 std::vector<OperatorMfuRow> BuildOperatorRows(std::int64_t rank_id, const RankData& data,

@@ -225,7 +225,7 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
                                                              : std::string("no valid device_*/info.json.*");
   }
   const bool shapes_all_unavailable = data->shapes_query_returned_rows && data->shapes.empty();
-  auto calculation = CalculateMfu(*data, chip, analysis.notes);
+  auto calculation = CalculateMfu(*data, chip, analysis.notes, input.read_threads);
   if (!calculation.ok()) {
     return Error::Input(calculation.error().message +
                         " (first input type of the first kernel in a FLOPs range; "
@@ -238,7 +238,7 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   if (input.with_coverage) analysis.coverage = ComputeCoverage(*data, *calculation);
   // The shapes are in the results now; free them before the two biggest steps.
   std::vector<KernelShape>().swap(data->shapes);
-  const std::vector<MergedKernel> merged = MergeMfu(*data, *calculation);
+  const std::vector<MergedKernel> merged = MergeMfu(*data, *calculation, input.read_threads);
   stage_done("merge");
   const auto got_mfu = [](const MergedKernel& m) { return m.mfu.has_value(); };
   analysis.all_kernels_matched = std::all_of(merged.begin(), merged.end(), got_mfu);

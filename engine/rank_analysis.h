@@ -57,7 +57,7 @@ struct RankInput {
   std::filesystem::path db_path;
   std::optional<std::int64_t> step_id;  ///< restrict to one STEP_TIME step
   bool with_coverage = false;           ///< also compute RankAnalysis::coverage (for reports)
-  unsigned read_threads = 0;            ///< threads reading the DB's tables (0: one per core)
+  unsigned read_threads = 0;            ///< threads reading the DB's tables and probing its joins (0: one per core)
   bool with_kernel_signatures = false;  ///< also RankAnalysis::kernel_signatures (for the derived section)
   /// When set, the OperatorMFU rows are built on a second thread while the module pass runs, and
   /// handed to this a slice at a time, in order (writing them then overlaps the module pass); they

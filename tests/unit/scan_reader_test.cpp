@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "common/sqlite.h"
+#include "engine/operator_mfu.h"
+#include "engine/profiling_db_builder.h"
 #include "engine/rank_reader.h"
 #include "tests/test_support.h"
 
@@ -160,6 +162,60 @@ TEST(ScanReader, EqualsTheQueriesRowForRowOnTiesInBothSchemas) {
       EXPECT_TRUE(scan_notes.empty());
     }
   }
+}
+
+// The kernel joins probe in slices, one per thread: any thread count gives the one-thread result.
+// The ranks are tie-heavy on purpose: op and kernel times from a few values, two kernel names, and
+// kernels launched by two ops, so that many links share one (name, start, end) key.
+TEST(ScanReader, TheKernelJoinsGiveTheSameResultsOnAnyThreadCount) {
+  testing::TempDir temp;
+  const ChipInfo chip{20, 1800, {}};
+  std::size_t results = 0;
+  std::size_t repeated_keys = 0;
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 random(seed);
+    const auto draw = [&](int below) { return static_cast<std::int64_t>(random() % below); };
+    ProfilingDbBuilder builder;
+    std::vector<std::int64_t> ops;
+    for (int i = 0; i < 200; ++i) {
+      const std::int64_t start = 1000 + draw(60) * 10;
+      ops.push_back(builder.AddOp(i % 3 == 0 ? "aten::mm" : "aten::add", start, start + 5 + draw(3) * 5));
+    }
+    for (int i = 0; i < 400; ++i) {
+      const std::int64_t start = 1000 + draw(80) * 10;
+      std::vector<std::int64_t> launched{ops[random() % ops.size()]};
+      if (random() % 4 == 0) launched.push_back(ops[random() % ops.size()]);
+      builder.AddKernel(launched, {random() % 2 ? "MatMulV2" : "Add", start, start + 2 + draw(3)});
+    }
+    for (int i = 0; i < 60; ++i) {
+      const std::int64_t start = 1000 + draw(60) * 10;
+      builder.AddMstx("mfu_flops", std::to_string(1 + draw(5) * 1000000) + "-aten::mm", start, start + draw(40) * 10);
+    }
+    const fs::path path = temp.path() / ("t" + std::to_string(seed) + ".db");
+    ASSERT_TRUE(builder.Write(path).ok());
+    std::vector<std::string> rendered;
+    for (unsigned threads : {1U, 2U, 3U, 7U}) {
+      std::vector<RankNote> notes;
+      auto data = ReadRank(path, notes, 1, ReadMethod::kScan);
+      ASSERT_TRUE(data.ok()) << data.error().message;
+      auto calculation = CalculateMfu(*data, chip, notes, threads);
+      ASSERT_TRUE(calculation.ok()) << calculation.error().message;
+      const std::vector<MergedKernel> merged = MergeMfu(*data, *calculation, threads);
+      std::ostringstream out;
+      for (const KernelMfu& r : calculation->results) out << "result " << r.link << " " << r.range << "\n";
+      for (const ChargedRange& r : calculation->charged_ranges) out << "range " << r.flops << "\n";
+      for (const MergedKernel& m : merged)
+        out << "merged " << m.link << " " << (m.mfu ? std::to_string(*m.mfu) : "-") << "\n";
+      if (threads == 1) {
+        results += calculation->results.size();
+        repeated_keys += merged.size() - data->kernel_links.size();
+      }
+      rendered.push_back(out.str());
+    }
+    for (std::size_t i = 1; i < rendered.size(); ++i) EXPECT_EQ(rendered[i], rendered[0]) << "seed " << seed;
+  }
+  EXPECT_GT(results, 1000U) << "too few charged kernels for the comparison to say much";
+  EXPECT_GT(repeated_keys, 100U) << "too few links matching several results";
 }
 
 TEST(ScanReader, DeclinesWhatItCannotReproduceAndTheQueriesRunInstead) {
