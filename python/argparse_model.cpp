@@ -225,8 +225,68 @@ std::vector<const PythonModule*> PythonModule::ArgparseModules() const {
   return out;
 }
 
+bool PythonModule::ParserLeavesTheProject() const {
+  // The names that hold a parser here: what argparse's methods are called on.
+  std::set<std::string, std::less<>> parsers;
+  for (TSNode call : calls_) {
+    TSNode function = ChildByField(call, "function");
+    if (!IsType(function, "attribute")) continue;
+    static constexpr std::array<std::string_view, 6> kParserMethods = {
+        "add_argument", "add_argument_group", "add_mutually_exclusive_group",
+        "parse_args",   "parse_known_args",   "set_defaults"};
+    const std::string_view method = tree_.Text(ChildByField(function, "attribute"));
+    if (std::find(kParserMethods.begin(), kParserMethods.end(), method) == kParserMethods.end()) continue;
+    TSNode object = ChildByField(function, "object");
+    if (IsType(object, "identifier")) parsers.emplace(tree_.Text(object));
+  }
+  if (parsers.empty()) return false;
+  // `f` or `a.b.f` imported from a module the project does not hold (argparse itself aside).
+  const auto from_outside = [&](TSNode function) {
+    if (!IsType(function, "identifier") && !IsType(function, "attribute")) return false;
+    const std::string text(tree_.Text(function));
+    const std::size_t first_dot = text.find('.');
+    const auto imported = imports_.find(std::string_view(text).substr(0, first_dot));
+    if (imported == imports_.end()) return false;  // defined here, a builtin, or a method of a local
+    const std::string qualified = imported->second + (first_dot == std::string::npos ? "" : text.substr(first_dot));
+    const std::size_t dot = qualified.rfind('.');
+    if (dot == std::string::npos) return false;
+    const std::string module = qualified.substr(0, dot);
+    if (module == "argparse") return false;
+    return modules_ == nullptr || !modules_->locator().Locate(module, path_);
+  };
+  const auto passes_a_parser = [&](TSNode call) {
+    TSNode arguments = ChildByField(call, "arguments");
+    if (ts_node_is_null(arguments)) return false;
+    const std::uint32_t count = ts_node_named_child_count(arguments);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode argument = ts_node_named_child(arguments, i);
+      if (IsType(argument, "keyword_argument")) argument = ChildByField(argument, "value");
+      if (!ts_node_is_null(argument) && IsType(argument, "identifier") && parsers.contains(tree_.Text(argument))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (TSNode call : calls_) {
+    if (passes_a_parser(call) && from_outside(ChildByField(call, "function"))) return true;
+  }
+  for (const auto& [key, bindings] : bindings_) {
+    if (!parsers.contains(key.second)) continue;
+    for (const Binding& binding : bindings) {
+      if (!ts_node_is_null(binding.value) && IsType(binding.value, "call") &&
+          from_outside(ChildByField(binding.value, "function"))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool PythonModule::OptionsFromFramework() const {
   if (options_from_framework_) return true;
+  for (const PythonModule* module : ArgparseModules()) {
+    if (module->ParserLeavesTheProject()) return true;
+  }
   // `from megatron.training import pretrain` and the like: a parser the framework builds, with
   // options this program never sees, when that framework is not below the project root.
   for (const auto& [local, qualified] : imports_) {

@@ -203,6 +203,10 @@ class PythonModule {
   /// This module and the program's other modules that define argparse options.
   std::vector<const PythonModule*> ArgparseModules() const;
   bool OptionsFromFramework() const;
+  /// A parser of this file handed to, or made by, a function imported from outside the project
+  /// (`parser = add_vendor_flags(parser)`, `parser = vendorpkg.make_parser()`): that function
+  /// may add options this program never sees, so its option set is open.
+  bool ParserLeavesTheProject() const;
   bool InMainGuard(TSNode node) const;
   /// Index's part for argparse: allow_abbrev, choices changed at run time, extra_args_provider.
   void NoteArgparseFacts(TSNode call, TSNode function);
