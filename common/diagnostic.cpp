@@ -94,4 +94,16 @@ std::string SummaryLine(const DiagnosticCounts& counts) {
   return line + ".";
 }
 
+bool SameHop(const Note& a, const Note& b) {
+  const bool same_line =
+      a.position.has_value() == b.position.has_value() && (!a.position || a.position->line == b.position->line);
+  return same_line && a.message == b.message && a.file == b.file;
+}
+
+void PrependNotes(std::vector<Note>& chain, const std::vector<Note>& prefix) {
+  auto end = prefix.end();
+  if (!prefix.empty() && !chain.empty() && SameHop(prefix.back(), chain.front())) --end;
+  chain.insert(chain.begin(), prefix.begin(), end);
+}
+
 }  // namespace opmfu

@@ -42,6 +42,13 @@ struct Note {
   std::string message;
 };
 
+/// Puts `prefix` in front of a chain of notes. A step the chain already starts with, on the same
+/// line (an alias read through its own binding: `P = torch_npu.profiler`, then `P.profile` and
+/// `P.ProfilerLevel`), is kept once: the same hop twice says nothing more.
+void PrependNotes(std::vector<Note>& chain, const std::vector<Note>& prefix);
+/// Whether two notes are the same hop as a trace shows it: file, line and message.
+bool SameHop(const Note& a, const Note& b);
+
 /// A fix the tool can apply. `safe` fixes are applied by --fix; the others only shown.
 struct Fix {
   std::string message;

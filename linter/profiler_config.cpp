@@ -85,7 +85,7 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
     targets.push_back({&setting, &spec});
   }
   const auto add = [](Setting& setting, Value value, const std::vector<Note>& prefix) {
-    value.chain.insert(value.chain.begin(), prefix.begin(), prefix.end());
+    PrependNotes(value.chain, prefix);
     setting.values.push_back(std::move(value));
   };
 

@@ -427,7 +427,7 @@ Values PythonModule::ResolveBindings(const std::vector<const Binding*>& reaching
         const auto element = static_cast<std::size_t>(binding->element);
         if (value.kind == ValueKind::kSequence && value.container != "set" && element < value.items.size()) {
           Value item = value.items[element];
-          item.chain.insert(item.chain.begin(), value.chain.begin(), value.chain.end());
+          PrependNotes(item.chain, value.chain);
           value = std::move(item);
         } else if (value.kind != ValueKind::kUnknown) {
           value = Unknown(binding->target, label + " is bound by unpacking " + value.Describe());
@@ -1083,7 +1083,7 @@ Values PythonModule::Lookup(const Values& containers, const Values& keys, TSNode
         if (!SameLiteral(container.keys[i], key)) continue;
         found = true;
         Value item = container.items[i];
-        item.chain.insert(item.chain.begin(), key.chain.begin(), key.chain.end());
+        PrependNotes(item.chain, key.chain);
         out.push_back(WithStep(std::move(item), StepAt(use, "`" + Spelling(use) + "` with key " + key.Describe())));
       }
       if (!found) {

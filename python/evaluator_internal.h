@@ -63,7 +63,9 @@ inline std::optional<Value> Concatenate(const Value& left, const Value& right) {
 }
 
 inline Value WithStep(Value value, Note step) {
-  value.chain.insert(value.chain.begin(), std::move(step));
+  // The same hop twice in a row says nothing more (PrependNotes).
+  if (value.chain.empty() || !SameHop(value.chain.front(), step))
+    value.chain.insert(value.chain.begin(), std::move(step));
   return value;
 }
 
