@@ -12,6 +12,7 @@
 #include "cli/run_prediction.h"
 #include "common/diagnostic_format.h"
 #include "common/input_file.h"
+#include "lint/fix.h"
 #include "lint/lint.h"
 
 namespace opmfu::cli {
@@ -87,18 +88,29 @@ int RunLint(const LintFlags& flags) {
                   " files named by launchers (source, ., bash) could not be followed, the first: " +
                   report->warnings.front() + "; --verbose lists them all");
   }
-  std::vector<Diagnostic> diagnostics;
   std::string diff;
-  for (lint::LintedFile& file : report->files) {
-    std::vector<Diagnostic> found = std::move(file.diagnostics);
-    const bool from_stdin = file.path == flags.stdin_filename && options->stdin_source.has_value();
-    if ((flags.fix || flags.diff) && !from_stdin) {
-      auto remaining =
-          ApplySafeFixes(file.path, file.source, file.parsed_cleanly, std::move(found), flags.fix && !flags.diff, diff);
-      if (!remaining.ok()) return ReportError(remaining.error());
-      found = std::move(*remaining);
+  if (flags.fix || flags.diff) {
+    auto fixed = lint::FixInMemory(paths, *options, std::move(*report));
+    if (!fixed.ok()) return ReportError(fixed.error());
+    if (flags.diff) {
+      diff = lint::FixDiff(*fixed);
+    } else {
+      if (Status written = lint::WriteFixes(*fixed); !written.ok()) return ReportError(written.error());
+      for (const lint::FixedFile& file : fixed->files) {
+        std::cerr << "Fixed " << file.edits << (file.edits == 1 ? " finding" : " findings") << " in " << file.path
+                  << ".\n";
+      }
     }
-    diagnostics.insert(diagnostics.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+    if (!fixed->settled) {
+      ReportWarning("--fix stopped after " + std::to_string(lint::kMaxFixPasses) +
+                    " passes with safe fixes still pending; the findings shown are those of the text as it is");
+    }
+    *report = std::move(fixed->report);
+  }
+  std::vector<Diagnostic> diagnostics;
+  for (lint::LintedFile& file : report->files) {
+    diagnostics.insert(diagnostics.end(), std::make_move_iterator(file.diagnostics.begin()),
+                       std::make_move_iterator(file.diagnostics.end()));
   }
   SortDiagnostics(diagnostics);
   const std::string& output = flags.diagnostics.output;

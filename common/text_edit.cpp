@@ -1,6 +1,7 @@
 #include "common/text_edit.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "common/text.h"
 
@@ -169,6 +170,62 @@ std::string UnifiedDiff(std::string_view path, std::string_view original, std::v
     index = last + 1;
   }
   return out;
+}
+
+std::vector<TextEdit> LineEditsBetween(std::string_view before, std::string_view after) {
+  std::vector<std::string_view> old_lines;
+  std::vector<std::string_view> new_lines;
+  SplitKeepingNewlines(before, old_lines);
+  SplitKeepingNewlines(after, new_lines);
+  std::size_t head = 0;
+  while (head < old_lines.size() && head < new_lines.size() && old_lines[head] == new_lines[head]) ++head;
+  std::size_t tail = 0;
+  while (tail < old_lines.size() - head && tail < new_lines.size() - head &&
+         old_lines[old_lines.size() - 1 - tail] == new_lines[new_lines.size() - 1 - tail]) {
+    ++tail;
+  }
+  const std::size_t n = old_lines.size() - head - tail;
+  const std::size_t m = new_lines.size() - head - tail;
+  // Byte offset in `before` where each old line starts (one past the end for the last).
+  std::vector<std::size_t> offset(old_lines.size() + 1, 0);
+  for (std::size_t i = 0; i < old_lines.size(); ++i) offset[i + 1] = offset[i] + old_lines[i].size();
+  std::vector<TextEdit> edits;
+  const auto add_edit = [&](std::size_t old_begin, std::size_t old_end, std::size_t new_begin, std::size_t new_end) {
+    if (old_begin == old_end && new_begin == new_end) return;
+    std::string replacement;
+    for (std::size_t j = new_begin; j < new_end; ++j) replacement += new_lines[j];
+    edits.push_back({offset[old_begin], offset[old_end], std::move(replacement)});
+  };
+  if (n == 0 || m == 0 || n * m > kMaxDiffCells) {
+    add_edit(head, head + n, head, head + m);
+    return edits;
+  }
+  // common[i][j]: the longest common subsequence of old middle lines i.. and new middle lines j..
+  std::vector<std::uint32_t> common((n + 1) * (m + 1), 0);
+  const auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return common[i * (m + 1) + j]; };
+  for (std::size_t i = n; i-- > 0;) {
+    for (std::size_t j = m; j-- > 0;) {
+      at(i, j) =
+          old_lines[head + i] == new_lines[head + j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+    }
+  }
+  std::size_t i = 0;
+  std::size_t j = 0;
+  std::size_t run_i = 0;  // where the current run of changed lines began
+  std::size_t run_j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && old_lines[head + i] == new_lines[head + j]) {
+      add_edit(head + run_i, head + i, head + run_j, head + j);
+      ++i, ++j;
+      run_i = i, run_j = j;
+    } else if (j < m && (i == n || at(i, j + 1) >= at(i + 1, j))) {
+      ++j;
+    } else {
+      ++i;
+    }
+  }
+  add_edit(head + run_i, head + n, head + run_j, head + m);
+  return edits;
 }
 
 }  // namespace opmfu

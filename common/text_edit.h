@@ -26,4 +26,12 @@ Result<std::string> ApplyEdits(std::string_view original, std::vector<TextEdit> 
 /// `original`; empty when the edits change nothing. Edits must be valid for ApplyEdits.
 std::string UnifiedDiff(std::string_view path, std::string_view original, std::vector<TextEdit> edits, int context = 3);
 
+/// Line edits that turn `before` into `after`: each maximal run of changed lines is one edit
+/// replacing whole lines of `before`. The lines both share are found as a longest common
+/// subsequence (after the common head and tail), or, when the middle is too large for that
+/// (above kMaxDiffCells line pairs), the middle is one edit. UnifiedDiff(path, before,
+/// LineEditsBetween(before, after)) shows `after` as a patch.
+inline constexpr std::size_t kMaxDiffCells = std::size_t{1} << 22;
+std::vector<TextEdit> LineEditsBetween(std::string_view before, std::string_view after);
+
 }  // namespace opmfu

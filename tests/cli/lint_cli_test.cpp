@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/file_io.h"
+#include "common/text.h"
 #include "tests/test_support.h"
 
 namespace opmfu {
@@ -46,6 +47,59 @@ TEST(LintCli, FixRewritesTheSafeFixesAndTheFileThenLintsClean) {
   auto again = RunOpmfu({"lint", "--no-config", "--output-format", "concise", script.string()});
   EXPECT_EQ(again.out.find("OPM101"), std::string::npos) << again.out;
   EXPECT_EQ(again.out.find("OPM109"), std::string::npos) << again.out;
+}
+
+// Two configs lack mstx; one lint places the finding at one of them. --fix lints again after its
+// fixes, so the findings it prints (here the other config's, which has no safe fix yet) and its
+// exit code are a fresh lint's, and --diff shows what --fix writes (issue 30, class 4).
+TEST(LintCli, FixLintsAgainUntilNoSafeFixIsLeftAndDiffShowsWhatItWrites) {
+  constexpr const char* kTwoConfigs =
+      "import torch_npu\n"
+      "from torch_npu.profiler import ExportType, ProfilerActivity, ProfilerLevel\n"
+      "\n"
+      "\n"
+      "def collect(config):\n"
+      "    return torch_npu.profiler.profile(\n"
+      "        activities=[ProfilerActivity.CPU, ProfilerActivity.NPU],\n"
+      "        record_shapes=True,\n"
+      "        with_flops=True,\n"
+      "        experimental_config=config,\n"
+      "    )\n"
+      "\n"
+      "\n"
+      "slow = torch_npu.profiler._ExperimentalConfig(profiler_level=ProfilerLevel.Level1, "
+      "export_type=[ExportType.Db])\n"
+      "fast = torch_npu.profiler._ExperimentalConfig(profiler_level=ProfilerLevel.Level2, "
+      "export_type=[ExportType.Db])\n"
+      "first = collect(slow)\n"
+      "second = collect(fast)\n";
+  testing::TempDir dir;
+  const fs::path script = dir.Write("train.py", kTwoConfigs);
+  auto before = RunOpmfu({"lint", "--no-config", "--output-format", "concise", script.string()});
+  ASSERT_NE(before.out.find("OPM102"), std::string::npos) << before.out;
+
+  auto preview = RunOpmfu({"lint", "--no-config", "--diff", script.string()});
+  EXPECT_EQ(testing::ReadFile(script), kTwoConfigs);  // --diff writes nothing
+  auto fixed = RunOpmfu({"lint", "--no-config", "--fix", "--output-format", "concise", script.string()});
+  const std::string after = testing::ReadFile(script);
+  EXPECT_NE(after.find("mstx=True"), std::string::npos) << after;
+  auto fresh = RunOpmfu({"lint", "--no-config", "--output-format", "concise", script.string()});
+  EXPECT_NE(fixed.out, before.out);
+  EXPECT_EQ(fixed.out, fresh.out);  // what --fix says is left is what a fresh lint finds
+  EXPECT_EQ(fixed.exit_code, fresh.exit_code);
+
+  // The preview is the change --fix made: its removed lines are the original's, its added ones
+  // the fixed file's.
+  const std::string original = kTwoConfigs;
+  for (const std::string& line : SplitString(preview.out, '\n')) {
+    if (line.starts_with("---") || line.starts_with("+++")) continue;
+    if (line.starts_with("-")) {
+      EXPECT_NE(original.find(line.substr(1) + "\n"), std::string::npos) << line;
+    } else if (line.starts_with("+")) {
+      EXPECT_NE(after.find(line.substr(1) + "\n"), std::string::npos) << line;
+    }
+  }
+  EXPECT_NE(preview.out.find("mstx=True"), std::string::npos) << preview.out;
 }
 
 // --fix on a symlink fixes the file it names and leaves the link a link, with the mode kept.

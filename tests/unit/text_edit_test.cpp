@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace opmfu {
 namespace {
 
@@ -56,6 +60,55 @@ TEST(UnifiedDiff, EmptyWhenNothingChanges) {
 
 TEST(UnifiedDiff, AbsolutePathsGetNoPrefixes) {
   EXPECT_EQ(UnifiedDiff("/tmp/f", "a\n", {{0, 1, "b"}}, 0), "--- /tmp/f\n+++ /tmp/f\n@@ -1 +1 @@\n-a\n+b\n");
+}
+
+// LineEditsBetween turns two texts into edits: applying them gives the second text back, and the
+// diff shows only the lines that changed.
+TEST(LineEditsBetween, ApplyingTheEditsGivesTheSecondText) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", ""},
+      {"a\n", "a\n"},
+      {"", "a\nb\n"},
+      {"a\nb\n", ""},
+      {"a\nb\nc\n", "a\nB\nc\n"},
+      {"a\nb\nc\nd\ne\n", "x\na\nc\nd\ny\ne\n"},
+      {"a\nb\nc", "a\nb\nc\n"},
+      {"one\ntwo\nthree\nfour\n", "four\nthree\ntwo\none\n"},
+      {"p(x)\nq(y)\nr(z)\n", "p(x, mstx=True)\nq(y)\nr(z, mstx=True)\n"},
+  };
+  for (const auto& [before, after] : cases) {
+    auto applied = ApplyEdits(before, LineEditsBetween(before, after));
+    ASSERT_TRUE(applied.ok()) << before;
+    EXPECT_EQ(*applied, after) << "from '" << before << "'";
+  }
+}
+
+TEST(LineEditsBetween, TwoDistantChangesAreTwoHunks) {
+  std::string before;
+  for (int i = 0; i < 20; ++i) before += "line " + std::to_string(i) + "\n";
+  std::string after = before;
+  after.replace(after.find("line 2\n"), 7, "line 2 fixed\n");
+  after.replace(after.find("line 17\n"), 8, "line 17 fixed\n");
+  const std::vector<TextEdit> edits = LineEditsBetween(before, after);
+  ASSERT_EQ(edits.size(), 2U);
+  const std::string diff = UnifiedDiff("f.py", before, edits);
+  EXPECT_NE(diff.find("@@ -1,6 +1,6 @@"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("@@ -15,6 +15,6 @@"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("-line 2\n+line 2 fixed\n"), std::string::npos) << diff;
+}
+
+TEST(LineEditsBetween, AMiddleTooLargeToCompareIsOneEdit) {
+  std::string before;
+  std::string after;
+  for (int i = 0; i < 3000; ++i) {
+    before += "a" + std::to_string(i) + "\n";
+    after += "b" + std::to_string(i) + "\n";
+  }
+  const std::vector<TextEdit> edits = LineEditsBetween(before, after);  // 9,000,000 pairs > kMaxDiffCells
+  ASSERT_EQ(edits.size(), 1U);
+  auto applied = ApplyEdits(before, edits);
+  ASSERT_TRUE(applied.ok());
+  EXPECT_EQ(*applied, after);
 }
 
 }  // namespace

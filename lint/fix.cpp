@@ -1,0 +1,106 @@
+#include "lint/fix.h"
+
+#include <filesystem>
+#include <map>
+#include <utility>
+
+#include "common/file_io.h"
+#include "common/file_reader.h"
+#include "common/text_edit.h"
+#include "lint/stage.h"
+
+namespace opmfu::lint {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Key(const std::string& path) { return fs::absolute(fs::path(path)).lexically_normal().string(); }
+
+// The files as fixed so far, over the reader the lint would otherwise use.
+class FixedFiles final : public FileReader {
+ public:
+  explicit FixedFiles(const FileReader& base) : base_(base) {}
+  void Set(const std::string& path, std::string text) { texts_[Key(path)] = std::move(text); }
+
+  Result<std::string> ReadFile(const std::string& path) const override {
+    if (auto found = texts_.find(Key(path)); found != texts_.end()) return found->second;
+    return base_.ReadFile(path);
+  }
+  bool IsFile(const std::string& path) const override { return texts_.contains(Key(path)) || base_.IsFile(path); }
+
+ private:
+  const FileReader& base_;
+  std::map<std::string, std::string> texts_;
+};
+
+// The safe fixes of one linted file, when it may be fixed at all.
+std::vector<TextEdit> SafeEdits(const LintedFile& file, const LintOptions& options) {
+  std::vector<TextEdit> edits;
+  const bool from_stdin = options.stdin_source.has_value() && file.path == options.stdin_filename;
+  if (from_stdin || !file.parsed_cleanly) return edits;
+  for (const Diagnostic& d : file.diagnostics) {
+    if (d.fix && d.fix->safe) edits.insert(edits.end(), d.fix->edits.begin(), d.fix->edits.end());
+  }
+  return edits;
+}
+
+}  // namespace
+
+Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintOptions& options, LintReport first) {
+  FixResult result;
+  result.report = std::move(first);
+  FixedFiles texts(FilesOf(options));
+  LintOptions again = options;
+  again.files = &texts;
+  std::map<std::string, FixedFile> fixed;  // by path as reported
+  for (int pass = 0;; ++pass) {
+    // Every file's fixed text for this pass, against the text the last lint read.
+    std::vector<std::pair<const LintedFile*, std::pair<std::string, std::size_t>>> changes;
+    for (const LintedFile& file : result.report.files) {
+      std::vector<TextEdit> edits = SafeEdits(file, options);
+      if (edits.empty()) continue;
+      const std::size_t count = edits.size();
+      auto text = ApplyEdits(file.source, std::move(edits));
+      if (!text.ok()) return Error::Input(file.path + ": the fixes overlap: " + text.error().message);
+      if (*text != file.source) changes.push_back({&file, {std::move(*text), count}});
+    }
+    if (changes.empty()) break;
+    if (pass == kMaxFixPasses) {  // the report stays that of the texts as they are
+      result.settled = false;
+      break;
+    }
+    for (auto& [file, change] : changes) {
+      FixedFile& entry = fixed.try_emplace(file->path, FixedFile{file->path, file->source, {}, 0}).first->second;
+      entry.fixed = change.first;
+      entry.edits += change.second;
+      texts.Set(file->path, std::move(change.first));
+    }
+    OPMFU_ASSIGN_OR_RETURN(result.report, LintPaths(paths, again));
+    ++result.passes;
+  }
+  for (auto& [path, file] : fixed) result.files.push_back(std::move(file));
+  return result;
+}
+
+Status WriteFixes(const FixResult& result) {
+  for (const FixedFile& file : result.files) {
+    // An editor may have saved the file since it was read: fixing the old text would lose that.
+    auto current = ReadTextFile(file.path);
+    if (!current.ok() || *current != file.original) {
+      return Error::Input(file.path + ": changed while opmfu was working; no fixes were written to it");
+    }
+    OPMFU_RETURN_IF_ERROR(WriteFileAtomically(file.path, file.fixed));
+  }
+  return Ok();
+}
+
+std::string FixDiff(const FixResult& result) {
+  std::string diff;
+  for (const FixedFile& file : result.files) {
+    diff += UnifiedDiff(file.path, file.original, LineEditsBetween(file.original, file.fixed));
+  }
+  return diff;
+}
+
+}  // namespace opmfu::lint

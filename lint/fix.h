@@ -1,0 +1,46 @@
+#pragma once
+// `opmfu lint --fix` and `--diff`: the safe fixes are applied in memory, pass after pass, each
+// pass a fresh lint of the text the previous one left, until no safe fix is left (a fix can bring
+// another finding to light: the same setting missing at a second config, say). The findings
+// kept are the last pass's, so they are what a fresh lint of the fixed files reports, and the
+// diff is exactly what --fix writes.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "lint/lint.h"
+
+namespace opmfu::lint {
+
+/// At most this many passes; a fix that keeps bringing new ones stops here, with its findings kept.
+inline constexpr int kMaxFixPasses = 10;
+
+struct FixedFile {
+  std::string path;
+  std::string original;  ///< as first read: writing is refused if the disk no longer holds it
+  std::string fixed;
+  std::size_t edits = 0;  ///< fixes applied to it over all passes
+};
+
+struct FixResult {
+  LintReport report;             ///< the lint of the fixed text
+  std::vector<FixedFile> files;  ///< the files whose text changed, in path order
+  int passes = 0;                ///< lints that applied fixes
+  bool settled = true;           ///< false: kMaxFixPasses passes and safe fixes still pending
+};
+
+/// Applies every safe fix of `first` (the lint of `paths` with `options`, sources kept) to the
+/// files that parsed cleanly, except the standard input, and lints again until no safe fix is
+/// left. Nothing is written.
+Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintOptions& options, LintReport first);
+
+/// Writes every fixed file in place, through symlinks, keeping mode and owner; refuses a file the
+/// disk no longer holds as it was read (an editor saved it meanwhile), writing nothing of it.
+Status WriteFixes(const FixResult& result);
+
+/// The unified diff of every fixed file, from its original text to its fixed one.
+std::string FixDiff(const FixResult& result);
+
+}  // namespace opmfu::lint
