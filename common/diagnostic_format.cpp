@@ -394,7 +394,8 @@ std::string FormatGitlab(const std::vector<Diagnostic>& diagnostics) {
     mix(d.message);
     mix(std::to_string(seen[hash]++));
     char fingerprint[17];
-    std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(hash));
+    // 16 hex digits and the NUL always fit: the count it returns says nothing here.
+    (void)std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(hash));
     const char* severity = d.severity == Severity::kError     ? "major"
                            : d.severity == Severity::kWarning ? "minor"
                                                               : "info";

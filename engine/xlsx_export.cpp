@@ -52,7 +52,7 @@ class QuietStderr {
   QuietStderr() : saved_(::dup(STDERR_FILENO)) {
     const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (saved_ >= 0 && null >= 0) {
-      std::fflush(stderr);
+      (void)std::fflush(stderr);  // best effort: silencing libxlsxwriter's lines must not fail the export
       ::dup2(null, STDERR_FILENO);
     }
     if (null >= 0) ::close(null);
@@ -61,7 +61,7 @@ class QuietStderr {
   QuietStderr& operator=(const QuietStderr&) = delete;
   ~QuietStderr() {
     if (saved_ < 0) return;
-    std::fflush(stderr);
+    (void)std::fflush(stderr);
     ::dup2(saved_, STDERR_FILENO);
     ::close(saved_);
   }
