@@ -56,25 +56,31 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
   std::map<std::string, FixedFile> fixed;  // by path as reported
   for (int pass = 0;; ++pass) {
     // Every file's fixed text for this pass, against the text the last lint read.
-    std::vector<std::pair<const LintedFile*, std::pair<std::string, std::size_t>>> changes;
+    struct Change {
+      const LintedFile* file;
+      std::string text;
+      std::size_t edits;
+    };
+    std::vector<Change> changes;
     for (const LintedFile& file : result.report.files) {
       std::vector<TextEdit> edits = SafeEdits(file, options);
       if (edits.empty()) continue;
       const std::size_t count = edits.size();
       auto text = ApplyEdits(file.source, std::move(edits));
       if (!text.ok()) return Error::Input(file.path + ": the fixes overlap: " + text.error().message);
-      if (*text != file.source) changes.push_back({&file, {std::move(*text), count}});
+      if (*text != file.source) changes.push_back({&file, std::move(*text), count});
     }
     if (changes.empty()) break;
     if (pass == kMaxFixPasses) {  // the report stays that of the texts as they are
       result.settled = false;
       break;
     }
-    for (auto& [file, change] : changes) {
-      FixedFile& entry = fixed.try_emplace(file->path, FixedFile{file->path, file->source, {}, 0}).first->second;
-      entry.fixed = change.first;
-      entry.edits += change.second;
-      texts.Set(file->path, std::move(change.first));
+    for (Change& change : changes) {
+      const LintedFile& file = *change.file;
+      FixedFile& entry = fixed.try_emplace(file.path, FixedFile{file.path, file.source, {}, 0}).first->second;
+      entry.fixed = change.text;
+      entry.edits += change.edits;
+      texts.Set(file.path, std::move(change.text));
     }
     OPMFU_ASSIGN_OR_RETURN(result.report, LintPaths(paths, again));
     ++result.passes;
