@@ -50,4 +50,34 @@ std::string AgentErrorLine(const Error& error, int exit_code) {
   return answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+nlohmann::ordered_json AgentAnswer(const engine::AnalyzeReport& report, const std::string& export_type, bool derived) {
+  nlohmann::ordered_json message = nlohmann::ordered_json::object();
+  nlohmann::ordered_json failures = nlohmann::ordered_json::array();
+  for (const engine::RankOutcome& rank : report.ranks) {
+    if (rank.failure) {
+      failures.push_back({{"rank_id", rank.location.rank_id}, {"error", engine::DescribeFailure(rank)}});
+    }
+  }
+  if (!report.written.empty()) {
+    if (export_type == "db") {
+      message = {{"db_path", report.written.front().string()}, {"tables", {"OperatorMFU", "ModuleMFU"}}};
+      if (derived) message["tables"].push_back("DerivedMFU");
+    } else if (export_type == "text") {
+      message = {{"csv_dir", (report.output_directory / "OperatorMfu").string()}};  // upstream's key
+    } else {
+      message = {{"csv_dir", report.output_directory.string()}};
+    }
+  }
+  if (!failures.empty()) message["failed_ranks"] = failures;
+  const bool failed = !report.clean();
+  nlohmann::ordered_json answer{
+      {"status", failed ? "partial" : "success"},
+      {"code", failed ? 1 : 0},
+      {"message", message},
+      // Upstream's suggestion, word for word, when all went well; ours says where the reasons are.
+      {"suggestion", failed ? "some ranks failed: message.failed_ranks and the log at log_path say why"
+                            : "kernel级或者module级MFU统计，后者仅当采集数据包含Module domain的msTX Range时生成。"}};
+  return answer;
+}
+
 }  // namespace opmfu::cli

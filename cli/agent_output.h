@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "engine/analyze.h"
 
 namespace opmfu::cli {
 
@@ -25,5 +26,10 @@ void WriteAgentLog(std::string_view lines, nlohmann::ordered_json& answer);
 /// The line for an error that stopped the run (upstream: status "error", message.err), with the
 /// error in the log file too. `exit_code` is opmfu's (2 usage or input, 3 internal).
 std::string AgentErrorLine(const Error& error, int exit_code);
+
+/// The line for a run that finished (before WriteAgentLog adds `log_path`): status "success", or
+/// "partial" with `message.failed_ranks` when a rank failed; where the tables went (`db_path` and
+/// its tables, with DerivedMFU when `derived`, or upstream's `csv_dir`).
+nlohmann::ordered_json AgentAnswer(const engine::AnalyzeReport& report, const std::string& export_type, bool derived);
 
 }  // namespace opmfu::cli

@@ -1,5 +1,9 @@
 #include "cli/analysis_output.h"
 
+#include "cli/cli_support.h"
+
+#include <unistd.h>
+
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -208,6 +212,35 @@ Result<engine::ExportType> ParseExportType(const std::string& name) {
   const std::vector<std::string> names = {"db", "text", "csv", "json"};
   return Error::Usage("unknown export type '" + name + "'" + DidYouMean(name, names) +
                       "; choose db, text, csv or json");
+}
+
+RankProgress::RankProgress(bool agent) : agent_(agent) {}
+
+std::function<void(std::size_t, std::size_t)> RankProgress::Callback() {
+  const std::optional<std::string> progress_fd = GetEnv("OPMFU_PROGRESS_FD");
+  if (progress_fd && !progress_fd->empty() && std::all_of(progress_fd->begin(), progress_fd->end(), ::isdigit)) {
+    const int fd = std::stoi(*progress_fd);
+    return [this, fd](std::size_t done, std::size_t total) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const std::string line = std::to_string(done) + " " + std::to_string(total) + "\n";
+      (void)!::write(fd, line.data(), line.size());  // a closed reader loses progress, not the run
+    };
+  }
+  if (::isatty(STDERR_FILENO) != 1 || agent_) return {};
+  return [this](std::size_t done, std::size_t total) {
+    if (std::chrono::steady_clock::now() - started_ < std::chrono::seconds(1)) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::size_t width = 30;
+    const std::size_t filled = total == 0 ? width : done * width / total;
+    std::cerr << "\ranalyzing ranks [" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done
+              << "/" << total << std::flush;
+    shown_ = true;
+  };
+}
+
+void RankProgress::Finish() {
+  if (shown_) std::cerr << "\n";
+  shown_ = false;
 }
 
 }  // namespace opmfu::cli

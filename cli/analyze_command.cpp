@@ -55,45 +55,13 @@ struct AnalyzeFlags {
   std::vector<std::string> option_names;  // for a did-you-mean on an ignored option
 };
 
-// --derived: the FLOPs derived from every kernel's shapes, written as the DerivedMFU table into the
-// cluster DB the analysis wrote (engine/ knows nothing of it: the table is added after the engine
-// has written, so without --derived the output is exactly upstream's). When the analysis wrote no
-// DB (no rank had a FLOPs record), a new DB holds DerivedMFU alone; an earlier analysis' DB is not
-// mixed with this run's derived rows. Returns the rows written.
+// --derived: the DerivedMFU table beside upstream's (report::WriteDerivedForAnalysis).
 Result<std::size_t> WriteDerived(engine::AnalyzeReport& analysis, const AnalyzeFlags& flags) {
-  const std::filesystem::path db_path = analysis.output_directory / "cluster_analysis.db";
-  const bool written_now =
-      std::find(analysis.written.begin(), analysis.written.end(), db_path) != analysis.written.end();
-  std::error_code ec;
-  if (!written_now && std::filesystem::exists(db_path, ec)) {
-    OPMFU_ASSIGN_OR_RETURN(Database earlier, Database::OpenReadOnly(db_path));
-    OPMFU_ASSIGN_OR_RETURN(const bool has_operator, earlier.HasTable("OperatorMFU"));
-    OPMFU_ASSIGN_OR_RETURN(const bool has_module, earlier.HasTable("ModuleMFU"));
-    if (has_operator || has_module) {
-      return Error::Input(db_path.string() +
-                          ": holds an earlier analysis' tables, which this run did not replace (no rank produced a "
-                          "row); DerivedMFU is not written beside them (remove the file, or pass -o elsewhere)");
-    }
-  }
-  report::ReportData data;
-  data.source = report::ReportData::Source::kProfilingDirectory;
-  data.path = flags.profiling_path;
-  data.analysis = std::move(analysis);
   report::DerivedOptions options;
   options.chip = flags.chip;
   if (flags.peak_tflops > 0) options.peak_tflops = flags.peak_tflops;
   if (flags.hbm_tbps > 0) options.hbm_tbps = flags.hbm_tbps;
-  options.keep_rank_groups = true;
-  auto section = report::BuildDerivedSection(data, options);
-  analysis = std::move(data.analysis);
-  if (!section.ok()) return section.take_error();
-  OPMFU_RETURN_IF_ERROR(report::WriteDerivedMfuTable(db_path, *section));
-  if (!written_now) {
-    // The DB now exists, holding DerivedMFU alone: the summary says "Wrote", not "Nothing written".
-    analysis.written.push_back(db_path);
-    analysis.nothing_to_write = false;
-  }
-  return section->rank_groups.size();
+  return report::WriteDerivedForAnalysis(analysis, flags.profiling_path, options);
 }
 
 // The `analyze:` section of the nearest `.opmfu.yaml` above the profiling directory fills in what
@@ -173,33 +141,10 @@ int RunAnalyzeCommand(AnalyzeFlags given) {
   // An earlier run's DerivedMFU was made from the rows this run replaces: it goes in the same write
   // (with --derived, WriteDerived then writes this run's).
   options.stale_tables = {report::kDerivedTableName};
-  // A progress line on a terminal, once the run has taken more than a second.
-  const auto started = std::chrono::steady_clock::now();
-  std::mutex progress_mutex;
-  bool progress_shown = false;
-  // `opmfu mcp` runs analyze with a pipe named here and turns its lines into progress notifications.
-  const std::optional<std::string> progress_fd = GetEnv("OPMFU_PROGRESS_FD");
-  if (progress_fd && !progress_fd->empty() && std::all_of(progress_fd->begin(), progress_fd->end(), ::isdigit)) {
-    const int fd = std::stoi(*progress_fd);
-    options.on_rank_done = [&progress_mutex, fd](std::size_t done, std::size_t total) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      const std::string line = std::to_string(done) + " " + std::to_string(total) + "\n";
-      (void)!::write(fd, line.data(), line.size());  // a closed reader loses progress, not the run
-    };
-  } else if (::isatty(STDERR_FILENO) == 1 && !flags.agent) {
-    options.on_rank_done = [&](std::size_t done, std::size_t total) {
-      if (std::chrono::steady_clock::now() - started < std::chrono::seconds(1)) return;
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      const std::size_t width = 30;
-      const std::size_t filled = total == 0 ? width : done * width / total;
-      std::cerr << "\ranalyzing ranks [" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done
-                << "/" << total << std::flush;
-      progress_shown = true;
-    };
-  }
-
+  RankProgress progress(flags.agent);
+  options.on_rank_done = progress.Callback();
   auto report = engine::RunAnalyze(options);
-  if (progress_shown) std::cerr << "\n";
+  progress.Finish();
   // With --agent an error here becomes upstream's error line at exit (SetAgentMode).
   if (!report.ok()) return ReportError(report.error());
   // Every line goes to stderr; with --agent also to a log file whose path the JSON gives
@@ -216,31 +161,7 @@ int RunAnalyzeCommand(AnalyzeFlags given) {
   for (const auto& written : report->written) full_log += "wrote " + written.string() + "\n";
   const bool failed = !report->clean();
   if (flags.agent) {
-    nlohmann::ordered_json message = nlohmann::ordered_json::object();
-    nlohmann::ordered_json failures = nlohmann::ordered_json::array();
-    for (const engine::RankOutcome& rank : report->ranks) {
-      if (rank.failure) {
-        failures.push_back({{"rank_id", rank.location.rank_id}, {"error", engine::DescribeFailure(rank)}});
-      }
-    }
-    if (!report->written.empty()) {
-      if (flags.export_type == "db") {
-        message = {{"db_path", report->written.front().string()}, {"tables", {"OperatorMFU", "ModuleMFU"}}};
-        if (derived_rows) message["tables"].push_back("DerivedMFU");
-      } else if (flags.export_type == "text") {
-        message = {{"csv_dir", (report->output_directory / "OperatorMfu").string()}};  // upstream's key
-      } else {
-        message = {{"csv_dir", report->output_directory.string()}};
-      }
-    }
-    if (!failures.empty()) message["failed_ranks"] = failures;
-    nlohmann::ordered_json answer{
-        {"status", failed ? "partial" : "success"},
-        {"code", failed ? 1 : 0},
-        {"message", message},
-        // Upstream's suggestion, word for word, when all went well; ours says where the reasons are.
-        {"suggestion", failed ? "some ranks failed: message.failed_ranks and the log at log_path say why"
-                              : "kernel级或者module级MFU统计，后者仅当采集数据包含Module domain的msTX Range时生成。"}};
+    nlohmann::ordered_json answer = AgentAnswer(*report, flags.export_type, derived_rows.has_value());
     WriteAgentLog(full_log, answer);
     std::cout << answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (flags.format == "json") {

@@ -1,251 +1,18 @@
+// The flags and checks several subcommands share.
+
 #include "cli/cli_support.h"
-
-#include "cli/agent_output.h"
-
-#include "common/file_io.h"
-#include "common/text.h"
-#include "common/text_edit.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <array>
-#include <cerrno>
-#include <cstdio>
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
-#include <memory>
-#include <nlohmann/json.hpp>
-#include <streambuf>
-#include <utility>
 
-#include "common/file_io.h"
+#include "common/text.h"
 
 namespace opmfu::cli {
-
-namespace {
-
-// Passes everything to stdout's buffer and remembers whether anything went through, so that an
-// error in JSON mode knows whether stdout still lacks its one document.
-class CountingStreambuf : public std::streambuf {
- public:
-  explicit CountingStreambuf(std::streambuf* target) : target_(target) {}
-  bool written() const { return written_; }
-  std::streambuf* target() const { return target_; }
-
- protected:
-  int_type overflow(int_type c) override {
-    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
-    written_ = true;
-    return target_->sputc(traits_type::to_char_type(c));
-  }
-  std::streamsize xsputn(const char* text, std::streamsize count) override {
-    if (count > 0) written_ = true;
-    return target_->sputn(text, count);
-  }
-  int sync() override { return target_->pubsync(); }
-
- private:
-  std::streambuf* target_;
-  bool written_ = false;
-};
-
-// stdout with every write checked. std::cout's own buffer (through C stdio) lets a failed write
-// pass unnoticed, so a full disk or `> /dev/full` exited 0; this one remembers the first errno,
-// which ends the run with exit 2 and the cause (StdoutStatus).
-class CheckedStdoutBuf : public std::streambuf {
- public:
-  CheckedStdoutBuf() { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
-  CheckedStdoutBuf(const CheckedStdoutBuf&) = delete;
-  CheckedStdoutBuf& operator=(const CheckedStdoutBuf&) = delete;
-  ~CheckedStdoutBuf() override = default;
-  int failure() const { return failure_; }
-  bool TakeUnreported() { return failure_ != 0 && !std::exchange(reported_, true); }
-
- protected:
-  int_type overflow(int_type c) override {
-    if (Flush() != 0) return traits_type::eof();
-    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
-    *pptr() = traits_type::to_char_type(c);
-    pbump(1);
-    return c;
-  }
-  std::streamsize xsputn(const char* text, std::streamsize count) override {
-    const auto size = static_cast<std::size_t>(count);
-    if (size > static_cast<std::size_t>(epptr() - pptr())) {
-      if (Flush() != 0) return 0;
-      if (size >= buffer_.size()) return WriteOut(text, size) ? count : 0;
-    }
-    std::memcpy(pptr(), text, size);
-    pbump(static_cast<int>(count));
-    return count;
-  }
-  int sync() override { return Flush(); }
-
- private:
-  int Flush() {
-    const bool ok = WriteOut(pbase(), static_cast<std::size_t>(pptr() - pbase()));
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    return ok ? 0 : -1;
-  }
-  bool WriteOut(const char* data, std::size_t size) {
-    if (failure_ != 0) return false;  // the output is already incomplete: stop writing
-    while (size > 0) {
-      const ssize_t n = ::write(STDOUT_FILENO, data, size);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        failure_ = errno;
-        return false;
-      }
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-
-  std::array<char, std::size_t{1} << 16> buffer_{};
-  int failure_ = 0;
-  bool reported_ = false;
-};
-
-// Owns the checked buffer and gives std::cout its own back before the buffer goes: the standard
-// streams are flushed once more after every static object is destroyed.
-struct CheckedStdout {
-  CheckedStdout() : original(std::cout.rdbuf(&buffer)) {}
-  CheckedStdout(const CheckedStdout&) = delete;
-  CheckedStdout& operator=(const CheckedStdout&) = delete;
-  ~CheckedStdout() {
-    std::cout.flush();
-    std::cout.rdbuf(original);
-  }
-  CheckedStdoutBuf buffer;
-  std::streambuf* original;
-};
-
-CheckedStdout& StdoutChecker() {
-  static CheckedStdout checker;
-  return checker;
-}
-
-struct JsonModeState {
-  JsonModeState() = default;
-  JsonModeState(const JsonModeState&) = delete;
-  JsonModeState& operator=(const JsonModeState&) = delete;
-  // Runs at exit before the standard streams are flushed for the last time: std::cout must not
-  // be left pointing at a destroyed buffer.
-  ~JsonModeState() {
-    if (counter) {
-      std::cout.flush();
-      std::cout.rdbuf(counter->target());
-    }
-  }
-  std::unique_ptr<CountingStreambuf> counter;
-  std::optional<Error> first_error;  ///< for the error object at exit, when stdout stays empty
-  bool agent = false;                ///< `analyze --agent`: the error is upstream's agent line
-};
-
-JsonModeState& JsonState() {
-  static JsonModeState state;
-  return state;
-}
-
-const char* KindName(Error::Kind kind) {
-  switch (kind) {
-    case Error::Kind::kInput:
-      return "input";
-    case Error::Kind::kUsage:
-      return "usage";
-    case Error::Kind::kInternal:
-      return "internal";
-  }
-  return "internal";
-}
-
-}  // namespace
-
-int ExitCodeFor(Error::Kind kind) { return kind == Error::Kind::kInternal ? kExitInternal : kExitUsage; }
-
-std::string ErrorObjectJson(const Error& error) {
-  const nlohmann::ordered_json object{
-      {"error", {{"kind", KindName(error.kind)}, {"exit_code", ExitCodeFor(error.kind)}, {"message", error.message}}}};
-  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-void SetJsonMode(bool on) {
-  JsonModeState& state = JsonState();
-  if (on && !state.counter) {
-    state.counter = std::make_unique<CountingStreambuf>(std::cout.rdbuf());
-    std::cout.rdbuf(state.counter.get());
-  } else if (!on && state.counter) {
-    std::cout.flush();
-    std::cout.rdbuf(state.counter->target());
-    state.counter.reset();
-  }
-}
-
-bool JsonMode() { return JsonState().counter != nullptr; }
-
-void SetAgentMode() {
-  SetJsonMode(true);
-  JsonState().agent = true;
-}
-
-int ReportError(const Error& error) {
-  std::cerr << "opmfu: error: " << EscapeControlCharacters(error.message) << "\n";
-  JsonModeState& state = JsonState();
-  if (state.counter && !state.first_error) state.first_error = error;
-  return ExitCodeFor(error.kind);
-}
-
-void FinishJsonOutput() {
-  JsonModeState& state = JsonState();
-  if (state.counter && state.first_error && !state.counter->written()) {
-    std::cout << (state.agent ? AgentErrorLine(*state.first_error, ExitCodeFor(state.first_error->kind))
-                              : ErrorObjectJson(*state.first_error))
-              << "\n";
-  }
-  std::cout.flush();
-}
-
-CLI::Validator Choices(const std::vector<std::string>& choices) {
-  std::string listed;
-  for (const std::string& choice : choices) listed += (listed.empty() ? "" : ",") + choice;
-  return {[](const std::string&) { return std::string(); }, "{" + listed + "}", "choices"};
-}
-
-std::vector<std::string> ChipNames() {
-  std::vector<std::string> names;
-  for (const report::ChipSpec& chip : report::KnownChips()) names.emplace_back(chip.name);
-  return names;
-}
-
-void AddFormatOption(CLI::App& command, std::string& format) {
-  command.add_option("--format", format, "text or json (docs/schema/)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"text", "json"}));
-}
-
-void ReportWarning(std::string_view message) {
-  std::cerr << "opmfu: warning: " << EscapeControlCharacters(message) << "\n";
-}
-
-void InstallCheckedStdout() { (void)StdoutChecker(); }
-
-Status StdoutStatus() {
-  std::cout.flush();
-  CheckedStdoutBuf& buffer = StdoutChecker().buffer;
-  if (!buffer.TakeUnreported()) return Ok();
-  return Error::Input("stdout: cannot write: " + ErrnoMessage(buffer.failure()) + " (the output is incomplete)");
-}
-
-Status EmitOutput(std::string_view content, const std::string& output_path) {
-  if (output_path.empty() || output_path == "-") {
-    std::cout << content;
-    return StdoutStatus();
-  }
-  return WriteFileAtomically(output_path, content);
-}
 
 Status RefuseOutputOverInput(const std::string& output_path, const std::vector<std::filesystem::path>& inputs) {
   if (output_path.empty() || output_path == "-") return Ok();
@@ -269,6 +36,24 @@ std::vector<std::filesystem::path> InputFiles(const report::ReportData& data) {
   files.insert(files.end(), data.artifacts.begin(), data.artifacts.end());
   for (const engine::RankOutcome& rank : data.analysis.ranks) files.push_back(rank.location.db_path);
   return files;
+}
+
+CLI::Validator Choices(const std::vector<std::string>& choices) {
+  std::string listed;
+  for (const std::string& choice : choices) listed += (listed.empty() ? "" : ",") + choice;
+  return {[](const std::string&) { return std::string(); }, "{" + listed + "}", "choices"};
+}
+
+std::vector<std::string> ChipNames() {
+  std::vector<std::string> names;
+  for (const report::ChipSpec& chip : report::KnownChips()) names.emplace_back(chip.name);
+  return names;
+}
+
+void AddFormatOption(CLI::App& command, std::string& format) {
+  command.add_option("--format", format, "text or json (docs/schema/)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
 }
 
 void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help) {
@@ -328,33 +113,6 @@ Result<DiagnosticFlags::Parsed> DiagnosticFlags::Parse(std::span<const RuleDescr
     overrides.severity.push_back(entry);
   }
   return parsed;
-}
-
-Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const std::string& source, bool parsed_cleanly,
-                                               std::vector<Diagnostic> found, bool write, std::string& diff_out) {
-  std::vector<TextEdit> edits;
-  std::vector<Diagnostic> remaining;
-  for (Diagnostic& d : found) {
-    if (d.fix && d.fix->safe && parsed_cleanly) {
-      edits.insert(edits.end(), d.fix->edits.begin(), d.fix->edits.end());
-    } else {
-      remaining.push_back(std::move(d));
-    }
-  }
-  if (edits.empty()) return remaining;
-  if (!write) {
-    diff_out += UnifiedDiff(path, source, edits);
-    return found;  // nothing changed on disk: every finding still stands
-  }
-  OPMFU_ASSIGN_OR_RETURN(std::string fixed, ApplyEdits(source, edits));
-  // An editor may have saved the file since it was read: fixing the old text would lose that.
-  auto current = ReadTextFile(path);
-  if (!current.ok() || *current != source) {
-    return Error::Input(path + ": changed while opmfu was working; no fixes were written");
-  }
-  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(path, fixed));
-  std::cerr << "Fixed " << edits.size() << (edits.size() == 1 ? " finding" : " findings") << " in " << path << ".\n";
-  return remaining;
 }
 
 Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string& text) {

@@ -103,12 +103,6 @@ struct DiagnosticFlags {
   Result<Parsed> Parse(std::span<const RuleDescriptor> rules) const;
 };
 
-/// --fix / --diff: applies (or, without `write`, appends to `diff_out` as a diff) the safe fixes of
-/// one file's findings. A file that did not parse cleanly is never changed. Returns the findings
-/// that remain.
-Result<std::vector<Diagnostic>> ApplySafeFixes(const std::string& path, const std::string& source, bool parsed_cleanly,
-                                               std::vector<Diagnostic> found, bool write, std::string& diff_out);
-
 /// The `-d` option every command on profiling data takes, with msprof-analyze's spellings too.
 void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help);
 

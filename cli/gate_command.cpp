@@ -85,67 +85,6 @@ Result<report::GateThresholds> ParseThresholds(const GateFlags& flags) {
   return thresholds;
 }
 
-std::string Ratio(std::optional<double> value) { return value ? report::FormatPercent(*value) : "-"; }
-
-std::string RenderText(const std::vector<report::GateCheck>& checks, bool passed) {
-  std::vector<std::vector<std::string>> rows{{"check", "subject", "actual", "threshold", "result"}};
-  for (const report::GateCheck& check : checks) {
-    rows.push_back({check.rule, check.subject, Ratio(check.actual),
-                    (check.at_most ? "<= " : ">= ") + Ratio(check.threshold), check.passed ? "pass" : "FAIL"});
-  }
-  std::ostringstream out;
-  out << report::FormatTable(rows, report::TableStyle::kText);
-  for (const report::GateCheck& check : checks) {
-    if (!check.passed) out << "FAIL " << check.message << "\n";
-  }
-  const auto failed = std::count_if(checks.begin(), checks.end(), [](const report::GateCheck& c) { return !c.passed; });
-  out << (passed ? "gate passed: " + std::to_string(checks.size()) + " checks\n"
-                 : "gate failed: " + std::to_string(failed) + " of " + std::to_string(checks.size()) + " checks\n");
-  return out.str();
-}
-
-// What a derived gate rests on, one line: the figures are not msprof-analyze's, and they cover only
-// the kernels whose FLOPs could be derived.
-std::string DerivedBasis(const report::DerivedSection& section) {
-  const auto share =
-      section.kernel_time > 0
-          ? report::FormatPercent(static_cast<double>(section.derived_time) / static_cast<double>(section.kernel_time))
-          : std::string("-");
-  return std::string("MFU ") + report::kDerivedLabel + ": FLOPs derived for " +
-         std::to_string(section.derived_kernels) + " of " + std::to_string(section.kernels) + " kernels, " + share +
-         " of kernel time; peaks: " + (section.chip.empty() ? "-" : section.chip) + "\n";
-}
-
-std::string RenderJson(const std::vector<report::GateCheck>& checks, bool passed,
-                       const std::optional<report::DerivedSection>& derived) {
-  nlohmann::ordered_json json;
-  json["passed"] = passed;
-  json["mfu_source"] = derived ? "derived" : "recorded";
-  if (derived) {
-    const auto mfu = derived->weighted_mfu();
-    json["derived"] = {
-        {"label", report::kDerivedLabel},
-        {"peaks", derived->chip},
-        {"kernels", derived->kernels},
-        {"kernel_time_ns", derived->kernel_time},
-        {"derived_kernels", derived->derived_kernels},
-        {"derived_time_ns", derived->derived_time},
-        {"weighted_mfu", mfu ? nlohmann::ordered_json(*mfu) : nlohmann::ordered_json(nullptr)},
-    };
-  }
-  json["checks"] = nlohmann::json::array();
-  for (const report::GateCheck& check : checks) {
-    json["checks"].push_back({{"rule", check.rule},
-                              {"subject", check.subject},
-                              {"actual", check.actual ? nlohmann::json(*check.actual) : nlohmann::json()},
-                              {"threshold", check.threshold},
-                              {"bound", check.at_most ? "at_most" : "at_least"},
-                              {"passed", check.passed},
-                              {"message", check.message}});
-  }
-  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
 // The derived section of one run, for the gate (no comparison with records is needed).
 Result<report::DerivedSection> DerivedOf(const report::ReportData& data, const GateFlags& flags,
                                          const std::string& which) {
@@ -196,9 +135,9 @@ int RunGateCommand(const GateFlags& flags) {
 
   std::string rendered;
   if (flags.output_format == "text") {
-    rendered = (derived ? DerivedBasis(*derived) : std::string()) + RenderText(checks, passed);
+    rendered = (derived ? report::DerivedGateBasis(*derived) : std::string()) + report::RenderGateText(checks, passed);
   } else if (flags.output_format == "json") {
-    rendered = RenderJson(checks, passed, derived);
+    rendered = report::RenderGateJson(checks, passed, derived);
   } else {
     std::vector<Diagnostic> failures;
     for (const report::GateCheck& check : checks) {

@@ -93,9 +93,9 @@ int RunLint(const LintFlags& flags) {
     auto fixed = lint::FixInMemory(paths, *options, std::move(*report));
     if (!fixed.ok()) return ReportError(fixed.error());
     if (flags.diff) {
-      diff = lint::FixDiff(*fixed);
+      diff = lint::FixDiff(fixed->files);
     } else {
-      if (Status written = lint::WriteFixes(*fixed); !written.ok()) return ReportError(written.error());
+      if (Status written = lint::WriteFixes(fixed->files); !written.ok()) return ReportError(written.error());
       for (const lint::FixedFile& file : fixed->files) {
         std::cerr << "Fixed " << file.edits << (file.edits == 1 ? " finding" : " findings") << " in " << file.path
                   << ".\n";

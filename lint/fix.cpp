@@ -89,8 +89,8 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
   return result;
 }
 
-Status WriteFixes(const FixResult& result) {
-  for (const FixedFile& file : result.files) {
+Status WriteFixes(std::span<const FixedFile> files) {
+  for (const FixedFile& file : files) {
     // An editor may have saved the file since it was read: fixing the old text would lose that.
     auto current = ReadTextFile(file.path);
     if (!current.ok() || *current != file.original) {
@@ -101,9 +101,9 @@ Status WriteFixes(const FixResult& result) {
   return Ok();
 }
 
-std::string FixDiff(const FixResult& result) {
+std::string FixDiff(std::span<const FixedFile> files) {
   std::string diff;
-  for (const FixedFile& file : result.files) {
+  for (const FixedFile& file : files) {
     diff += UnifiedDiff(file.path, file.original, LineEditsBetween(file.original, file.fixed));
   }
   return diff;

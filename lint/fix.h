@@ -6,6 +6,7 @@
 // diff is exactly what --fix writes.
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,9 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
 
 /// Writes every fixed file in place, through symlinks, keeping mode and owner; refuses a file the
 /// disk no longer holds as it was read (an editor saved it meanwhile), writing nothing of it.
-Status WriteFixes(const FixResult& result);
+Status WriteFixes(std::span<const FixedFile> files);
 
 /// The unified diff of every fixed file, from its original text to its fixed one.
-std::string FixDiff(const FixResult& result);
+std::string FixDiff(std::span<const FixedFile> files);
 
 }  // namespace opmfu::lint

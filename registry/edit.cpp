@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/file_io.h"
 #include "common/text.h"
 
 namespace opmfu::registry {
@@ -158,6 +159,17 @@ Result<PlannedAddition> PlanAddition(const FormulaFile& formulas, const FormulaF
   if (!added)
     return Error::Internal("the planned edit of " + formulas.path + " did not re-parse as one more registration");
   return plan;
+}
+
+Result<std::string> WriteAddition(const FormulaFile& formulas, const PlannedAddition& plan) {
+  OPMFU_ASSIGN_OR_RETURN(const std::string current, ReadTextFile(formulas.path));
+  if (current != formulas.tree.source()) {
+    return Error::Input(formulas.path + ": changed while opmfu was working; nothing was written");
+  }
+  std::string backup = formulas.path + ".bak";
+  OPMFU_RETURN_IF_ERROR(CopyFileAtomically(formulas.path, backup));
+  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(formulas.path, plan.new_source));
+  return backup;
 }
 
 }  // namespace opmfu::registry

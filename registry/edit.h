@@ -28,4 +28,9 @@ struct PlannedAddition {
 Result<PlannedAddition> PlanAddition(const FormulaFile& formulas, const FormulaFile& candidate,
                                      const std::string& target);
 
+/// Writes `plan` into the formulas file it was planned on (atomically), first copying the file as
+/// it was to `<path>.bak`. Refuses, writing nothing, when the disk no longer holds the text
+/// `formulas` was read from (an editor saved it meanwhile). Returns the backup's path.
+Result<std::string> WriteAddition(const FormulaFile& formulas, const PlannedAddition& plan);
+
 }  // namespace opmfu::registry

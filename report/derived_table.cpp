@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <system_error>
+#include <utility>
 
 #include "common/file_io.h"
 #include "common/sqlite.h"
@@ -83,6 +85,39 @@ Status InsertRows(Database& db, const DerivedSection& section) {
 Status WriteDerivedMfuTable(const fs::path& db_path, const DerivedSection& section) {
   return WriteDatabaseAtomically(db_path, AtomicDatabaseStart::kCopyOfExisting,
                                  [&](Database& db) { return InsertRows(db, section); });
+}
+
+Result<std::size_t> WriteDerivedForAnalysis(engine::AnalyzeReport& analysis, const fs::path& profiling_path,
+                                            DerivedOptions options) {
+  const fs::path db_path = analysis.output_directory / "cluster_analysis.db";
+  const bool written_now =
+      std::find(analysis.written.begin(), analysis.written.end(), db_path) != analysis.written.end();
+  std::error_code ec;
+  if (!written_now && fs::exists(db_path, ec)) {
+    OPMFU_ASSIGN_OR_RETURN(Database earlier, Database::OpenReadOnly(db_path));
+    OPMFU_ASSIGN_OR_RETURN(const bool has_operator, earlier.HasTable("OperatorMFU"));
+    OPMFU_ASSIGN_OR_RETURN(const bool has_module, earlier.HasTable("ModuleMFU"));
+    if (has_operator || has_module) {
+      return Error::Input(db_path.string() +
+                          ": holds an earlier analysis' tables, which this run did not replace (no rank produced a "
+                          "row); DerivedMFU is not written beside them (remove the file, or pass -o elsewhere)");
+    }
+  }
+  ReportData data;
+  data.source = ReportData::Source::kProfilingDirectory;
+  data.path = profiling_path;
+  data.analysis = std::move(analysis);
+  options.keep_rank_groups = true;
+  auto section = BuildDerivedSection(data, options);
+  analysis = std::move(data.analysis);
+  if (!section.ok()) return section.take_error();
+  OPMFU_RETURN_IF_ERROR(WriteDerivedMfuTable(db_path, *section));
+  if (!written_now) {
+    // The DB now exists, holding DerivedMFU alone: the summary says "Wrote", not "Nothing written".
+    analysis.written.push_back(db_path);
+    analysis.nothing_to_write = false;
+  }
+  return section->rank_groups.size();
 }
 
 }  // namespace opmfu::report

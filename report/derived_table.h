@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "engine/analyze.h"
 #include "report/derived_mfu.h"
 
 namespace opmfu::report {
@@ -18,5 +19,15 @@ extern const char* const kDerivedTableName;  ///< "DerivedMFU"
 /// beside itself, updated, flushed and renamed over the original, so a reader sees the old file or
 /// the new one. Every other table is copied unchanged.
 Status WriteDerivedMfuTable(const std::filesystem::path& db_path, const DerivedSection& section);
+
+/// `analyze --derived`: the FLOPs derived from every kernel's shapes, written as the DerivedMFU
+/// table into the cluster DB `analysis` wrote (engine/ knows nothing of it: the table is added
+/// after the engine has written, so without --derived the output is exactly upstream's). When the
+/// analysis wrote no DB (no rank had a FLOPs record), a new DB holds DerivedMFU alone, and
+/// `analysis.written` says so; an earlier analysis' DB is not mixed with this run's derived rows.
+/// `analysis` is lent to the derivation and handed back; only `written` and `nothing_to_write`
+/// change. Returns the rows written.
+Result<std::size_t> WriteDerivedForAnalysis(engine::AnalyzeReport& analysis,
+                                            const std::filesystem::path& profiling_path, DerivedOptions options);
 
 }  // namespace opmfu::report

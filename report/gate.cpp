@@ -280,4 +280,67 @@ std::vector<GateCheck> RunGate(const GateFigures& figures, const GateFigures* ba
   return checks;
 }
 
+namespace {
+
+std::string Ratio(std::optional<double> value) { return value ? FormatPercent(*value) : "-"; }
+
+}  // namespace
+
+std::string RenderGateText(const std::vector<GateCheck>& checks, bool passed) {
+  std::vector<std::vector<std::string>> rows{{"check", "subject", "actual", "threshold", "result"}};
+  for (const GateCheck& check : checks) {
+    rows.push_back({check.rule, check.subject, Ratio(check.actual),
+                    (check.at_most ? "<= " : ">= ") + Ratio(check.threshold), check.passed ? "pass" : "FAIL"});
+  }
+  std::ostringstream out;
+  out << FormatTable(rows, TableStyle::kText);
+  for (const GateCheck& check : checks) {
+    if (!check.passed) out << "FAIL " << check.message << "\n";
+  }
+  const auto failed = std::count_if(checks.begin(), checks.end(), [](const GateCheck& c) { return !c.passed; });
+  out << (passed ? "gate passed: " + std::to_string(checks.size()) + " checks\n"
+                 : "gate failed: " + std::to_string(failed) + " of " + std::to_string(checks.size()) + " checks\n");
+  return out.str();
+}
+
+std::string DerivedGateBasis(const DerivedSection& section) {
+  const auto share =
+      section.kernel_time > 0
+          ? FormatPercent(static_cast<double>(section.derived_time) / static_cast<double>(section.kernel_time))
+          : std::string("-");
+  return std::string("MFU ") + kDerivedLabel + ": FLOPs derived for " + std::to_string(section.derived_kernels) +
+         " of " + std::to_string(section.kernels) + " kernels, " + share +
+         " of kernel time; peaks: " + (section.chip.empty() ? "-" : section.chip) + "\n";
+}
+
+std::string RenderGateJson(const std::vector<GateCheck>& checks, bool passed,
+                           const std::optional<DerivedSection>& derived) {
+  nlohmann::ordered_json json;
+  json["passed"] = passed;
+  json["mfu_source"] = derived ? "derived" : "recorded";
+  if (derived) {
+    const auto mfu = derived->weighted_mfu();
+    json["derived"] = {
+        {"label", kDerivedLabel},
+        {"peaks", derived->chip},
+        {"kernels", derived->kernels},
+        {"kernel_time_ns", derived->kernel_time},
+        {"derived_kernels", derived->derived_kernels},
+        {"derived_time_ns", derived->derived_time},
+        {"weighted_mfu", mfu ? nlohmann::ordered_json(*mfu) : nlohmann::ordered_json(nullptr)},
+    };
+  }
+  json["checks"] = nlohmann::json::array();
+  for (const GateCheck& check : checks) {
+    json["checks"].push_back({{"rule", check.rule},
+                              {"subject", check.subject},
+                              {"actual", check.actual ? nlohmann::json(*check.actual) : nlohmann::json()},
+                              {"threshold", check.threshold},
+                              {"bound", check.at_most ? "at_most" : "at_least"},
+                              {"passed", check.passed},
+                              {"message", check.message}});
+  }
+  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace opmfu::report

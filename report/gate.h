@@ -82,6 +82,15 @@ GateFigures DerivedFigures(const DerivedSection& section);
 std::vector<GateCheck> RunGate(const GateFigures& figures, const GateFigures* baseline,
                                const GateThresholds& thresholds);
 
+/// The gate's table, each failed check's message, and the verdict line.
+std::string RenderGateText(const std::vector<GateCheck>& checks, bool passed);
+/// What a derived gate rests on, one line: the figures are not msprof-analyze's, and they cover
+/// only the kernels whose FLOPs could be derived.
+std::string DerivedGateBasis(const DerivedSection& section);
+/// docs/schema/gate.schema.json; `derived` when the MFU is the derived one (--mfu-source derived).
+std::string RenderGateJson(const std::vector<GateCheck>& checks, bool passed,
+                           const std::optional<DerivedSection>& derived);
+
 /// "0.4", "40%" -> 0.4; an Error names the option.
 Result<double> ParseRatio(std::string_view option, std::string_view text);
 
