@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/cli_support.h"
+#include "common/text.h"
 #include "rules/rule_table.h"
 
 namespace opmfu::cli {
@@ -45,12 +46,6 @@ std::vector<std::string> OptionChoices(const CLI::Option& option) {
   return out;
 }
 
-std::string JoinWords(const std::vector<std::string>& words, const std::string& separator = " ") {
-  std::string out;
-  for (const std::string& word : words) out += (out.empty() ? "" : separator) + word;
-  return out;
-}
-
 struct CompletionCommand {
   std::vector<std::string> path;  // {} for opmfu itself, {"registry", "list"}
   const CLI::App* app;
@@ -71,10 +66,10 @@ std::vector<CompletionCommand> WalkCommands(const CLI::App& root) {
 std::string BashScript(const CLI::App& root, const std::string& rule_words) {
   std::string steps, values, words;
   for (const CompletionCommand& command : WalkCommands(root)) {
-    const std::string key = JoinWords(command.path);
+    const std::string key = Join(command.path, " ");
     std::vector<std::string> offered;
     for (const CLI::App* child : command.app->get_subcommands({})) {
-      steps += "      \"" + key + "|" + child->get_name() + "\") path=\"" + JoinWords(command.path) +
+      steps += "      \"" + key + "|" + child->get_name() + "\") path=\"" + Join(command.path, " ") +
                (command.path.empty() ? "" : " ") + child->get_name() + "\" ;;\n";
       offered.push_back(child->get_name());
     }
@@ -85,10 +80,10 @@ std::string BashScript(const CLI::App& root, const std::string& rule_words) {
       if (choices.empty() && !TakesRules(*option)) continue;
       for (const std::string& name : OptionNames(*option)) {
         values += "    \"" + key + "|" + name + "\") " +
-                  (choices.empty() ? "list=1 words=\"" + rule_words : "words=\"" + JoinWords(choices)) + "\" ;;\n";
+                  (choices.empty() ? "list=1 words=\"" + rule_words : "words=\"" + Join(choices, " ")) + "\" ;;\n";
       }
     }
-    words += "    \"" + key + "\") words=\"" + JoinWords(offered) + "\" ;;\n";
+    words += "    \"" + key + "\") words=\"" + Join(offered, " ") + "\" ;;\n";
   }
   return "# bash completion for opmfu (written by `opmfu completion bash`)\n"
          "_opmfu() {\n"
@@ -157,7 +152,7 @@ std::string ZshScript(const CLI::App& root, const std::string& rule_words) {
       if (option->get_type_size() != 0) {
         const std::vector<std::string> choices = OptionChoices(*option);
         action = TakesRules(*option) ? ":rules:_sequence -s , compadd - " + rule_words
-                 : !choices.empty()  ? ":value:(" + JoinWords(choices) + ")"
+                 : !choices.empty()  ? ":value:(" + Join(choices, " ") + ")"
                                      : ":value:_files";
       }
       const std::vector<std::string> names = OptionNames(*option);
@@ -165,8 +160,7 @@ std::string ZshScript(const CLI::App& root, const std::string& rule_words) {
       if (names.size() == 1) {
         specs.push_back("'" + names.front() + "[" + description + "]" + action + "'");
       } else {
-        specs.push_back("'(" + JoinWords(names) + ")'{" + JoinWords(names, ",") + "}'[" + description + "]" + action +
-                        "'");
+        specs.push_back("'(" + Join(names, " ") + ")'{" + Join(names, ",") + "}'[" + description + "]" + action + "'");
       }
     }
     const std::string function = ZshFunction(command.path);
@@ -177,8 +171,8 @@ std::string ZshScript(const CLI::App& root, const std::string& rule_words) {
       for (const CLI::App* child : children) {
         described.push_back("'" + child->get_name() + ":" + ZshDescription(child->get_description()) + "'");
       }
-      body += "  local -a commands=(" + JoinWords(described) + ")\n";
-      body += "  _arguments -C " + JoinWords(specs) + " '1:command:->command' '*::argument:->argument'\n";
+      body += "  local -a commands=(" + Join(described, " ") + ")\n";
+      body += "  _arguments -C " + Join(specs, " ") + " '1:command:->command' '*::argument:->argument'\n";
       body += "  case $state in\n    command) _describe command commands ;;\n    argument)\n      case $words[1] in\n";
       for (const CLI::App* child : children) {
         std::vector<std::string> child_path = command.path;
@@ -187,7 +181,7 @@ std::string ZshScript(const CLI::App& root, const std::string& rule_words) {
       }
       body += "      esac ;;\n  esac\n";
     } else {
-      body += "  _arguments " + JoinWords(specs) + " '*:file:_files'\n";
+      body += "  _arguments " + Join(specs, " ") + " '*:file:_files'\n";
     }
     functions += function + "() {\n" + body + "}\n\n";
   }
@@ -212,7 +206,7 @@ void AddCompletionCommand(CLI::App& app, Action& action) {
       std::vector<std::string> rules{"ALL"};
       for (const RuleDescriptor& rule : rules::RuleDescriptors()) rules.push_back(rule.id);
       const std::string script =
-          *shell == "bash" ? BashScript(*root, JoinWords(rules)) : ZshScript(*root, JoinWords(rules));
+          *shell == "bash" ? BashScript(*root, Join(rules, " ")) : ZshScript(*root, Join(rules, " "));
       if (Status written = EmitOutput(script, ""); !written.ok()) return ReportError(written.error());
       return static_cast<int>(kExitOk);
     };

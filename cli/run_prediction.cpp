@@ -53,12 +53,6 @@ struct RecordedRun {
   std::vector<std::int64_t> ranks;
 };
 
-std::string Join(const std::vector<std::string>& values, std::string_view separator) {
-  std::string out;
-  for (const std::string& value : values) out += (out.empty() ? "" : std::string(separator)) + value;
-  return out;
-}
-
 }  // namespace
 
 Result<PredictionCheck> CheckPrediction(const std::vector<lint::TracedSite>& sites, const std::string& run_directory) {

@@ -44,20 +44,12 @@ std::optional<std::vector<std::string>> Strings(const json* value) {
   return strings;
 }
 
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
 bool Contains(const std::vector<std::string>& values, const std::string& wanted) {
   return std::find(values.begin(), values.end(), wanted) != values.end();
 }
 
-std::string Join(const std::vector<std::string>& values) {
-  std::string text = "[";
-  for (const std::string& value : values) text += (text.size() > 1 ? ", " : "") + value;
-  return text + "]";
-}
+// ["a", "b"] -> "[a, b]", as the settings are written in profiler_info.json.
+std::string ListText(const std::vector<std::string>& values) { return "[" + Join(values, ", ") + "]"; }
 
 std::string BoolText(std::optional<bool> value) { return value ? (*value ? "true" : "false") : "not recorded"; }
 
@@ -150,10 +142,10 @@ std::vector<RecordedBlocker> FlopsBlockers(const RecordedConfig& config) {
   }
   if (config.mstx_domain_include && !config.mstx_domain_include->empty() &&
       !Contains(*config.mstx_domain_include, "mfu_flops")) {
-    blockers.push_back({"mstx_domain_include=" + Join(*config.mstx_domain_include),
+    blockers.push_back({"mstx_domain_include=" + ListText(*config.mstx_domain_include),
                         "the mfu_flops domain is not included, so its ranges are dropped"});
   } else if (config.mstx_domain_exclude && Contains(*config.mstx_domain_exclude, "mfu_flops")) {
-    blockers.push_back({"mstx_domain_exclude=" + Join(*config.mstx_domain_exclude),
+    blockers.push_back({"mstx_domain_exclude=" + ListText(*config.mstx_domain_exclude),
                         "the mfu_flops domain is excluded, so its ranges are dropped"});
   }
   return blockers;
@@ -163,14 +155,15 @@ std::vector<RecordedBlocker> KernelBlockers(const RecordedConfig& config) {
   std::vector<RecordedBlocker> blockers;
   if (config.activities && !config.activities->empty()) {
     const bool cpu = std::any_of(config.activities->begin(), config.activities->end(),
-                                 [](const std::string& a) { return Lower(a).find("cpu") != std::string::npos; });
+                                 [](const std::string& a) { return AsciiLower(a).find("cpu") != std::string::npos; });
     const bool npu = std::any_of(config.activities->begin(), config.activities->end(),
-                                 [](const std::string& a) { return Lower(a).find("npu") != std::string::npos; });
-    if (!cpu) blockers.push_back({"activities=" + Join(*config.activities), "no CPU activity, so no framework ops"});
-    if (!npu) blockers.push_back({"activities=" + Join(*config.activities), "no NPU activity, so no kernels"});
+                                 [](const std::string& a) { return AsciiLower(a).find("npu") != std::string::npos; });
+    if (!cpu)
+      blockers.push_back({"activities=" + ListText(*config.activities), "no CPU activity, so no framework ops"});
+    if (!npu) blockers.push_back({"activities=" + ListText(*config.activities), "no NPU activity, so no kernels"});
   }
   if (config.profiler_level) {
-    const std::string level = Lower(*config.profiler_level);
+    const std::string level = AsciiLower(*config.profiler_level);
     if (level == "level0" || level == "level_none") {
       blockers.push_back({"_profiler_level=" + *config.profiler_level,
                           "kernels are not linked to framework ops and carry no shapes below Level1"});
@@ -191,7 +184,7 @@ std::string DescribeBlockers(const std::vector<RecordedBlocker>& blockers, const
 
 std::vector<std::pair<std::string, std::string>> RecordedSettings(const RecordedConfig& config) {
   const auto strings = [](const std::optional<std::vector<std::string>>& values) {
-    return values ? Join(*values) : std::string("not recorded");
+    return values ? ListText(*values) : std::string("not recorded");
   };
   return {
       {"with_flops", BoolText(config.with_flops)},

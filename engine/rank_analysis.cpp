@@ -1,5 +1,7 @@
 #include "engine/rank_analysis.h"
 
+#include "common/text.h"
+
 #include <algorithm>
 
 #include "common/parallel.h"
@@ -49,12 +51,6 @@ std::string WithEvidence(std::string cause, const std::vector<RecordedBlocker>& 
   return cause;
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-
 // Why the FLOPs records give nothing, if they are the cause: no table, no record, none valid.
 std::optional<std::string> FlopsRecordCause(const RankData& data, const std::optional<RecordedConfig>& recorded) {
   const std::vector<RecordedBlocker> blockers = recorded ? FlopsBlockers(*recorded) : std::vector<RecordedBlocker>{};
@@ -90,7 +86,7 @@ std::optional<std::string> KernelCause(const RankData& data, const std::optional
     if (table != "MSTX_EVENTS") missing.push_back(table);
   }
   if (!missing.empty()) {
-    return "no " + JoinNames(missing) + (missing.size() == 1 ? " table" : " tables") +
+    return "no " + Join(missing, ", ") + (missing.size() == 1 ? " table" : " tables") +
            ", so no compute kernel is linked to a framework op";
   }
   if (data.link_query_error) return "the op-to-kernel links cannot be read: " + *data.link_query_error;

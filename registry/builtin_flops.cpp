@@ -955,14 +955,6 @@ const BuiltinTarget* FindBuiltinTarget(std::string_view name) {
   return nullptr;
 }
 
-namespace {
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string joined;
-  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
-  return joined;
-}
-}  // namespace
-
 Result<BoundFlopsCall> BindFlopsArguments(const BuiltinTarget& target, const std::vector<nlohmann::json>& positional,
                                           const std::vector<std::pair<std::string, nlohmann::json>>& named) {
   const std::string op(target.op_name);
@@ -1023,7 +1015,7 @@ Result<BoundFlopsCall> BindFlopsArguments(const BuiltinTarget& target, const std
     std::string message = op + ": missing the required argument" + (missing.size() == 1 ? " " : "s ") + names +
                           ", which the formula reads" + raises;
     if (!call.not_given.empty()) {
-      message += "; " + std::to_string(call.not_given.size()) + " more (" + JoinNames(call.not_given) +
+      message += "; " + std::to_string(call.not_given.size()) + " more (" + Join(call.not_given, ", ") +
                  ") would be filled as not given: their values do not change the FLOPs";
     }
     return Error::Usage(message);

@@ -47,9 +47,9 @@ constexpr std::array<ChipSpec, 20> kChips = {{
     {"Ascend950DT_9591", 36, 1800, 4.0, true, k950DT}, {"Ascend950DT_95A1", 36, 1800, 4.0, true, k950DT},
 }};
 
-std::string Lower(std::string_view text) {
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+// "Ascend910B3", "910b3" -> "910b3": a chip name as --chip and the tables may spell it.
+std::string ChipKey(std::string_view text) {
+  std::string lower = AsciiLower(text);
   if (lower.starts_with("ascend")) lower.erase(0, 6);
   return lower;
 }
@@ -147,9 +147,9 @@ Result<engine::KernelSignatures> ReadKernelSignatures(Database& db) {
 std::span<const ChipSpec> KnownChips() { return kChips; }
 
 const ChipSpec* FindChip(std::string_view name) {
-  const std::string wanted = Lower(name);
+  const std::string wanted = ChipKey(name);
   for (const ChipSpec& chip : kChips) {
-    if (Lower(chip.name) == wanted) return &chip;
+    if (ChipKey(chip.name) == wanted) return &chip;
   }
   return nullptr;
 }
@@ -685,24 +685,6 @@ nlohmann::ordered_json DerivedJson(const DerivedSection& section) {
 
 namespace {
 
-std::string Escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else if (c == '&') {
-      out += "&amp;";
-    } else if (c == '"') {
-      out += "&quot;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Log-log roofline: arithmetic intensity (FLOP/B) against achieved FLOP/s, with the compute
 // ceiling (the FP16 peak) and the bandwidth slope meeting at the ridge point.
 std::string RooflineChart(const DerivedSection& section) {
@@ -731,8 +713,8 @@ std::string RooflineChart(const DerivedSection& section) {
   std::ostringstream svg;
   const std::string title = std::string("Roofline, ") + kDerivedLabel +
                             ": arithmetic intensity against achieved FLOP/s (log-log; each dot a kernel signature)";
-  svg << "<figure><figcaption>" << Escape(title) << "</figcaption><svg class=\"chart\" data-chart=\"roofline\" "
-      << "role=\"img\" aria-label=\"" << Escape(title) << "\" viewBox=\"0 0 " << left + width + 60 << " "
+  svg << "<figure><figcaption>" << EscapeHtml(title) << "</figcaption><svg class=\"chart\" data-chart=\"roofline\" "
+      << "role=\"img\" aria-label=\"" << EscapeHtml(title) << "\" viewBox=\"0 0 " << left + width + 60 << " "
       << top + height + 40 << "\" width=\"" << left + width + 60 << "\" height=\"" << top + height + 40 << "\">";
   for (int step = 0; min_y + step <= max_y; ++step) {
     const double y = min_y + step;
@@ -756,8 +738,8 @@ std::string RooflineChart(const DerivedSection& section) {
       svg << "<line class=\"ceiling-bandwidth\" x1=\"" << n(px(min_x)) << "\" y1=\"" << n(py(std::max(start_y, min_y)))
           << "\" x2=\"" << n(px(knee)) << "\" y2=\"" << n(py(peak))
           << "\" stroke=\"#1565c0\" stroke-width=\"2\"><title>"
-          << "HBM " << FormatNumber("%.2f", section.bandwidth / 1e12) << " TB/s (" << Escape(section.bandwidth_source)
-          << ")</title></line>";
+          << "HBM " << FormatNumber("%.2f", section.bandwidth / 1e12) << " TB/s ("
+          << EscapeHtml(section.bandwidth_source) << ")</title></line>";
     }
     svg << "<line class=\"ceiling-compute\" x1=\"" << n(px(knee)) << "\" y1=\"" << n(py(peak)) << "\" x2=\""
         << n(px(max_x)) << "\" y2=\"" << n(py(peak)) << "\" stroke=\"#c62828\" stroke-width=\"2\"><title>FP16 peak "
@@ -765,7 +747,7 @@ std::string RooflineChart(const DerivedSection& section) {
   }
   for (const auto& [x, y, group] : points) {
     svg << "<circle cx=\"" << n(px(x)) << "\" cy=\"" << n(py(y)) << "\" r=\"4\" fill=\"#6a1b9a\" fill-opacity=\"0.6\">"
-        << "<title>" << Escape(group->kernel_name) << " " << Escape(group->input_shapes) << ": "
+        << "<title>" << EscapeHtml(group->kernel_name) << " " << EscapeHtml(group->input_shapes) << ": "
         << FormatNumber("%.1f", std::pow(10, x)) << " FLOP/B, " << Tflops(std::pow(10, y)) << " TFLOPS"
         << (group->mfu() ? ", MFU " + FormatPercent(*group->mfu()) : std::string()) << "</title></circle>";
   }
@@ -778,17 +760,17 @@ std::string RooflineChart(const DerivedSection& section) {
 
 std::string RenderDerivedHtml(const DerivedSection& section, std::size_t top) {
   std::ostringstream out;
-  out << "<h2 id=\"derived\">Derived MFU: " << Escape(kDerivedLabel) << "</h2>\n<pre>"
-      << Escape(RenderDerivedPlain(section, false, 0)) << "</pre>\n";
+  out << "<h2 id=\"derived\">Derived MFU: " << EscapeHtml(kDerivedLabel) << "</h2>\n<pre>"
+      << EscapeHtml(RenderDerivedPlain(section, false, 0)) << "</pre>\n";
   if (!section.groups.empty()) {
     out << RooflineChart(section);
     const std::vector<TableRow> rows = GroupRows(section, top);
     out << "<table><thead><tr>";
-    for (const std::string& cell : rows.front()) out << "<th>" << Escape(cell) << "</th>";
+    for (const std::string& cell : rows.front()) out << "<th>" << EscapeHtml(cell) << "</th>";
     out << "</tr></thead><tbody>";
     for (std::size_t i = 1; i < rows.size(); ++i) {
       out << "<tr>";
-      for (const std::string& cell : rows[i]) out << "<td>" << WithBreaksAfterSeparators(Escape(cell)) << "</td>";
+      for (const std::string& cell : rows[i]) out << "<td>" << WithBreaksAfterSeparators(EscapeHtml(cell)) << "</td>";
       out << "</tr>";
     }
     out << "</tbody></table>\n";

@@ -1,5 +1,7 @@
 #include "report/presentation.h"
 
+#include "common/text.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -66,6 +68,33 @@ std::string WithBreaksAfterSeparators(std::string_view escaped_html) {
     if (c == ',' || c == ';') html += "<wbr>";
   }
   return html;
+}
+
+std::string EscapeHtml(std::string_view text) {
+  std::string escaped;
+  escaped.reserve(text.size());
+  for (char c : SanitizeUtf8(text)) {
+    switch (c) {
+      case '&':
+        escaped += "&amp;";
+        break;
+      case '<':
+        escaped += "&lt;";
+        break;
+      case '>':
+        escaped += "&gt;";
+        break;
+      case '"':
+        escaped += "&quot;";
+        break;
+      case '\'':
+        escaped += "&#39;";
+        break;
+      default:
+        escaped += c;
+    }
+  }
+  return escaped;
 }
 
 }  // namespace opmfu::report

@@ -21,6 +21,10 @@ enum class TableStyle { kText, kMarkdown };
 /// Markdown: a pipe table, with '|' in cells escaped.
 std::string FormatTable(const std::vector<TableRow>& rows, TableStyle style);
 
+/// Text made safe inside HTML elements and attribute values (& < > " '), invalid UTF-8 replaced:
+/// the one HTML escaper of every page opmfu writes.
+std::string EscapeHtml(std::string_view text);
+
 /// Escaped HTML of a table cell with a line-break opportunity (<wbr>) after each ',' and ';': an
 /// input shape such as "32768,4096;4096,12288" then wraps between numbers instead of widening the
 /// table past the page or breaking names mid-word.

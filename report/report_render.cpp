@@ -358,33 +358,6 @@ std::string RenderJson(const MfuReport& report) {
 
 // --- HTML ----------------------------------------------------------------------------------------
 
-std::string Html(std::string_view text) {
-  std::string escaped;
-  escaped.reserve(text.size());
-  for (char c : SanitizeUtf8(text)) {
-    switch (c) {
-      case '&':
-        escaped += "&amp;";
-        break;
-      case '<':
-        escaped += "&lt;";
-        break;
-      case '>':
-        escaped += "&gt;";
-        break;
-      case '"':
-        escaped += "&quot;";
-        break;
-      case '\'':
-        escaped += "&#39;";
-        break;
-      default:
-        escaped += c;
-    }
-  }
-  return escaped;
-}
-
 const char* BandColor(MfuBand band) {
   switch (band) {
     case MfuBand::kFar:
@@ -425,8 +398,8 @@ std::string BarChart(const std::string& id, const std::string& title, const std:
   const double text_room = 12 + 6.6 * static_cast<double>(longest_text);
   const double width = std::max(160.0, total - left - text_room);
   std::ostringstream svg;
-  svg << "<figure><figcaption>" << Html(title) << "</figcaption><svg class=\"chart\" data-chart=\"" << id
-      << "\" role=\"img\" aria-label=\"" << Html(title) << "\" viewBox=\"0 0 " << Number(left + width + text_room)
+  svg << "<figure><figcaption>" << EscapeHtml(title) << "</figcaption><svg class=\"chart\" data-chart=\"" << id
+      << "\" role=\"img\" aria-label=\"" << EscapeHtml(title) << "\" viewBox=\"0 0 " << Number(left + width + text_room)
       << " " << height << "\" width=\"" << Number(left + width + text_room) << "\" height=\"" << height << "\">";
   if (maximum <= 0) maximum = 1;
   for (int tick = 0; tick <= 4; ++tick) {
@@ -441,12 +414,12 @@ std::string BarChart(const std::string& id, const std::string& title, const std:
     const double y = 34 + row * static_cast<double>(i);
     const double length = std::max(1.0, width * std::min(bars[i].value, maximum) / maximum);
     svg << "<text x=\"" << Number(left - 6) << "\" y=\"" << Number(y + 14) << "\" font-size=\"12\" text-anchor=\"end\">"
-        << Html(Shorten(bars[i].label, 40)) << "<title>" << Html(bars[i].label) << "</title></text><rect x=\""
-        << Number(left) << "\" y=\"" << Number(y) << "\" width=\"" << Number(length) << "\" height=\""
-        << Number(row - 6) << "\" fill=\"" << BandColor(bars[i].band) << "\"><title>"
-        << Html(bars[i].label + ": " + bars[i].text) << "</title></rect>"
+        << EscapeHtml(Shorten(bars[i].label, 40)) << "<title>" << EscapeHtml(bars[i].label)
+        << "</title></text><rect x=\"" << Number(left) << "\" y=\"" << Number(y) << "\" width=\"" << Number(length)
+        << "\" height=\"" << Number(row - 6) << "\" fill=\"" << BandColor(bars[i].band) << "\"><title>"
+        << EscapeHtml(bars[i].label + ": " + bars[i].text) << "</title></rect>"
         << "<text x=\"" << Number(left + length + 4) << "\" y=\"" << Number(y + 13) << "\" font-size=\"11\">"
-        << Html(bars[i].text) << "</text>";
+        << EscapeHtml(bars[i].text) << "</text>";
   }
   svg << "</svg></figure>\n";
   return svg.str();
@@ -472,8 +445,8 @@ std::string ScatterChart(const MfuReport& report) {
   std::ostringstream svg;
   const std::string title =
       "MFU against kernel duration (each dot a kernel; log time axis; hollow dots are above the axis)";
-  svg << "<figure><figcaption>" << Html(title) << "</figcaption><svg class=\"chart\" data-chart=\"mfu-duration\" "
-      << "role=\"img\" aria-label=\"" << Html(title) << "\" viewBox=\"0 0 " << left + width + 50 << " "
+  svg << "<figure><figcaption>" << EscapeHtml(title) << "</figcaption><svg class=\"chart\" data-chart=\"mfu-duration\" "
+      << "role=\"img\" aria-label=\"" << EscapeHtml(title) << "\" viewBox=\"0 0 " << left + width + 50 << " "
       << top + height + 40 << "\" width=\"" << left + width + 50 << "\" height=\"" << top + height + 40 << "\">";
   for (int tick = 0; tick <= 4; ++tick) {
     const double y = top + height - height * tick / 4;
@@ -495,7 +468,7 @@ std::string ScatterChart(const MfuReport& report) {
     const double y = top + height - height * std::clamp(point.mfu, 0.0, max_mfu) / max_mfu;
     svg << "<circle cx=\"" << Number(x) << "\" cy=\"" << Number(y) << "\" r=\"3\" "
         << (clipped ? "fill=\"none\" stroke=\"#555\"" : std::string("fill=\"") + BandColor(BandOf(point.mfu)) + "\"")
-        << " fill-opacity=\"0.6\"><title>" << (clipped ? "above the axis: " : "") << Html(point.op_name) << ": "
+        << " fill-opacity=\"0.6\"><title>" << (clipped ? "above the axis: " : "") << EscapeHtml(point.op_name) << ": "
         << FormatDuration(static_cast<double>(point.duration)) << ", " << FormatPercent(point.mfu)
         << "</title></circle>";
   }
@@ -507,11 +480,11 @@ std::string ScatterChart(const MfuReport& report) {
 std::string HtmlTable(const Row& header, const std::vector<Row>& rows) {
   std::ostringstream out;
   out << "<table><thead><tr>";
-  for (const std::string& cell : header) out << "<th>" << Html(cell) << "</th>";
+  for (const std::string& cell : header) out << "<th>" << EscapeHtml(cell) << "</th>";
   out << "</tr></thead><tbody>";
   for (const Row& row : rows) {
     out << "<tr>";
-    for (const std::string& cell : row) out << "<td>" << WithBreaksAfterSeparators(Html(cell)) << "</td>";
+    for (const std::string& cell : row) out << "<td>" << WithBreaksAfterSeparators(EscapeHtml(cell)) << "</td>";
     out << "</tr>";
   }
   out << "</tbody></table>\n";
@@ -532,25 +505,26 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
       << "svg.chart{max-width:100%;height:auto}.headline{font-size:15px}"
       << ".legend span{display:inline-block;padding:1px 8px;margin-right:6px;color:#fff;border-radius:3px}"
       << ".charts{display:flex;flex-wrap:wrap;gap:8px 32px}code{font-size:12px}\n</style></head><body>\n";
-  out << "<h1>opmfu report</h1>\n<p>" << Html(kBasis) << "</p>\n";
-  out << "<h2>Inputs and artifacts</h2><ul><li>source: " << Html(SourceLine(report)) << "</li>";
-  for (const auto& input : report.inputs) out << "<li>input: <code>" << Html(input.string()) << "</code></li>";
+  out << "<h1>opmfu report</h1>\n<p>" << EscapeHtml(kBasis) << "</p>\n";
+  out << "<h2>Inputs and artifacts</h2><ul><li>source: " << EscapeHtml(SourceLine(report)) << "</li>";
+  for (const auto& input : report.inputs) out << "<li>input: <code>" << EscapeHtml(input.string()) << "</code></li>";
   for (const auto& artifact : report.artifacts) {
-    out << "<li>artifact: <code>" << Html(artifact.string()) << "</code>" << Html(ArtifactNote(report)) << "</li>";
+    out << "<li>artifact: <code>" << EscapeHtml(artifact.string()) << "</code>" << EscapeHtml(ArtifactNote(report))
+        << "</li>";
   }
   out << "</ul>\n<h2>Summary</h2><p class=\"headline\" id=\"headline\">Time-weighted MFU of the compute kernels: <b>"
       << FormatPercent(report.weighted_mfu) << "</b> (" << report.compute.count << " matmul/attention rows, "
       << FormatDuration(static_cast<double>(report.compute.duration)) << ").</p>\n<p id=\"peak\">Chip peak: <b>"
-      << Html(PeakText(report)) << "</b>, from " << Html(report.peak_source) << ".</p>\n<p>" << report.rows
+      << EscapeHtml(PeakText(report)) << "</b>, from " << EscapeHtml(report.peak_source) << ".</p>\n<p>" << report.rows
       << " OperatorMFU rows over " << report.ranks.size() << " rank(s); kernel time "
       << FormatDuration(static_cast<double>(report.total_duration)) << "; lost time "
       << FormatDuration(report.lost_time) << ".</p>\n";
   if (const std::string auxiliary = AuxiliaryText(report); !auxiliary.empty()) {
-    out << "<p id=\"auxiliary\">Beside it, " << Html(auxiliary) << ".</p>\n";
+    out << "<p id=\"auxiliary\">Beside it, " << EscapeHtml(auxiliary) << ".</p>\n";
   }
   out << "<p class=\"legend\">";
   for (MfuBand band : kBands) {
-    out << "<span style=\"background:" << BandColor(band) << "\">" << Html(BandLabel(band)) << "</span>";
+    out << "<span style=\"background:" << BandColor(band) << "\">" << EscapeHtml(BandLabel(band)) << "</span>";
   }
   out << "</p>\n<div class=\"charts\">\n";
 
@@ -608,18 +582,18 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
                         std::to_string(c.charged_ranges) + " of " + std::to_string(c.ranges),
                         std::to_string(c.unmatched.size()), std::to_string(c.aux_kernels.size())});
   }
-  out << (coverage.empty()
-              ? "<p>Not available: " +
-                    Html(report.source == ReportData::Source::kClusterDb ? "a cluster DB holds only the result rows."
-                                                                         : "no rank produced data.") +
-                    "</p>\n"
-              : HtmlTable({"rank", "compute time in FLOPs ranges", "FLOPs records matched", "unmatched records",
-                           "aux kernel types"},
-                          coverage));
+  out << (coverage.empty() ? "<p>Not available: " +
+                                 EscapeHtml(report.source == ReportData::Source::kClusterDb
+                                                ? "a cluster DB holds only the result rows."
+                                                : "no rank produced data.") +
+                                 "</p>\n"
+                           : HtmlTable({"rank", "compute time in FLOPs ranges", "FLOPs records matched",
+                                        "unmatched records", "aux kernel types"},
+                                       coverage));
   if (report.derived) out << RenderDerivedHtml(*report.derived, top);
   out << "<h2>What is missing and why</h2><ul>";
   if (report.missing.empty()) out << "<li>nothing</li>";
-  for (const std::string& line : report.missing) out << "<li>" << Html(line) << "</li>";
+  for (const std::string& line : report.missing) out << "<li>" << EscapeHtml(line) << "</li>";
   out << "</ul>\n";
   // Records each chart's drawn size, so a headless browser can confirm the charts render. The
   // report needs no script to display.
