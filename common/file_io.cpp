@@ -1,5 +1,7 @@
 #include "common/file_io.h"
 
+#include "common/unique_fd.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -28,26 +30,6 @@ std::string ErrnoMessage(int errnum) {
 }
 
 namespace {
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  /// Closes now and reports the error close() may carry (a delayed write error, say).
-  int Close() {
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    return rc;
-  }
-
- private:
-  int fd_;
-};
 
 std::string PathError(const fs::path& path, std::string_view cause) {
   return path.string() + ": " + std::string(cause);
@@ -134,7 +116,7 @@ std::size_t RemoveStaleTemporaries(const fs::path& target) {
     if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
     std::error_code file_ec;
     if (!it->is_regular_file(file_ec) || it->is_symlink(file_ec)) continue;
-    FileDescriptor fd(::open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    UniqueFd fd(::open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     if (fd.get() < 0) continue;
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // a live run is writing it
     const fs::file_time_type written = fs::last_write_time(it->path(), file_ec);
@@ -181,7 +163,7 @@ Status WriteAll(int fd, std::string_view content, const std::function<Error(int)
 // A device or a FIFO (`-o /dev/null`, `-o /dev/stdout`, `-o >(gzip)`): there is nothing to
 // rename over, so it is written in place, every write checked (`-o /dev/full` fails).
 Status WriteToSpecialFile(const fs::path& path, std::string_view content) {
-  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
   auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
   if (fd.get() < 0) return fail(errno);
   OPMFU_RETURN_IF_ERROR(WriteAll(fd.get(), content, fail));
@@ -201,7 +183,7 @@ Status WriteAtomically(const fs::path& requested, std::string_view content, cons
 
   const TemporaryFile temporary(path);
   const fs::path& temp = temporary.path();
-  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
   if (fd.get() < 0) return Error::Input(PathError(requested, "cannot write: " + ErrnoMessage(errno)));
   auto fail = [&](int errnum) {
     ::unlink(temp.c_str());
@@ -233,7 +215,7 @@ Status WriteFileAtomically(const fs::path& path, std::string_view content) {
 }
 
 Status AppendToFile(const fs::path& path, std::string_view content) {
-  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
   auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
   if (fd.get() < 0) return fail(errno);
   OPMFU_RETURN_IF_ERROR(WriteAll(fd.get(), content, fail));

@@ -1,5 +1,7 @@
 #include "common/input_file.h"
 
+#include "common/unique_fd.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,24 +20,6 @@ namespace opmfu {
 namespace fs = std::filesystem;
 
 namespace {
-
-class InputDescriptor {
- public:
-  explicit InputDescriptor(int fd) : fd_(fd) {}
-  InputDescriptor(const InputDescriptor&) = delete;
-  InputDescriptor& operator=(const InputDescriptor&) = delete;
-  InputDescriptor& operator=(InputDescriptor&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  ~InputDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string InputError(const std::string& name, std::string_view cause) { return name + ": " + std::string(cause); }
 
@@ -175,11 +159,11 @@ Status CheckRegularFile(const fs::path& path) {
 namespace {
 
 // Opens `path` for reading without blocking, checked to be a regular file; returns its size.
-Result<std::uint64_t> OpenRegular(const fs::path& path, InputDescriptor& fd) {
+Result<std::uint64_t> OpenRegular(const fs::path& path, UniqueFd& fd) {
   const std::string name = path.string();
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer; fstat below refuses it.
   // O_NOCTTY: a terminal named as input must not become our controlling terminal.
-  fd = InputDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  fd = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) {
     const int open_error = errno;
     // A socket cannot be opened at all (ENXIO): say what it is rather than "No such device".
@@ -198,7 +182,7 @@ Result<std::uint64_t> OpenRegular(const fs::path& path, InputDescriptor& fd) {
 }  // namespace
 
 Result<std::string> ReadFileHead(const fs::path& path, std::size_t bytes) {
-  InputDescriptor fd(-1);
+  UniqueFd fd;
   OPMFU_ASSIGN_OR_RETURN(const std::uint64_t size, OpenRegular(path, fd));
   std::string head(static_cast<std::size_t>(std::min<std::uint64_t>(size, bytes)), '\0');
   std::size_t filled = 0;
@@ -216,7 +200,7 @@ Result<std::string> ReadFileHead(const fs::path& path, std::size_t bytes) {
 Result<std::string> ReadTextFile(const fs::path& path, const ReadLimits& limits) {
   const std::string name = path.string();
   OPMFU_ASSIGN_OR_RETURN(const auto limit, EffectiveLimit(limits));
-  InputDescriptor fd(-1);
+  UniqueFd fd;
   OPMFU_ASSIGN_OR_RETURN(const std::uint64_t size, OpenRegular(path, fd));
   if (size > limit.first) return TooLarge(name, size, limit.first, limit.second);
   std::string content;

@@ -1,14 +1,7 @@
 #include "linter/bash_syntax_check.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -27,31 +20,6 @@ namespace {
 // A launcher of any realistic size parses in milliseconds; this only bounds a pathological one.
 constexpr std::chrono::seconds kTimeLimit{10};
 constexpr std::size_t kMaxErrorOutput = std::size_t{64} * 1024;
-
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  ~UniqueFd() { Reset(); }
-  int get() const { return fd_; }
-  void Reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 BashVerdict Unavailable(std::string why) { return {BashVerdict::Kind::kUnavailable, 0, std::move(why)}; }
 
@@ -100,62 +68,26 @@ std::optional<std::string> FindBash() {
 }
 
 BashVerdict CheckWithBash(const std::string& bash, const std::string& path) {
-  std::array<int, 2> ends{-1, -1};
-  if (::pipe2(ends.data(), O_CLOEXEC) != 0) return Unavailable("cannot create a pipe");
-  UniqueFd read_end(ends[0]);
-  UniqueFd write_end(ends[1]);
-  SpawnFileActions actions;
-  if (!actions.ok() || posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0) != 0 ||
-      posix_spawn_file_actions_addopen(actions.get(), 1, "/dev/null", O_WRONLY, 0) != 0 ||
-      posix_spawn_file_actions_adddup2(actions.get(), write_end.get(), 2) != 0) {
-    return Unavailable("cannot prepare to run bash");
-  }
+  ChildOptions options;
+  options.capture = ChildOptions::Capture::kStderr;
+  options.timeout = kTimeLimit;
+  options.max_output = kMaxErrorOutput;
   // An empty environment: no BASH_ENV or ENV file is read, and messages are in English.
-  std::string locale = "LC_ALL=C";
-  std::vector<std::string> arguments = {bash, "--norc", "--noprofile", "-O", "extglob", "-n", path};
-  std::vector<char*> argv;
-  for (std::string& argument : arguments) argv.push_back(argument.data());
-  argv.push_back(nullptr);
-  std::array<char*, 2> envp = {locale.data(), nullptr};
-  pid_t child = -1;
-  if (posix_spawn(&child, bash.c_str(), actions.get(), nullptr, argv.data(), envp.data()) != 0) {
-    return Unavailable("cannot run " + bash);
-  }
-  write_end.Reset();
-
-  std::string output;
-  const auto deadline = std::chrono::steady_clock::now() + kTimeLimit;
-  bool timed_out = false;
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      timed_out = true;
+  options.environment = std::vector<std::string>{"LC_ALL=C"};
+  auto ran = RunChild({bash, "--norc", "--noprofile", "-O", "extglob", "-n", path}, options);
+  if (!ran.ok()) return Unavailable("cannot run " + bash);
+  switch (ran->end) {
+    case ChildOutcome::End::kTimedOut:
+      return Unavailable("bash -n did not finish within " + std::to_string(kTimeLimit.count()) + " s");
+    case ChildOutcome::End::kSignalled:
+      return Unavailable("bash -n was stopped by a signal");
+    case ChildOutcome::End::kExited:
       break;
-    }
-    pollfd waiting{read_end.get(), POLLIN, 0};
-    const int ready = ::poll(&waiting, 1, static_cast<int>(left));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
-      timed_out = ready == 0;
-      break;
-    }
-    std::array<char, 4096> buffer{};
-    const ssize_t got = ::read(read_end.get(), buffer.data(), buffer.size());
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    if (output.size() < kMaxErrorOutput) output.append(buffer.data(), static_cast<std::size_t>(got));
   }
-  if (timed_out) ::kill(child, SIGKILL);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) return Unavailable("bash -n did not finish within " + std::to_string(kTimeLimit.count()) + " s");
-  if (!WIFEXITED(status)) return Unavailable("bash -n was stopped by a signal");
-  if (WEXITSTATUS(status) == 0) return {BashVerdict::Kind::kAccepted, 0, {}};
-  if (WEXITSTATUS(status) == 126 || WEXITSTATUS(status) == 127) return Unavailable("cannot run " + bash);
+  if (ran->exit_code == 0) return {BashVerdict::Kind::kAccepted, 0, {}};
+  if (ran->exit_code == 126 || ran->exit_code == 127) return Unavailable("cannot run " + bash);
   BashVerdict verdict{BashVerdict::Kind::kRejected, 0, {}};
-  ReadBashMessage(output, path, verdict);
+  ReadBashMessage(ran->output, path, verdict);
   if (verdict.message.empty()) verdict.message = "syntax error";
   return verdict;
 }

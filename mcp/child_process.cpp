@@ -28,14 +28,14 @@ constexpr std::size_t kMaxStderr = std::size_t{1} << 20;
 constexpr int kChildProgressFd = 3;
 
 struct Pipe {
-  OwnedFd read;
-  OwnedFd write;
+  UniqueFd read;
+  UniqueFd write;
 };
 
 Result<Pipe> MakePipe() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error::Internal("pipe: " + ErrnoMessage(errno));
-  return Pipe{OwnedFd(fds[0]), OwnedFd(fds[1])};
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
 void AppendCapped(std::string& text, const char* data, std::size_t size, std::size_t limit, bool* truncated) {
@@ -45,25 +45,6 @@ void AppendCapped(std::string& text, const char* data, std::size_t size, std::si
 }
 
 }  // namespace
-
-OwnedFd& OwnedFd::operator=(OwnedFd&& other) noexcept {
-  if (this != &other) {
-    Close();
-    fd_ = other.Release();
-  }
-  return *this;
-}
-
-int OwnedFd::Release() {
-  const int fd = fd_;
-  fd_ = -1;
-  return fd;
-}
-
-void OwnedFd::Close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
 
 Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, const std::string& working_directory) {
   if (argv.empty()) return Error::Internal("ChildProcess: empty command");
@@ -104,7 +85,7 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, c
   return ChildProcess(pid, std::move(out->read), std::move(err->read), std::move(progress->read));
 }
 
-ChildProcess::ChildProcess(pid_t pid, OwnedFd out, OwnedFd err, OwnedFd progress)
+ChildProcess::ChildProcess(pid_t pid, UniqueFd out, UniqueFd err, UniqueFd progress)
     : pid_(pid), out_(std::move(out)), err_(std::move(err)), progress_(std::move(progress)) {}
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
@@ -125,8 +106,8 @@ ChildProcess::~ChildProcess() {
 
 std::vector<int> ChildProcess::OpenDescriptors() const {
   std::vector<int> fds;
-  for (const OwnedFd* fd : {&out_, &err_, &progress_}) {
-    if (fd->open()) fds.push_back(fd->get());
+  for (const UniqueFd* fd : {&out_, &err_, &progress_}) {
+    if (fd->valid()) fds.push_back(fd->get());
   }
   return fds;
 }
@@ -135,14 +116,14 @@ ChildStream ChildProcess::ReadFrom(int fd) {
   const ChildStream stream = fd == out_.get()   ? ChildStream::kStdout
                              : fd == err_.get() ? ChildStream::kStderr
                                                 : ChildStream::kProgress;
-  OwnedFd& owned = stream == ChildStream::kStdout ? out_ : stream == ChildStream::kStderr ? err_ : progress_;
+  UniqueFd& owned = stream == ChildStream::kStdout ? out_ : stream == ChildStream::kStderr ? err_ : progress_;
   char buffer[65536];
   ssize_t n = -1;
   do {
     n = ::read(owned.get(), buffer, sizeof buffer);
   } while (n < 0 && errno == EINTR);
   if (n <= 0) {
-    owned.Close();
+    owned.Reset();
     return stream;
   }
   const auto size = static_cast<std::size_t>(n);
@@ -160,7 +141,7 @@ ChildStream ChildProcess::ReadFrom(int fd) {
   return stream;
 }
 
-bool ChildProcess::Drained() const { return !out_.open() && !err_.open() && !progress_.open(); }
+bool ChildProcess::Drained() const { return !out_.valid() && !err_.valid() && !progress_.valid(); }
 
 void ChildProcess::Kill() {
   if (pid_ > 0) ::kill(pid_, SIGKILL);

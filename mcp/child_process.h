@@ -9,28 +9,9 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/unique_fd.h"
 
 namespace opmfu::mcp {
-
-/// A file descriptor closed when it goes out of scope.
-class OwnedFd {
- public:
-  OwnedFd() = default;
-  explicit OwnedFd(int fd) : fd_(fd) {}
-  OwnedFd(OwnedFd&& other) noexcept : fd_(other.Release()) {}
-  OwnedFd& operator=(OwnedFd&& other) noexcept;
-  OwnedFd(const OwnedFd&) = delete;
-  OwnedFd& operator=(const OwnedFd&) = delete;
-  ~OwnedFd() { Close(); }
-
-  int get() const { return fd_; }
-  bool open() const { return fd_ >= 0; }
-  int Release();
-  void Close();
-
- private:
-  int fd_ = -1;
-};
 
 /// The environment variable naming the descriptor `opmfu analyze` writes "DONE TOTAL\n" to after
 /// each rank (the MCP server turns those lines into notifications/progress).
@@ -76,12 +57,12 @@ class ChildProcess {
   bool output_truncated() const { return truncated_; }
 
  private:
-  ChildProcess(pid_t pid, OwnedFd out, OwnedFd err, OwnedFd progress);
+  ChildProcess(pid_t pid, UniqueFd out, UniqueFd err, UniqueFd progress);
 
   pid_t pid_ = -1;
-  OwnedFd out_;
-  OwnedFd err_;
-  OwnedFd progress_;
+  UniqueFd out_;
+  UniqueFd err_;
+  UniqueFd progress_;
   std::string stdout_text_;
   std::string stderr_text_;
   std::string progress_text_;
