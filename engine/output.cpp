@@ -1,5 +1,7 @@
 #include "engine/output.h"
 
+#include "engine/mfu_columns.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -18,49 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kOperatorColumns[] = {"rank_id",
-                                        "op_name",
-                                        "kernel_name",
-                                        "kernel_start(ns)",
-                                        "kernel_end(ns)",
-                                        "kernel_duration(ns)",
-                                        "mfu",
-                                        "actual_tflops",
-                                        "chip_peak_tflops",
-                                        "flops",
-                                        "flops_op_name",
-                                        "input_shapes",
-                                        "output_shapes"};
-const char* const kModuleColumns[] = {"rank_id",
-                                      "parent_module",
-                                      "module",
-                                      "op_name",
-                                      "kernel_list",
-                                      "total_kernel_duration(ns)",
-                                      "avg_kernel_duration(ns)",
-                                      "op_count",
-                                      "avg_mfu"};
-
 // The rows outlive the statement's step, so their strings are bound without a copy.
 Status BindOptional(Statement& statement, int index, std::optional<std::string_view> value) {
   return value ? statement.BindUncopied(index, *value) : statement.BindNull(index);
 }
-
-// The CREATE statements as upstream's writer leaves them (pandas' to_sql over the concatenated ranks).
-std::string OperatorTableSql(bool duration_integer, bool flops_integer) {
-  return std::string(
-             "CREATE TABLE \"OperatorMFU\" (\"rank_id\" INTEGER, \"op_name\" TEXT, \"kernel_name\" TEXT, "
-             "\"kernel_start(ns)\" INTEGER, \"kernel_end(ns)\" INTEGER, \"kernel_duration(ns)\" ") +
-         (duration_integer ? "INTEGER" : "REAL") +
-         ", \"mfu\" REAL, \"actual_tflops\" REAL, \"chip_peak_tflops\" REAL, \"flops\" " +
-         (flops_integer ? "INTEGER" : "REAL") +
-         ", \"flops_op_name\" TEXT, \"input_shapes\" TEXT, \"output_shapes\" TEXT)";
-}
-
-constexpr const char* kModuleTableSql =
-    "CREATE TABLE \"ModuleMFU\" (\"rank_id\" INTEGER, \"parent_module\" TEXT, \"module\" TEXT, \"op_name\" TEXT, "
-    "\"kernel_list\" TEXT, \"total_kernel_duration(ns)\" REAL, \"avg_kernel_duration(ns)\" REAL, \"op_count\" "
-    "INTEGER, \"avg_mfu\" TEXT)";
 
 std::string CsvNumber(double value) { return PythonFloatRepr(value); }
 
@@ -110,7 +73,7 @@ Status ClusterDbWriter::Start() {
     }
     // OperatorMFU first, as upstream writes it: the tables keep that order in sqlite_master.
     OPMFU_RETURN_IF_ERROR(db.Execute(OperatorTableSql(true, true)));
-    OPMFU_RETURN_IF_ERROR(db.Execute(kModuleTableSql));
+    OPMFU_RETURN_IF_ERROR(db.Execute(ModuleTableSql()));
     OPMFU_ASSIGN_OR_RETURN(Statement insert_operator,
                            db.Prepare("INSERT INTO \"OperatorMFU\" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
                                       "?11, ?12, ?13)"));
@@ -315,9 +278,9 @@ std::string CsvCell(const nlohmann::ordered_json& cell) {
 
 // A header line and one line per row.
 template <typename Rows, typename ToCells>
-std::string CsvTable(std::span<const char* const> columns, const Rows& rows, ToCells&& to_cells) {
+std::string CsvTable(std::span<const MfuColumn> columns, const Rows& rows, ToCells&& to_cells) {
   std::string out;
-  for (const char* column : columns) out += std::string(out.empty() ? "" : ",") + CsvField(column);
+  for (const MfuColumn& column : columns) out += std::string(out.empty() ? "" : ",") + CsvField(column.name);
   out += "\n";
   for (const auto& row : rows) {
     const Cells cells = to_cells(row);
@@ -329,20 +292,15 @@ std::string CsvTable(std::span<const char* const> columns, const Rows& rows, ToC
 
 // An array of objects keyed by column name.
 template <typename Rows, typename ToCells>
-nlohmann::ordered_json JsonTable(std::span<const char* const> columns, const Rows& rows, ToCells&& to_cells) {
+nlohmann::ordered_json JsonTable(std::span<const MfuColumn> columns, const Rows& rows, ToCells&& to_cells) {
   nlohmann::ordered_json array = nlohmann::ordered_json::array();
   for (const auto& row : rows) {
     const Cells cells = to_cells(row);
     nlohmann::ordered_json object = nlohmann::ordered_json::object();
-    for (std::size_t i = 0; i < cells.size(); ++i) object[columns[i]] = cells[i];
+    for (std::size_t i = 0; i < cells.size(); ++i) object[std::string(columns[i].name)] = cells[i];
     array.push_back(std::move(object));
   }
   return array;
-}
-
-// ModuleMFU columns, without avg_mfu when it is empty everywhere.
-std::span<const char* const> ModuleColumns(bool with_avg_mfu) {
-  return std::span(kModuleColumns).first(with_avg_mfu ? 9 : 8);
 }
 
 }  // namespace

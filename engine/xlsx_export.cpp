@@ -1,5 +1,7 @@
 #include "engine/xlsx_export.h"
 
+#include "engine/mfu_columns.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 #include <xlsxwriter.h>
@@ -19,31 +21,6 @@ namespace opmfu::engine {
 namespace fs = std::filesystem;
 
 namespace {
-
-const char* const kKernelHeaders[] = {"Rank ID",
-                                      "Op Name",
-                                      "Kernel Name",
-                                      "Kernel Start(ns)",
-                                      "Kernel End(ns)",
-                                      "Kernel Duration(ns)",
-                                      "MFU",
-                                      "actual_tflops",
-                                      "chip_peak_tflops",
-                                      "flops",
-                                      "flops_op_name",
-                                      "input_shapes",
-                                      "output_shapes"};
-const double kKernelWidths[] = {10, 30, 50, 20, 20, 20, 10, 15, 18, 18, 25, 30, 30};
-const char* const kModuleHeaders[] = {"Rank ID",
-                                      "Parent Module",
-                                      "Module",
-                                      "Op Name",
-                                      "Kernel List",
-                                      "Total Kernel Duration(ns)",
-                                      "Avg Kernel Duration(ns)",
-                                      "Op Count",
-                                      "Avg MFU"};
-const double kModuleWidths[] = {10, 40, 30, 30, 60, 25, 25, 10, 30};
 
 // libxlsxwriter reports a failure with lines of its own on stderr ("[ERROR][packager.c:...]"); the
 // error it returns becomes opmfu's one line instead. Only the export runs meanwhile.
@@ -104,10 +81,12 @@ class Workbook {
     fs::remove(temp_->path(), ec);
   }
 
-  void Headers(std::span<const char* const> headers, std::span<const double> widths) {
-    for (std::size_t i = 0; i < headers.size(); ++i) {
-      worksheet_write_string(sheet_, 0, static_cast<lxw_col_t>(i), headers[i], header_);
-      worksheet_set_column(sheet_, static_cast<lxw_col_t>(i), static_cast<lxw_col_t>(i), widths[i], nullptr);
+  void Headers(std::span<const MfuColumn> columns) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const std::string header(columns[i].xlsx_header);  // NUL-terminated
+      worksheet_write_string(sheet_, 0, static_cast<lxw_col_t>(i), header.c_str(), header_);
+      worksheet_set_column(sheet_, static_cast<lxw_col_t>(i), static_cast<lxw_col_t>(i), columns[i].xlsx_width,
+                           nullptr);
     }
   }
   void Number(std::size_t row, std::size_t column, double value) {
@@ -161,7 +140,7 @@ class Workbook {
 
 Result<Workbook> WriteKernelWorkbook(const fs::path& path, const std::vector<const OperatorMfuRow*>& rows) {
   OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(path));
-  book.Headers(kKernelHeaders, kKernelWidths);
+  book.Headers(kOperatorColumns);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const OperatorMfuRow& r = *rows[i];
     const std::size_t row = i + 1;
@@ -188,8 +167,7 @@ Result<Workbook> WriteModuleWorkbook(const fs::path& path, const std::vector<con
   // avg_mfu is dropped when it is empty in every row of this rank's frame.
   const bool with_avg =
       std::any_of(rows.begin(), rows.end(), [](const ModuleMfuRow* r) { return !r->avg_mfu.empty(); });
-  const std::size_t columns = with_avg ? 9 : 8;
-  book.Headers(std::span(kModuleHeaders).first(columns), std::span(kModuleWidths).first(columns));
+  book.Headers(ModuleColumns(with_avg));
   book.HeaderHeight(27);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ModuleMfuRow& r = *rows[i];

@@ -1,5 +1,7 @@
 #include "report/report.h"
 
+#include "engine/mfu_columns.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -60,9 +62,7 @@ Result<ReportData> LoadClusterDb(const fs::path& db_path) {
   std::vector<engine::OperatorMfuRow> rows;
   OPMFU_ASSIGN_OR_RETURN(
       Statement operators,
-      db.Prepare("SELECT \"rank_id\", \"op_name\", \"kernel_name\", \"kernel_start(ns)\", \"kernel_end(ns)\", "
-                 "\"kernel_duration(ns)\", \"mfu\", \"actual_tflops\", \"chip_peak_tflops\", \"flops\", "
-                 "\"flops_op_name\", \"input_shapes\", \"output_shapes\" FROM \"OperatorMFU\""));
+      db.Prepare("SELECT " + engine::QuotedColumnList(engine::kOperatorColumns) + " FROM \"OperatorMFU\""));
   while (true) {
     OPMFU_ASSIGN_OR_RETURN(const bool more, operators.Step());
     if (!more) break;
