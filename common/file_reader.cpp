@@ -17,9 +17,44 @@ std::string Normal(const std::string& path) { return fs::path(path).lexically_no
 
 Result<std::string> DiskFileReader::ReadFile(const std::string& path) const { return ReadTextFile(path); }
 
-bool DiskFileReader::IsFile(const std::string& path) const {
+namespace {
+
+FileKind KindOf(const fs::file_status& status) {
+  if (fs::is_regular_file(status)) return FileKind::kFile;
+  if (fs::is_directory(status)) return FileKind::kDirectory;
+  if (!fs::exists(status)) return FileKind::kMissing;
+  return FileKind::kOther;
+}
+
+}  // namespace
+
+FileKind DiskFileReader::Stat(const std::string& path, std::string* cause) const {
   std::error_code ec;
-  return fs::is_regular_file(path, ec);
+  const fs::file_status status = fs::status(path, ec);
+  if (ec && cause != nullptr && ec != std::errc::no_such_file_or_directory) *cause = ec.message();
+  return ec ? FileKind::kMissing : KindOf(status);
+}
+
+Result<std::vector<DirectoryEntry>> DiskFileReader::ListDirectory(const std::string& path) const {
+  std::vector<DirectoryEntry> entries;
+  std::error_code ec;
+  fs::directory_iterator it(path, ec);
+  for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+    std::error_code entry_error;
+    DirectoryEntry& entry = entries.emplace_back();
+    entry.name = it->path().filename().string();
+    entry.symlink = it->is_symlink(entry_error);
+    entry.kind = KindOf(it->status(entry_error));
+  }
+  if (ec) return Error::Input(path + ": cannot list: " + ec.message());
+  return entries;
+}
+
+Result<std::string> DiskFileReader::Canonical(const std::string& path) const {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(path, ec);
+  if (ec) return Error::Input(path + ": cannot resolve the path: " + ec.message());
+  return canonical.lexically_normal().string();
 }
 
 const FileReader& DiskFiles() {
@@ -43,6 +78,34 @@ Result<std::string> MemoryFileReader::ReadFile(const std::string& path) const {
   return found->second;
 }
 
-bool MemoryFileReader::IsFile(const std::string& path) const { return files_.contains(Normal(path)); }
+FileKind MemoryFileReader::Stat(const std::string& path, std::string* /*cause*/) const {
+  const std::string normal = Normal(path);
+  if (files_.contains(normal)) return FileKind::kFile;
+  // A directory is a proper prefix of some path, ending at a separator.
+  const std::string prefix = normal.ends_with('/') ? normal : normal + "/";
+  const auto next = files_.lower_bound(prefix);
+  return next != files_.end() && next->first.starts_with(prefix) ? FileKind::kDirectory : FileKind::kMissing;
+}
+
+Result<std::vector<DirectoryEntry>> MemoryFileReader::ListDirectory(const std::string& path) const {
+  if (Stat(path) != FileKind::kDirectory) return Error::Input(path + ": cannot list: No such file or directory");
+  const std::string normal = Normal(path);
+  const std::string prefix = normal.ends_with('/') ? normal : normal + "/";
+  std::vector<DirectoryEntry> entries;
+  for (auto it = files_.lower_bound(prefix); it != files_.end() && it->first.starts_with(prefix); ++it) {
+    const std::string rest = it->first.substr(prefix.size());
+    const std::size_t slash = rest.find('/');
+    DirectoryEntry entry{rest.substr(0, slash), slash == std::string::npos ? FileKind::kFile : FileKind::kDirectory};
+    if (entries.empty() || entries.back().name != entry.name) entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+Result<std::string> MemoryFileReader::Canonical(const std::string& path) const {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);  // only the working directory is read
+  if (ec) return Error::Input(path + ": cannot resolve the path: " + ec.message());
+  return absolute.lexically_normal().string();
+}
 
 }  // namespace opmfu

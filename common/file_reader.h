@@ -1,14 +1,25 @@
 #pragma once
-// The one way the lint front ends read source files: from disk, or from a map of paths to texts
-// held in memory (tests drive a stage, or a whole lint, without touching the disk). Readers are
-// shared by worker threads: every method is const and safe to call concurrently.
+// The one way the lint front ends see files, like ninja's DiskInterface: read, stat, list and
+// resolve, on disk or in a map of paths to texts held in memory (tests drive a stage, or a whole
+// lint, without touching the disk). Readers are shared by worker threads: every method is const
+// and safe to call concurrently.
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 
 namespace opmfu {
+
+/// What a path names, symlinks followed.
+enum class FileKind { kMissing, kFile, kDirectory, kOther };
+
+struct DirectoryEntry {
+  std::string name;  ///< the entry's own name, no directory
+  FileKind kind = FileKind::kMissing;
+  bool symlink = false;  ///< the entry itself is a symbolic link (a walk does not follow it)
+};
 
 class FileReader {
  public:
@@ -20,22 +31,34 @@ class FileReader {
   /// The text of the file at `path`, as ReadTextFile reads it (a binary file, with a NUL byte, is
   /// an error). Fails with one line naming the path and the cause.
   virtual Result<std::string> ReadFile(const std::string& path) const = 0;
-  /// Whether `path` names a regular file; false when that cannot be told (never throws).
-  virtual bool IsFile(const std::string& path) const = 0;
+  /// What `path` names; kMissing also when that cannot be told, with the cause (a symlink loop, a
+  /// permission) in `cause` when given. Never throws.
+  virtual FileKind Stat(const std::string& path, std::string* cause = nullptr) const = 0;
+  /// The entries of the directory `path`, in no particular order. Fails with one line naming the
+  /// directory and the cause ("cannot list: ...").
+  virtual Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const = 0;
+  /// `path` absolute, with symlinks resolved as far as it exists, in lexically normal form: two
+  /// names of one file give one answer. Fails on a symlink loop or a name too long.
+  virtual Result<std::string> Canonical(const std::string& path) const = 0;
+
+  /// Whether `path` names a regular file.
+  bool IsFile(const std::string& path) const { return Stat(path) == FileKind::kFile; }
 };
 
 /// The files on disk (ReadTextFile with the default limits).
 class DiskFileReader final : public FileReader {
  public:
   Result<std::string> ReadFile(const std::string& path) const override;
-  bool IsFile(const std::string& path) const override;
+  FileKind Stat(const std::string& path, std::string* cause = nullptr) const override;
+  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override;
+  Result<std::string> Canonical(const std::string& path) const override;
 };
 
 /// The reader of the files on disk every stage uses unless told otherwise.
 const FileReader& DiskFiles();
 
 /// Files held in memory, by path (compared in lexically normal form: `a/./b.py` is `a/b.py`).
-/// Nothing else exists: no directories, no disk.
+/// The directories are those the paths imply; nothing else exists, and nothing is a symlink.
 class MemoryFileReader final : public FileReader {
  public:
   MemoryFileReader() = default;
@@ -43,7 +66,9 @@ class MemoryFileReader final : public FileReader {
   void Add(const std::string& path, std::string text);
 
   Result<std::string> ReadFile(const std::string& path) const override;
-  bool IsFile(const std::string& path) const override;
+  FileKind Stat(const std::string& path, std::string* cause = nullptr) const override;
+  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override;
+  Result<std::string> Canonical(const std::string& path) const override;
 
  private:
   std::map<std::string, std::string> files_;

@@ -27,7 +27,13 @@ class FixedFiles final : public FileReader {
     if (auto found = texts_.find(Key(path)); found != texts_.end()) return found->second;
     return base_.ReadFile(path);
   }
-  bool IsFile(const std::string& path) const override { return texts_.contains(Key(path)) || base_.IsFile(path); }
+  FileKind Stat(const std::string& path, std::string* cause) const override {
+    return texts_.contains(Key(path)) ? FileKind::kFile : base_.Stat(path, cause);
+  }
+  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override {
+    return base_.ListDirectory(path);  // a fixed file exists already: no listing changes
+  }
+  Result<std::string> Canonical(const std::string& path) const override { return base_.Canonical(path); }
 
  private:
   const FileReader& base_;

@@ -37,7 +37,7 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
   });
   for (std::size_t i = 0; i < count; ++i) {
     for (const fs::path& module : closures[i]) {
-      auto [known, added] = by_identity.emplace(Identity(module.string()), inputs.size());
+      auto [known, added] = by_identity.emplace(Identity(FilesOf(options), module.string()), inputs.size());
       if (added) inputs.push_back(MakeInput(DisplayPath(module.string()), true));
       Input& reached = inputs[known->second];
       if (reached.entry || !reached.launches.empty()) continue;  // its own program, or already reached

@@ -18,12 +18,10 @@ bool SkippedDirectory(const fs::path& path) {
          name == "site-packages" || name == "venv";
 }
 
-// weakly_canonical without throwing: a symlink loop or a name too long is an error naming the path.
-Result<fs::path> Canonical(const fs::path& path) {
-  std::error_code ec;
-  const fs::path canonical = fs::weakly_canonical(path, ec);
-  if (ec) return Error::Input(path.string() + ": cannot resolve the path: " + ec.message());
-  return canonical.lexically_normal();
+// A symlink loop or a name too long is an error naming the path.
+Result<fs::path> Canonical(const FileReader& files, const fs::path& path) {
+  OPMFU_ASSIGN_OR_RETURN(std::string canonical, files.Canonical(path.string()));
+  return fs::path(std::move(canonical));
 }
 
 }  // namespace
@@ -54,14 +52,19 @@ Input MakeInput(std::string path, bool from_directory, bool from_stdin) {
 // working directory when `start` is below it (a source tarball or an exported tree has no .git,
 // and is linted from its top, as ruff takes the directory it runs in), else `start`.
 fs::path ProjectRoot(const LintOptions& options, const fs::path& start) {
-  std::error_code ec;
-  if (options.root) return fs::weakly_canonical(*options.root, ec).lexically_normal();
-  const fs::path from = fs::weakly_canonical(start.empty() ? fs::path(".") : start, ec);
+  const FileReader& files = FilesOf(options);
+  const auto canonical = [&](const fs::path& path) {
+    auto resolved = files.Canonical(path.string());
+    return resolved.ok() ? fs::path(*resolved) : path.lexically_normal();
+  };
+  if (options.root) return canonical(*options.root);
+  const fs::path from = canonical(start.empty() ? fs::path(".") : start);
   for (fs::path dir = from; !dir.empty(); dir = dir.parent_path()) {
-    if (fs::exists(dir / ".git", ec)) return dir;
+    if (files.Stat((dir / ".git").string()) != FileKind::kMissing) return dir;
     if (dir == dir.parent_path()) break;
   }
-  const fs::path cwd = fs::weakly_canonical(fs::current_path(ec), ec);
+  std::error_code ec;
+  const fs::path cwd = canonical(fs::current_path(ec));
   const fs::path relative = from.lexically_relative(cwd);
   if (!ec && !cwd.empty() && !relative.empty() && *relative.begin() != "..") return cwd;
   return from;
@@ -76,9 +79,10 @@ fs::path RootStart(const Input& input) {
 
 Result<ProgramPaths> ResolveProgramPaths(const Input& input, const LintOptions& options) {
   ProgramPaths paths;
-  OPMFU_ASSIGN_OR_RETURN(paths.self, Canonical(input.path));
-  OPMFU_ASSIGN_OR_RETURN(paths.entry, Canonical(input.entry.value_or(input.path)));
-  OPMFU_ASSIGN_OR_RETURN(const fs::path start, Canonical(RootStart(input)));
+  const FileReader& files = FilesOf(options);
+  OPMFU_ASSIGN_OR_RETURN(paths.self, Canonical(files, input.path));
+  OPMFU_ASSIGN_OR_RETURN(paths.entry, Canonical(files, input.entry.value_or(input.path)));
+  OPMFU_ASSIGN_OR_RETURN(const fs::path start, Canonical(files, RootStart(input)));
   paths.root = ProjectRoot(options, start);
   return paths;
 }
@@ -88,10 +92,9 @@ bool CanMatter(std::string_view source) {
   return source.find("profiler") != std::string_view::npos || source.find("torch_npu") != std::string_view::npos;
 }
 
-std::string Identity(const std::string& path) {
-  std::error_code ec;
-  const fs::path canonical = fs::weakly_canonical(path, ec);
-  return ec ? path : canonical.string();
+std::string Identity(const FileReader& files, const std::string& path) {
+  auto canonical = files.Canonical(path);
+  return canonical.ok() ? *canonical : path;
 }
 
 CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintOptions& options, LintReport& report) {
@@ -104,9 +107,9 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
       inputs.stdin_input = MakeInput(options.stdin_filename, false, true);
       continue;
     }
-    std::error_code ec;
-    const bool named_file = files.IsFile(path);
-    if (!named_file && fs::is_directory(path, ec)) {
+    std::string cause;
+    const FileKind kind = files.Stat(path, &cause);
+    if (kind == FileKind::kDirectory) {
       std::vector<std::string> found_python;
       // Directory by directory, so that one that cannot be listed (no permission) is an error
       // naming it, and its siblings are still linted: "No findings." must never stand for
@@ -115,38 +118,38 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
       while (!pending.empty()) {
         const fs::path directory = std::move(pending.back());
         pending.pop_back();
-        fs::directory_iterator it(directory, ec);
-        for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
-          std::error_code entry_error;
+        auto entries = files.ListDirectory(directory.string());
+        if (!entries.ok()) {
+          report.errors.push_back(entries.take_error());
+          continue;
+        }
+        for (const DirectoryEntry& entry : *entries) {
+          const fs::path found_path = directory / entry.name;
           // Symlinked directories are not followed, so a link loop cannot trap the walk.
-          if (it->is_directory(entry_error) && !it->is_symlink(entry_error)) {
-            if (!SkippedDirectory(it->path()) && !MatchesAnyGlob(options.exclude, cwd, it->path())) {
-              pending.push_back(it->path());
+          if (entry.kind == FileKind::kDirectory && !entry.symlink) {
+            if (!SkippedDirectory(found_path) && !MatchesAnyGlob(options.exclude, cwd, found_path)) {
+              pending.push_back(found_path);
             }
             continue;
           }
-          if (MatchesAnyGlob(options.exclude, cwd, it->path())) continue;
-          if (!it->is_regular_file(entry_error)) continue;
-          const std::string extension = it->path().extension().string();
+          if (MatchesAnyGlob(options.exclude, cwd, found_path)) continue;
+          if (entry.kind != FileKind::kFile) continue;
+          const std::string extension = found_path.extension().string();
           // `lint` (ruff's `.`) names what it finds as ruff does: `train.py`, not `./train.py`.
-          std::string found = it->path().string();
+          std::string found = found_path.string();
           if (found.starts_with("./")) found.erase(0, 2);
           if (extension == ".py") found_python.push_back(found);
           if (extension == ".sh" || extension == ".bash") inputs.launchers.push_back(found);
-          if (it->path().filename() == kDynamicConfigName) inputs.json.push_back(found);
-        }
-        if (ec) {
-          report.errors.push_back(Error::Input(directory.string() + ": cannot list: " + ec.message()));
-          ec.clear();
+          if (entry.name == kDynamicConfigName) inputs.json.push_back(found);
         }
       }
       std::sort(found_python.begin(), found_python.end());
       for (std::string& file : found_python) inputs.python.push_back(MakeInput(std::move(file), true));
       continue;
     }
-    if (!named_file && !fs::exists(path, ec)) {
+    if (kind == FileKind::kMissing) {
       // The real cause: a symlink loop or a permission problem is not a missing file.
-      report.errors.push_back(Error::Input(path + ": " + (ec ? ec.message() : "no such file or directory")));
+      report.errors.push_back(Error::Input(path + ": " + (cause.empty() ? "no such file or directory" : cause)));
       continue;
     }
     const std::string extension = fs::path(path).extension().string();
@@ -166,11 +169,12 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
   // A file named twice (`lint src/ src/train.sh`) is linted once; named, it always matters.
   {
     std::set<std::string> seen;
-    std::erase_if(inputs.launchers, [&](const std::string& path) { return !seen.insert(Identity(path)).second; });
+    std::erase_if(inputs.launchers,
+                  [&](const std::string& path) { return !seen.insert(Identity(files, path)).second; });
     std::map<std::string, std::size_t> first;
     std::vector<Input> unique;
     for (Input& input : inputs.python) {
-      auto [at, added] = first.emplace(Identity(input.path), unique.size());
+      auto [at, added] = first.emplace(Identity(files, input.path), unique.size());
       if (added) {
         unique.push_back(std::move(input));
       } else {

@@ -32,7 +32,7 @@ Input MakeInput(std::string path, bool from_directory, bool from_stdin = false);
 std::string DisplayPath(const std::string& found);
 
 /// The canonical path that names one file however it was reached (the path itself if that fails).
-std::string Identity(const std::string& path);
+std::string Identity(const FileReader& files, const std::string& path);
 
 /// A file that mentions none of the profiler's names cannot configure a torch_npu profiler.
 bool CanMatter(std::string_view source);

@@ -50,12 +50,12 @@ std::optional<std::string> FindScriptAt(const FileReader& files, const linter::L
 
 // A launch of a known launcher is checked like a profile(...) call, from its description; the
 // findings land on the launcher's words.
-void CheckKnownLaunches(LauncherState& state) {
+void CheckKnownLaunches(LauncherState& state, const FileReader& files) {
   const std::vector<linter::Launch>& launches = state.lint.facts.launches;
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const linter::KnownLauncher* known = state.lint.known[i];
     if (known == nullptr) continue;
-    linter::KnownLaunchFacts launch = linter::ReadKnownLaunch(*known, launches[i]);
+    linter::KnownLaunchFacts launch = linter::ReadKnownLaunch(*known, launches[i], files);
     state.configures_profiler = state.configures_profiler || launch.profiling_enabled;
     linter::ProfilerFacts facts;
     facts.sites = std::move(launch.sites);
@@ -120,7 +120,7 @@ Result<LauncherState> ReadLauncherState(const FileReader& files, const std::stri
                                         const std::optional<std::string>& bash) {
   OPMFU_ASSIGN_OR_RETURN(std::string source, files.ReadFile(path));
   if (!IsValidUtf8(source)) return Error::Input(path + ": not valid UTF-8");
-  OPMFU_ASSIGN_OR_RETURN(linter::LauncherFacts facts, linter::ReadLauncher(path, std::move(source)));
+  OPMFU_ASSIGN_OR_RETURN(linter::LauncherFacts facts, linter::ReadLauncher(path, std::move(source), files));
   LauncherState state;
   state.effective = std::move(effective);
   state.lint.facts = std::move(facts);
@@ -165,7 +165,7 @@ Result<LauncherState> ReadLauncherState(const FileReader& files, const std::stri
     state.lint.scripts.push_back(std::move(script));
   }
   state.diagnostics = rules::CheckLauncher(state.lint, *state.effective);
-  CheckKnownLaunches(state);
+  CheckKnownLaunches(state, files);
   const SyntaxTree& tree = *state.lint.facts.tree;
   state.suppressions = ReadFileSuppressions(tree, state.lint.facts.comments);
   state.parsed_cleanly = !tree.has_error();

@@ -74,7 +74,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   });
   // Each Python input once, by its canonical path (a launched script may also be named directly).
   std::map<std::string, std::size_t> python_by_identity;
-  for (std::size_t i = 0; i < python_inputs.size(); ++i) python_by_identity.emplace(Identity(python_inputs[i].path), i);
+  for (std::size_t i = 0; i < python_inputs.size(); ++i)
+    python_by_identity.emplace(Identity(FilesOf(options), python_inputs[i].path), i);
   std::vector<LauncherState> launchers;
   for (std::size_t i = 0; i < launcher_paths.size(); ++i) {
     if (launcher_errors[i]) report.errors.push_back(std::move(*launcher_errors[i]));
@@ -86,7 +87,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     for (std::size_t l = 0; l < state.lint.facts.launches.size(); ++l) {
       const std::optional<std::string>& script = state.lint.scripts[l];
       if (!script) continue;
-      auto [known, added] = python_by_identity.emplace(Identity(*script), python_inputs.size());
+      auto [known, added] = python_by_identity.emplace(Identity(FilesOf(options), *script), python_inputs.size());
       if (added) python_inputs.push_back(MakeInput(DisplayPath(*script), false));
       Input& input = python_inputs[known->second];
       input.from_directory = false;  // a launched script always matters
@@ -123,7 +124,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   std::vector<std::string> configs;
   std::set<std::string> config_identities;
   for (std::string& path : json_paths) {
-    if (config_identities.insert(Identity(path)).second) configs.push_back(std::move(path));
+    if (config_identities.insert(Identity(FilesOf(options), path)).second) configs.push_back(std::move(path));
   }
   std::vector<SharedEffective> config_effective;
   for (const std::string& path : configs) {
@@ -140,7 +141,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   const Effective* first = !effective.empty()   ? effective.front().get()
                            : !launchers.empty() ? launchers.front().effective.get()
                                                 : nullptr;
-  MergeOutcomes(outcomes, launchers, followed, first, any_profiler_call, report);
+  MergeOutcomes(FilesOf(options), outcomes, launchers, followed, first, any_profiler_call, report);
   return report;
 }
 

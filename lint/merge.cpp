@@ -11,7 +11,7 @@
 
 namespace opmfu::lint {
 
-void MergeOutcomes(std::vector<FileOutcome>& outcomes, std::vector<LauncherState>& launchers,
+void MergeOutcomes(const FileReader& files, std::vector<FileOutcome>& outcomes, std::vector<LauncherState>& launchers,
                    const std::set<std::string>& followed, const Effective* first_effective, bool any_profiler_call,
                    LintReport& report) {
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
@@ -31,7 +31,7 @@ void MergeOutcomes(std::vector<FileOutcome>& outcomes, std::vector<LauncherState
   // file is linted itself: name the file as the walk did, and report it once.
   std::map<std::string, std::string> launcher_by_identity;
   for (const LauncherState& launcher : launchers) {
-    launcher_by_identity.emplace(Identity(launcher.lint.facts.path), launcher.lint.facts.path);
+    launcher_by_identity.emplace(Identity(files, launcher.lint.facts.path), launcher.lint.facts.path);
   }
   std::set<std::tuple<std::string, int, int, std::string, std::string>> launcher_findings;
   for (LauncherState& launcher : launchers) {
@@ -39,7 +39,7 @@ void MergeOutcomes(std::vector<FileOutcome>& outcomes, std::vector<LauncherState
     Suppress(launcher.suppressions, facts.path, *launcher.effective, launcher.diagnostics);
     std::erase_if(launcher.diagnostics, [&](Diagnostic& d) {
       if (d.file != facts.path) {
-        if (auto same = launcher_by_identity.find(Identity(d.file)); same != launcher_by_identity.end()) {
+        if (auto same = launcher_by_identity.find(Identity(files, d.file)); same != launcher_by_identity.end()) {
           d.file = same->second;
         }
       }

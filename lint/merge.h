@@ -15,7 +15,7 @@ namespace opmfu::lint {
 /// `followed`: modules reached only by following imports; `first_effective`: the rules in force
 /// for the first input (nullptr: none), which decide OPM010; `any_profiler_call`: whether a launcher configures
 /// a profiler.
-void MergeOutcomes(std::vector<FileOutcome>& outcomes, std::vector<LauncherState>& launchers,
+void MergeOutcomes(const FileReader& files, std::vector<FileOutcome>& outcomes, std::vector<LauncherState>& launchers,
                    const std::set<std::string>& followed, const Effective* first_effective, bool any_profiler_call,
                    LintReport& report);
 

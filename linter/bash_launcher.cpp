@@ -373,7 +373,7 @@ std::size_t UnwrapWords(const Wrapper& wrapper, const std::vector<ShellWord>& wo
 
 class Evaluator {
  public:
-  explicit Evaluator(LauncherFacts& facts) : facts_(facts) {}
+  Evaluator(LauncherFacts& facts, const FileReader& files) : facts_(facts), files_(files) {}
 
   /// One line per limit the launcher hit (each named once, with the file where it first was).
   void ReportLimits() const {
@@ -389,9 +389,12 @@ class Evaluator {
   }
 
   /// Marks the top-level file as being read, so a launcher that sources itself stops there.
-  void Enter(const std::string& path) {
-    std::error_code ec;
-    visiting_.insert(fs::weakly_canonical(path, ec).string());
+  void Enter(const std::string& path) { visiting_.insert(Identity(path)); }
+
+  /// The name one file has however it is reached, for the loop check.
+  std::string Identity(const std::string& path) const {
+    auto canonical = files_.Canonical(path);
+    return canonical.ok() ? *canonical : path;
   }
 
   void RunFile(const std::string& path, std::shared_ptr<const SyntaxTree> tree, Environment& env, int depth) {
@@ -1323,29 +1326,28 @@ class Evaluator {
     const ShellWord target = Clean(raw_target);
     if (!target.known || depth >= kMaxSourceNesting) return;
     fs::path path = target.text;
-    std::error_code ec;
     if (path.is_relative()) {
       // As bash does: relative to the current directory (lint runs from the project root, as
       // the launcher does); then next to the launcher, for launchers run from their directory.
       const fs::path beside = (fs::path(file_).parent_path() / path).lexically_normal();
-      path = fs::is_regular_file(path, ec) ? path.lexically_normal() : beside;
+      path = files_.IsFile(path.string()) ? path.lexically_normal() : beside;
     }
-    const fs::path canonical = fs::weakly_canonical(path, ec);
-    if (!visiting_.insert(canonical.string()).second) return;  // a `source` loop
-    auto source = ReadTextFile(path);
+    const std::string canonical = Identity(path.string());
+    if (!visiting_.insert(canonical).second) return;  // a `source` loop
+    auto source = files_.ReadFile(path.string());
     if (!source.ok()) {
-      const std::string why = fs::path(target.text).is_relative() && !fs::exists(path, ec)
+      const std::string why = fs::path(target.text).is_relative() && files_.Stat(path.string()) == FileKind::kMissing
                                   ? "neither in the current directory nor next to " + file_
                                   : source.error().message;
       facts_.problems.push_back(Error::Input(file_ + ":" + std::to_string(target.where.range().start.line) +
                                              ": cannot follow `" + target.text + "`: " + why));
-      visiting_.erase(canonical.string());
+      visiting_.erase(canonical);
       return;
     }
     auto tree = ParseLauncher(std::move(*source));
     if (new_script) dollar_zero_ = path.string();
     if (tree.ok()) RunFile(path.string(), std::make_shared<const SyntaxTree>(std::move(*tree)), env, depth + 1);
-    visiting_.erase(canonical.string());
+    visiting_.erase(canonical);
   }
 
   // Counts one level of nesting while alive; false from Entered() when past kMaxNesting.
@@ -1391,6 +1393,7 @@ class Evaluator {
   mutable std::optional<std::string> nesting_hit_;
   mutable std::optional<std::string> value_hit_;
   LauncherFacts& facts_;
+  const FileReader& files_;
   std::string file_;
   std::string dollar_zero_ = facts_.path;
   std::string directory_;  // after the launcher's `cd`s; "" where opmfu runs
@@ -1430,13 +1433,13 @@ bool IsShellScript(const std::string& path, std::string_view source) {
   return shebang.find("python") == std::string_view::npos && shebang.find("sh") != std::string_view::npos;
 }
 
-Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source) {
+Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source, const FileReader& files) {
   OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseLauncher(std::move(source)));
   LauncherFacts facts;
   facts.path = path;
   facts.tree = std::make_shared<const SyntaxTree>(std::move(tree));
   Environment env;
-  Evaluator evaluator(facts);
+  Evaluator evaluator(facts, files);
   evaluator.Enter(path);
   evaluator.RunFile(path, facts.tree, env, 0);
   evaluator.ReportLimits();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/diagnostic.h"
+#include "common/file_reader.h"
 #include "common/result.h"
 #include "common/text_location.h"
 #include "common/tree_sitter.h"
@@ -71,8 +72,9 @@ struct LauncherFacts {
   std::vector<TSNode> comments;
 };
 
-/// Reads a launcher (and the files it sources, relative to its directory).
-Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source);
+/// Reads a launcher, and through `files` the files it sources (relative to the working directory,
+/// else to the launcher's).
+Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source, const FileReader& files);
 
 /// True for a file to read as bash: a .sh/.bash extension, or a shell shebang.
 bool IsShellScript(const std::string& path, std::string_view source);

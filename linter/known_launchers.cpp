@@ -390,17 +390,16 @@ std::map<std::string, std::map<std::string, OptionValue>> ReadHydra(const KnownL
 
 // The YAML config file a launch passes: its first *.yaml/*.yml argument, next to the launcher or
 // relative to the current directory.
-std::optional<std::pair<ShellWord, std::string>> FindYamlConfig(const Launch& launch) {
+std::optional<std::pair<ShellWord, std::string>> FindYamlConfig(const Launch& launch, const FileReader& files) {
   for (const ShellWord& word : launch.arguments) {
     if (!word.known || !(word.text.ends_with(".yaml") || word.text.ends_with(".yml"))) continue;
     const std::string text = word.text.starts_with("--") && word.text.find('=') != std::string::npos
                                  ? word.text.substr(word.text.find('=') + 1)
                                  : word.text;
     const fs::path path = text;
-    std::error_code ec;
     for (const fs::path& candidate :
          {path.is_absolute() ? path : fs::path(launch.launcher).parent_path() / path, path}) {
-      if (fs::is_regular_file(candidate, ec)) return std::pair{word, candidate.lexically_normal().string()};
+      if (files.IsFile(candidate.string())) return std::pair{word, candidate.lexically_normal().string()};
     }
     return std::pair{word, std::string()};
   }
@@ -733,7 +732,7 @@ const KnownLauncher* MatchKnownLauncher(const std::vector<const KnownLauncher*>&
   return best;
 }
 
-KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch) {
+KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch, const FileReader& files) {
   KnownLaunchFacts facts;
   ShellWord command;
   command.text = launch.script.text;
@@ -742,10 +741,10 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
     std::map<std::string, OptionValue> options;
     if (launcher.style == KnownLauncher::Style::kFlags) {
       options = ReadFlags(launcher, launch);
-    } else if (auto config = FindYamlConfig(launch)) {
+    } else if (auto config = FindYamlConfig(launch, files)) {
       command = config->first;  // what the config leaves out is reported at its name
       if (!config->second.empty()) {
-        if (auto text = ReadTextFile(config->second); text.ok()) {
+        if (auto text = files.ReadFile(config->second); text.ok()) {
           options = ReadYamlOptions(launcher, config->second, std::move(*text));
         }
       }

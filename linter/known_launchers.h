@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_reader.h"
 #include "common/result.h"
 #include "linter/bash_launcher.h"
 #include "python/module.h"
@@ -99,6 +100,7 @@ struct KnownLaunchFacts {
   std::vector<KnownChoiceViolation> choice_violations;
 };
 
-KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch);
+/// What a launch of `launcher` sets: its flags, or the YAML config it names (read through `files`).
+KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch, const FileReader& files);
 
 }  // namespace opmfu::linter

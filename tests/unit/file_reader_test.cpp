@@ -132,6 +132,83 @@ TEST(LintFromMemory, ALauncherAndItsScriptLintAsOnDisk) {
   EXPECT_EQ(Findings(*in_memory, kNowhere.string()), expected);
 }
 
+// Issue 28: one disk seam. A launcher that sources a file, which names the YAML config a known
+// launcher reads, lints from memory exactly as from disk, and nothing is read from the disk.
+TEST(LintFromMemory, ASourcedFileAndTheYamlConfigItNamesLintAsOnDisk) {
+  const std::string launcher =
+      "#!/bin/bash\nsource ./settings.sh\ntorchrun --nproc_per_node 8 train_fsdp2.py $CONFIG\n";
+  const std::string settings = "CONFIG=configs/tune_qwen3_fsdp2.yaml\n";
+  const std::string yaml = testing::ReadFile(testing::SourceDir() / "tests" / "fixtures" / "launch" /
+                                             "known_mindspeed_llm_fsdp2" / "configs" / "tune_qwen3_fsdp2.yaml");
+  lint::LintOptions options;
+  options.use_config = false;
+  options.bash = "";  // bash -n reads the disk
+
+  testing::TempDir dir;
+  dir.Write("run.sh", launcher);
+  dir.Write("settings.sh", settings);
+  dir.Write("configs/tune_qwen3_fsdp2.yaml", yaml);
+  auto on_disk = lint::LintPaths({(dir.path() / "run.sh").string()}, options);
+  ASSERT_TRUE(on_disk.ok()) << on_disk.error().message;
+
+  MemoryFileReader files(FileMap{{(kNowhere / "run.sh").string(), launcher},
+                                 {(kNowhere / "settings.sh").string(), settings},
+                                 {(kNowhere / "configs" / "tune_qwen3_fsdp2.yaml").string(), yaml}});
+  options.files = &files;
+  auto in_memory = lint::LintPaths({(kNowhere / "run.sh").string()}, options);
+  ASSERT_TRUE(in_memory.ok()) << in_memory.error().message;
+  EXPECT_TRUE(in_memory->errors.empty()) << in_memory->errors.front().message;
+  EXPECT_FALSE(fs::exists(kNowhere));
+
+  const std::set<Finding> expected = Findings(*on_disk, dir.path().string());
+  std::set<std::string> rules;
+  for (const Finding& finding : expected) rules.insert(std::get<3>(finding));
+  // The config's profile settings were read (OPM101: no with_flops there) through the sourced file.
+  EXPECT_TRUE(rules.contains("OPM101")) << "the YAML config was not read";
+  EXPECT_EQ(Findings(*in_memory, kNowhere.string()), expected);
+}
+
+TEST(MemoryFileReader, StatsListsAndResolvesTheDirectoriesItsPathsImply) {
+  MemoryFileReader files(
+      FileMap{{"/m/a/b.py", "1\n"}, {"/m/a/c/d.py", "2\n"}, {"/m/a/c/e.sh", "3\n"}, {"/m/ab.py", ""}});
+  EXPECT_EQ(files.Stat("/m/a/b.py"), FileKind::kFile);
+  EXPECT_EQ(files.Stat("/m/a"), FileKind::kDirectory);
+  EXPECT_EQ(files.Stat("/m/a/"), FileKind::kDirectory);
+  EXPECT_EQ(files.Stat("/m/a/c/../c"), FileKind::kDirectory);
+  EXPECT_EQ(files.Stat("/m/a/b"), FileKind::kMissing);
+  EXPECT_EQ(files.Stat("/m/a/c/d"), FileKind::kMissing);
+  auto listed = files.ListDirectory("/m/a");
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  std::set<std::pair<std::string, FileKind>> entries;
+  for (const DirectoryEntry& entry : *listed) entries.emplace(entry.name, entry.kind);
+  EXPECT_EQ(entries,
+            (std::set<std::pair<std::string, FileKind>>{{"b.py", FileKind::kFile}, {"c", FileKind::kDirectory}}));
+  EXPECT_EQ(listed->size(), 2U);
+  auto missing = files.ListDirectory("/m/zz");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("/m/zz: cannot list"), std::string::npos);
+  EXPECT_EQ(*files.Canonical("/m/a/./c/../b.py"), "/m/a/b.py");
+}
+
+TEST(DiskFileReader, StatsListsAndResolvesAsTheFilesystemSays) {
+  testing::TempDir dir;
+  dir.Write("a/b.py", "1\n");
+  fs::create_directory_symlink("a", dir.path() / "link");
+  EXPECT_EQ(DiskFiles().Stat((dir.path() / "a" / "b.py").string()), FileKind::kFile);
+  EXPECT_EQ(DiskFiles().Stat((dir.path() / "a").string()), FileKind::kDirectory);
+  std::string cause;
+  EXPECT_EQ(DiskFiles().Stat((dir.path() / "none").string(), &cause), FileKind::kMissing);
+  EXPECT_TRUE(cause.empty()) << "a missing file has no other cause: " << cause;
+  auto listed = DiskFiles().ListDirectory(dir.path().string());
+  ASSERT_TRUE(listed.ok());
+  std::set<std::tuple<std::string, FileKind, bool>> entries;
+  for (const DirectoryEntry& entry : *listed) entries.emplace(entry.name, entry.kind, entry.symlink);
+  EXPECT_EQ(entries, (std::set<std::tuple<std::string, FileKind, bool>>{{"a", FileKind::kDirectory, false},
+                                                                        {"link", FileKind::kDirectory, true}}));
+  EXPECT_EQ(*DiskFiles().Canonical((dir.path() / "link" / "b.py").string()),
+            fs::weakly_canonical(dir.path() / "a" / "b.py").string());
+}
+
 // A program whose profiler settings come from two other modules: a constant and a function's return.
 const FileMap kProgram = {
     {(kNowhere / "train.py").string(),
@@ -164,7 +241,11 @@ class SealedAfterReading final : public FileReader {
     ++reads_before_seal;
     return files_.ReadFile(path);
   }
-  bool IsFile(const std::string& path) const override { return files_.IsFile(path); }
+  FileKind Stat(const std::string& path, std::string* cause) const override { return files_.Stat(path, cause); }
+  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override {
+    return files_.ListDirectory(path);
+  }
+  Result<std::string> Canonical(const std::string& path) const override { return files_.Canonical(path); }
   mutable std::vector<std::string> reads_after_seal;
   mutable int reads_before_seal = 0;
 
@@ -245,22 +326,23 @@ TEST(LintFromMemory, AProgramsImportsAreFollowedInMemoryAsOnDisk) {
 
 // Issue 16 point 7: a path the file system cannot resolve (a component too long, a symlink loop)
 // made the workers' std::filesystem calls throw, and the process end. Now it is one error naming it.
-TEST(LintFromMemory, APathThatCannotBeResolvedIsAnErrorNotACrash) {
+// On disk, a path below a symlink loop or with a name too long is an error with its real cause,
+// not a crash and not "no such file". (In memory nothing resolves against the disk.)
+TEST(LintOnDisk, APathThatCannotBeResolvedIsAnErrorWithItsCause) {
   testing::TempDir dir;
   fs::create_directory_symlink("loop", dir.path() / "loop");
-  const std::string program = kProgram.at((kNowhere / "train.py").string());
   for (const fs::path& bad : {dir.path() / std::string(300, 'a') / "train.py", dir.path() / "loop" / "train.py"}) {
     SCOPED_TRACE(bad.string());
-    MemoryFileReader files(FileMap{{bad.string(), program}});
     lint::LintOptions options;
     options.use_config = false;
-    options.files = &files;
     auto report = lint::LintPaths({bad.string()}, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
     ASSERT_EQ(report->errors.size(), 1U);
     const std::string& message = report->errors.front().message;
     EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
-    EXPECT_NE(message.find("cannot resolve the path"), std::string::npos) << message;
+    EXPECT_EQ(message.find("no such file"), std::string::npos) << message;
+    EXPECT_TRUE(message.find("too long") != std::string::npos || message.find("symbolic links") != std::string::npos)
+        << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
 }

@@ -86,14 +86,17 @@ TEST(KnownLaunchers, MatchingUsesScriptImportsAndTheOptionsPassed) {
 TEST(KnownLaunchers, FlagsBecomeSettingsWithTheirOrigin) {
   auto launcher = ParseKnownLauncher(kDescription, "big.yaml");
   ASSERT_TRUE(launcher.ok()) << launcher.error().message;
-  const KnownLaunchFacts off = ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof-level", "l1"}));
+  const KnownLaunchFacts off =
+      ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof-level", "l1"}), DiskFiles());
   EXPECT_FALSE(off.profiling_enabled);
   EXPECT_TRUE(off.sites.empty());
-  const KnownLaunchFacts on = ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof", "--prof-level=L1"}));
+  const KnownLaunchFacts on =
+      ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof", "--prof-level=L1"}), DiskFiles());
   ASSERT_TRUE(on.profiling_enabled);
   ASSERT_EQ(on.choice_violations.size(), 1U);
   EXPECT_EQ(on.choice_violations.front().written, "--prof-level L1");
-  const KnownLaunchFacts good = ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof", "--prof-level", "l1"}));
+  const KnownLaunchFacts good =
+      ReadKnownLaunch(*launcher, LaunchOf("train_big.py", {"--prof", "--prof-level", "l1"}), DiskFiles());
   ASSERT_EQ(good.sites.size(), 1U);
   const ProfilerCallSite& site = good.sites.front();
   EXPECT_EQ(site.origin, SiteOrigin::kKnownLauncher);

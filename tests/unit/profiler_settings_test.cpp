@@ -224,7 +224,7 @@ TEST(SettingsTable, ALauncherDescriptionMayComputeExactlyTheLauncherSettings) {
   Launch launch;
   launch.script.text = "t.py";
   launch.arguments.push_back({"--prof", true, {}});
-  const KnownLaunchFacts facts = ReadKnownLaunch(*launcher, launch);
+  const KnownLaunchFacts facts = ReadKnownLaunch(*launcher, launch, DiskFiles());
   ASSERT_EQ(facts.sites.size(), 1U);
   for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
     SCOPED_TRACE(Name(spec));

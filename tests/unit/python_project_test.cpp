@@ -75,10 +75,14 @@ class CountedFiles final : public FileReader {
     ++reads[fs::path(path).lexically_normal().string()];
     return files_.ReadFile(path);
   }
-  bool IsFile(const std::string& path) const override {
+  FileKind Stat(const std::string& path, std::string* cause) const override {
     ++stats;
-    return files_.IsFile(path);
+    return files_.Stat(path, cause);
   }
+  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override {
+    return files_.ListDirectory(path);
+  }
+  Result<std::string> Canonical(const std::string& path) const override { return files_.Canonical(path); }
   mutable std::map<std::string, int> reads;
   mutable int stats = 0;
 
