@@ -1,5 +1,7 @@
 #include "linter/profiler_config.h"
 
+#include <algorithm>
+
 #include "linter/profiler_settings.h"
 
 namespace opmfu::linter {
@@ -220,6 +222,90 @@ void ReadArgparseFacts(const python::PythonModule& module, ProfilerFacts& facts)
   }
 }
 
+// The module's top-level statements in file order (a large file is parsed in parts).
+std::vector<TSNode> TopLevelStatements(const SyntaxTree& tree) {
+  std::vector<TSNode> statements;
+  for (const TSNode root : tree.roots()) {
+    for (std::uint32_t i = 0; i < ts_node_named_child_count(root); ++i)
+      statements.push_back(ts_node_named_child(root, i));
+  }
+  return statements;
+}
+
+// Where a top-level import of this module imports torch_npu's transfer_to_npu patch, if one does.
+std::optional<std::uint32_t> PatchImportedAt(const python::PythonModule& module) {
+  const SyntaxTree& tree = module.tree();
+  for (const TSNode statement : TopLevelStatements(tree)) {
+    const std::string_view text = tree.Text(statement);
+    const std::string_view type = ts_node_type(statement);
+    if ((type == "import_statement" || type == "import_from_statement") &&
+        text.find("transfer_to_npu") != std::string_view::npos && text.find("torch_npu") != std::string_view::npos) {
+      return ts_node_start_byte(statement);
+    }
+  }
+  return std::nullopt;
+}
+
+// `from torch.profiler import profile` (or `... as P`) at the top level, before `at`: the name is
+// bound to PyTorch's own profile, which transfer_to_npu's later patch of torch.profiler does not
+// change.
+bool BoundBefore(const python::PythonModule& module, std::string_view local, std::uint32_t at) {
+  const SyntaxTree& tree = module.tree();
+  for (const TSNode statement : TopLevelStatements(tree)) {
+    if (ts_node_start_byte(statement) >= at) break;
+    if (std::string_view(ts_node_type(statement)) != "import_from_statement") continue;
+    const TSNode from = ts_node_child_by_field_name(statement, "module_name", 11);
+    if (ts_node_is_null(from) || tree.Text(from) != "torch.profiler") continue;
+    for (std::uint32_t j = 0; j < ts_node_named_child_count(statement); ++j) {
+      const TSNode name = ts_node_named_child(statement, j);
+      const std::string_view kind = ts_node_type(name);
+      if (kind == "dotted_name" && tree.Text(name) == local && local == "profile") return true;
+      if (kind == "aliased_import") {
+        const TSNode original = ts_node_child_by_field_name(name, "name", 4);
+        const TSNode alias = ts_node_child_by_field_name(name, "alias", 5);
+        if (!ts_node_is_null(alias) && tree.Text(alias) == local && tree.Text(original) == "profile") return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Which accelerator the file puts its work on, from the calls that name one: torch.device("npu:0"),
+// torch.npu.set_device / torch_npu.npu.set_device, x.npu(), x.to("npu") (and the same for CUDA).
+void ReadDeviceFacts(const python::PythonModule& module, ProfilerFacts& facts) {
+  const auto note = [&](std::string_view device) {
+    if (device.starts_with("npu")) facts.selects_npu_device = true;
+    if (device.starts_with("cuda")) facts.selects_cuda_device = true;
+  };
+  const auto note_argument = [&](TSNode call, std::string_view keyword) {
+    auto argument = module.FindArgument(call, keyword, 0);
+    if (!argument) return;
+    for (const Value& value : argument->values) {
+      if (value.kind == ValueKind::kString) note(value.text);
+    }
+  };
+  for (TSNode call : module.CallsMaybeTo({"device", "set_device", "npu", "cuda", "to"})) {
+    const std::optional<std::string> callee = module.CalleeName(call);
+    const TSNode function = ts_node_child_by_field_name(call, "function", 8);
+    const TSNode attribute =
+        ts_node_is_null(function) ? TSNode{} : ts_node_child_by_field_name(function, "attribute", 9);
+    const std::string_view method = ts_node_is_null(attribute) ? std::string_view() : module.tree().Text(attribute);
+    const TSNode arguments = ts_node_child_by_field_name(call, "arguments", 9);
+    const bool no_arguments = ts_node_is_null(arguments) || ts_node_named_child_count(arguments) == 0;
+    if (callee && *callee == "torch.device") {
+      note_argument(call, "type");
+    } else if (callee && EndsWith(*callee, "npu.set_device")) {
+      facts.selects_npu_device = true;
+    } else if (callee && EndsWith(*callee, "cuda.set_device")) {
+      facts.selects_cuda_device = true;
+    } else if ((method == "npu" || method == "cuda") && no_arguments) {
+      note(method);
+    } else if (method == "to") {
+      note_argument(call, "device");
+    }
+  }
+}
+
 }  // namespace
 
 ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches,
@@ -258,9 +344,17 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
       site.api = ProfilerApi::kKinetoProfile;
     } else if (*callee == "torch.profiler.profile" || *callee == "torch.autograd.profiler.profile") {
       facts.transfers_to_npu = facts.transfers_to_npu || module.ImportsPatch();
-      // transfer_to_npu makes torch.profiler.profile torch_npu's, process-wide.
-      site.api = *callee == "torch.profiler.profile" && facts.transfers_to_npu ? ProfilerApi::kTorchNpuProfile
-                                                                               : ProfilerApi::kTorchProfile;
+      // transfer_to_npu makes torch.profiler.profile torch_npu's, process-wide; but a name bound
+      // to it by `from torch.profiler import profile` before this module imports the patch keeps
+      // PyTorch's own.
+      const TSNode function = ts_node_child_by_field_name(call, "function", 8);
+      const std::optional<std::uint32_t> patched_at = facts.transfers_to_npu ? PatchImportedAt(module) : std::nullopt;
+      site.bound_before_patch = patched_at && !ts_node_is_null(function) &&
+                                std::string_view(ts_node_type(function)) == "identifier" &&
+                                BoundBefore(module, module.tree().Text(function), *patched_at);
+      site.api = *callee == "torch.profiler.profile" && facts.transfers_to_npu && !site.bound_before_patch
+                     ? ProfilerApi::kTorchNpuProfile
+                     : ProfilerApi::kTorchProfile;
     } else {
       if (callee->starts_with("torch_npu.profiler") && EndsWith(*callee, ".analyse")) facts.analyses_offline = true;
       continue;
@@ -270,6 +364,10 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
     facts.sites.push_back(std::move(site));
   }
   ReadArgparseFacts(module, facts);
+  if (std::any_of(facts.sites.begin(), facts.sites.end(),
+                  [](const ProfilerCallSite& site) { return site.api == ProfilerApi::kTorchProfile; })) {
+    ReadDeviceFacts(module, facts);  // only OPM110 asks, of a torch.profiler call
+  }
   facts.module = std::move(module_ptr);
   return facts;
 }

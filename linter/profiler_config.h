@@ -66,6 +66,9 @@ struct ProfilerCallSite {
   SiteOrigin origin = SiteOrigin::kPythonCall;
   std::string callee;  ///< the qualified name called
   TSNode call{};       ///< null for a dynamic config
+  /// torch.profiler.profile called through a name `from torch.profiler import profile` bound
+  /// before the module imports transfer_to_npu: PyTorch's own, whatever the patch does later.
+  bool bound_before_patch = false;
   Setting with_flops, activities, record_shapes, with_modules, on_trace_ready, schedule, experimental_config;
   /// The `_ExperimentalConfig` settings this call receives (its defaults when it gets none).
   Setting profiler_level, mstx, msprof_tx, export_type, mstx_domain_include, mstx_domain_exclude;
@@ -110,6 +113,10 @@ struct ProfilerFacts {
   bool transfers_to_npu = false;
   /// The file imports torch_npu (or a module of it).
   bool imports_torch_npu = false;
+  /// The file puts work on an NPU (`torch.device("npu:0")`, `torch.npu.set_device`, `.npu()`,
+  /// `.to("npu")`), or on a CUDA device. Read only when the file calls torch.profiler.profile.
+  bool selects_npu_device = false;
+  bool selects_cuda_device = false;
   /// The file calls torch_npu's offline `analyse(...)`, so unparsed data may be parsed later.
   bool analyses_offline = false;
   /// The launcher commands that run this file (their arguments are bound in `module`).

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <string>
 
 #include "rules/lint_checks.h"
 
@@ -25,15 +26,40 @@ void CheckWrongProfiler(LintCheckContext& context) {
       std::any_of(context.facts.sites.begin(), context.facts.sites.end(),
                   [](const linter::ProfilerCallSite& site) { return site.api != linter::ProfilerApi::kTorchProfile; });
   const bool npu_program = context.facts.imports_torch_npu || !context.facts.launches.empty();
+  // A call that collects CUDA is the GPU path, unless the script puts its work on the NPU and
+  // never on a CUDA device: then it is a CUDA script ported to torch_npu, and collects nothing.
+  const bool ported_to_npu = context.facts.selects_npu_device && !context.facts.selects_cuda_device;
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
+    const bool stock = !context.facts.transfers_to_npu || site.bound_before_patch;
+    if (site.api == linter::ProfilerApi::kTorchProfile && site.bound_before_patch && !npu_profiler_here) {
+      context.Report(
+          site.call,
+          "`" + std::string(context.module().tree().Text(ts_node_child_by_field_name(site.call, "function", 8))) +
+              "` was bound by `from torch.profiler import ...` before this file imports "
+              "torch_npu.contrib.transfer_to_npu: the name keeps PyTorch's own profiler, which installs no "
+              "torch_npu FLOPs hooks and writes no Ascend DB",
+          "import torch_npu.contrib.transfer_to_npu before `from torch.profiler import profile`, or use "
+          "torch_npu.profiler.profile");
+      continue;
+    }
     if (site.api == linter::ProfilerApi::kKinetoProfile) {
       context.Report(site.call,
                      "`" + site.callee +
                          "` always collects in export-only mode and exports Text: it cannot produce the "
                          "ascend_pytorch_profiler DB that OperatorMFU is computed from",
                      "use torch_npu.profiler.profile(...) with a schedule and on_trace_ready");
-    } else if (site.api == linter::ProfilerApi::kTorchProfile && !context.facts.transfers_to_npu &&
-               !npu_profiler_here && npu_program && !MayCollectCuda(site.activities)) {
+    } else if (site.api == linter::ProfilerApi::kTorchProfile && stock && !npu_profiler_here && npu_program &&
+               MayCollectCuda(site.activities) && ported_to_npu) {
+      context.Report(site.call,
+                     "`" + site.callee +
+                         "` collects CUDA activities, but this script runs on the NPU: PyTorch's own profiler "
+                         "sees no NPU kernel, installs no torch_npu FLOPs hooks and writes no Ascend DB (a CUDA "
+                         "script ported to torch_npu)",
+                     "use torch_npu.profiler.profile with activities=[torch_npu.profiler.ProfilerActivity.CPU, "
+                     "torch_npu.profiler.ProfilerActivity.NPU] (or import torch_npu.contrib.transfer_to_npu before "
+                     "torch.profiler is used)");
+    } else if (site.api == linter::ProfilerApi::kTorchProfile && stock && !npu_profiler_here && npu_program &&
+               !MayCollectCuda(site.activities)) {
       context.Report(
           site.call,
           "`" + site.callee +
