@@ -1,6 +1,7 @@
 #include "linter/profiler_config.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "linter/profiler_settings.h"
 
@@ -193,6 +194,70 @@ std::vector<const Value*> CallsTo(const Setting& setting, std::string_view suffi
   return out;
 }
 
+std::optional<std::string> FixedText(const python::PythonModule& module, const Value& value, int depth);
+
+// The one fixed text an expression of `module` can be.
+std::optional<std::string> FixedExpression(const python::PythonModule& module, TSNode expression, int depth) {
+  const python::Values values = module.Resolve(expression);
+  if (values.size() != 1) return std::nullopt;
+  return FixedText(module, values.front(), depth + 1);
+}
+
+// An f-string whose every interpolation is fixed (no conversion, no format spec, no escapes).
+std::optional<std::string> FixedFString(const python::PythonModule& module, TSNode string, int depth) {
+  const SyntaxTree& tree = module.tree();
+  std::string text;
+  for (std::uint32_t i = 0; i < ts_node_named_child_count(string); ++i) {
+    const TSNode part = ts_node_named_child(string, i);
+    const std::string_view type = ts_node_type(part);
+    if (type == "string_start") {
+      const std::string_view prefix = tree.Text(part);
+      if (prefix.find_first_of("fF") == std::string_view::npos ||
+          prefix.find_first_of("bBrR") != std::string_view::npos) {
+        return std::nullopt;
+      }
+    } else if (type == "string_content") {
+      if (ts_node_named_child_count(part) != 0) return std::nullopt;  // escapes: left to the evaluator
+      text += tree.Text(part);
+    } else if (type == "interpolation") {
+      if (ts_node_named_child_count(part) != 1) return std::nullopt;  // a !conversion or :format spec
+      const std::optional<std::string> piece = FixedExpression(module, ts_node_named_child(part, 0), depth);
+      if (!piece) return std::nullopt;
+      text += *piece;
+    } else if (type != "string_end") {
+      return std::nullopt;
+    }
+  }
+  return text;
+}
+
+std::optional<std::string> FixedText(const python::PythonModule& module, const Value& value, int depth) {
+  // A number in a path is taken as varying: in real code it is a run, rank or step id that the
+  // program counts (`f"./prof/{run_id}"`), and a fixed one is rare enough not to guess at.
+  if (value.kind == ValueKind::kString) return value.text;
+  if (depth > 8 || ts_node_is_null(value.node)) return std::nullopt;  // null: read in another file
+  if (value.kind == ValueKind::kDynamicString && std::string_view(ts_node_type(value.node)) == "string") {
+    return FixedFString(module, value.node, depth);
+  }
+  if (value.kind == ValueKind::kCall && (value.text == "os.path.join" || value.text == "posixpath.join")) {
+    const TSNode arguments = ts_node_child_by_field_name(value.node, "arguments", 9);
+    if (ts_node_is_null(arguments) || ts_node_named_child_count(arguments) == 0) return std::nullopt;
+    std::filesystem::path joined;
+    for (std::uint32_t i = 0; i < ts_node_named_child_count(arguments); ++i) {
+      const TSNode argument = ts_node_named_child(arguments, i);
+      if (std::string_view(ts_node_type(argument)) == "keyword_argument" ||
+          std::string_view(ts_node_type(argument)) == "list_splat") {
+        return std::nullopt;
+      }
+      const std::optional<std::string> part = FixedExpression(module, argument, depth);
+      if (!part) return std::nullopt;
+      joined /= *part;  // as os.path.join: an absolute part starts over
+    }
+    return joined.string();
+  }
+  return std::nullopt;
+}
+
 // The arguments OPM112 and OPM113 read, of the calls a site's settings can be.
 void ReadCalledArguments(const python::PythonModule& module, ProfilerCallSite& site) {
   for (const Value* schedule : CallsTo(site.schedule, "schedule")) {
@@ -200,7 +265,11 @@ void ReadCalledArguments(const python::PythonModule& module, ProfilerCallSite& s
                                                TraceArgument(module, schedule->node, "repeat", 3)});
   }
   for (const Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {
-    site.trace_handlers.push_back(TraceHandlerCall{handler->node, TraceArgument(module, handler->node, "dir_name", 0)});
+    TraceHandlerCall call{handler->node, TraceArgument(module, handler->node, "dir_name", 0), std::nullopt};
+    if (call.dir_name && call.dir_name->values.size() == 1) {
+      call.fixed_directory = FixedText(module, call.dir_name->values.front(), 0);
+    }
+    site.trace_handlers.push_back(std::move(call));
   }
 }
 

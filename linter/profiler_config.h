@@ -53,6 +53,10 @@ struct ScheduleCall {
 struct TraceHandlerCall {
   TSNode call{};
   std::optional<TracedArgument> dir_name;
+  /// The one directory `dir_name` can be, when every part of it is fixed: a string, or an f-string
+  /// or `os.path.join(...)` of fixed parts (`f"{base}/"` with `base = "./prof"`). nullopt when a
+  /// part varies from run to run, or cannot be told.
+  std::optional<std::string> fixed_directory;
 };
 
 enum class ProfilerApi { kTorchNpuProfile, kKinetoProfile, kTorchProfile };

@@ -11,15 +11,15 @@ void CheckFixedTraceDirectory(LintCheckContext& context) {
     if (site.api == linter::ProfilerApi::kTorchProfile) continue;  // PyTorch's own profiler: OPM110's
     for (const linter::TraceHandlerCall& handler : site.trace_handlers) {
       const auto& directory = handler.dir_name;
-      if (!directory || directory->values.size() != 1) continue;
-      const python::Value& value = directory->values.front();
-      if (value.kind != python::ValueKind::kString) continue;  // formatted at run time: varies
-      std::string message = "the trace directory is always '" + value.text +
+      // A part formatted at run time (a timestamp, a rank) varies: not fixed.
+      if (!directory || !handler.fixed_directory) continue;
+      const std::string& fixed = *handler.fixed_directory;
+      std::string message = "the trace directory is always '" + fixed +
                             "': repeated runs add *_ascend_pt directories side by side, and msprof-analyze keeps "
                             "only the newest one per rank";
       // Relative paths are resolved against the script's directory, where runs usually start.
       const fs::path base = fs::path(context.module().path()).parent_path();
-      const fs::path path = fs::path(value.text).is_absolute() ? fs::path(value.text) : base / value.text;
+      const fs::path path = fs::path(fixed).is_absolute() ? fs::path(fixed) : base / fixed;
       std::error_code ec;
       std::size_t existing = 0;
       if (fs::is_directory(path, ec)) {
