@@ -108,4 +108,51 @@ Result<std::string> MemoryFileReader::Canonical(const std::string& path) const {
   return absolute.lexically_normal().string();
 }
 
+Result<std::string> CachingFileReader::ReadFile(const std::string& path) const {
+  std::shared_ptr<const Result<std::string>> text;
+  {
+    const std::lock_guard lock(mutex_);
+    if (auto known = texts_.find(path); known != texts_.end()) text = known->second;
+  }
+  if (text) return *text;
+  // Read outside the lock: two threads may both read a file first asked at once; one is kept.
+  auto read = std::make_shared<const Result<std::string>>(base_.ReadFile(path));
+  const std::size_t size = read->ok() ? read->value().size() : 0;
+  const std::lock_guard lock(mutex_);
+  if (cached_bytes_ + size > max_bytes_) return *read;  // full: passed through, not kept
+  const auto [kept, added] = texts_.try_emplace(path, std::move(read));
+  if (added) cached_bytes_ += size;
+  return *kept->second;
+}
+
+FileKind CachingFileReader::Stat(const std::string& path, std::string* cause) const {
+  {
+    const std::lock_guard lock(mutex_);
+    if (auto known = stats_.find(path); known != stats_.end()) {
+      if (cause != nullptr) *cause = known->second.cause;
+      return known->second.kind;
+    }
+  }
+  Stated stated;
+  stated.kind = base_.Stat(path, &stated.cause);
+  if (cause != nullptr) *cause = stated.cause;
+  const std::lock_guard lock(mutex_);
+  stats_.try_emplace(path, std::move(stated));
+  return stats_.find(path)->second.kind;
+}
+
+Result<std::vector<DirectoryEntry>> CachingFileReader::ListDirectory(const std::string& path) const {
+  return base_.ListDirectory(path);  // each directory is listed once by the walk
+}
+
+Result<std::string> CachingFileReader::Canonical(const std::string& path) const {
+  {
+    const std::lock_guard lock(mutex_);
+    if (auto known = canonical_.find(path); known != canonical_.end()) return known->second;
+  }
+  Result<std::string> resolved = base_.Canonical(path);
+  const std::lock_guard lock(mutex_);
+  return canonical_.try_emplace(path, std::move(resolved)).first->second;
+}
+
 }  // namespace opmfu

@@ -5,6 +5,8 @@
 // and safe to call concurrently.
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,36 @@ class DiskFileReader final : public FileReader {
 
 /// The reader of the files on disk every stage uses unless told otherwise.
 const FileReader& DiskFiles();
+
+/// Another reader's answers, each asked once: one lint run reads a program's files for every
+/// launch of it and every file that imports them. Safe to share between worker threads. The
+/// answers are those of the moment each was first asked (a run sees one state of the tree).
+/// Texts are kept up to `max_bytes` in all; past that, reads go to the base reader (a tree of
+/// 50,000 files must not be held in memory to save a second read of a few).
+class CachingFileReader final : public FileReader {
+ public:
+  static constexpr std::size_t kDefaultMaxBytes = std::size_t{256} << 20;
+  explicit CachingFileReader(const FileReader& base, std::size_t max_bytes = kDefaultMaxBytes)
+      : base_(base), max_bytes_(max_bytes) {}
+
+  Result<std::string> ReadFile(const std::string& path) const override;
+  FileKind Stat(const std::string& path, std::string* cause = nullptr) const override;
+  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override;
+  Result<std::string> Canonical(const std::string& path) const override;
+
+ private:
+  struct Stated {
+    FileKind kind = FileKind::kMissing;
+    std::string cause;
+  };
+  const FileReader& base_;
+  const std::size_t max_bytes_;
+  mutable std::mutex mutex_;
+  mutable std::size_t cached_bytes_ = 0;
+  mutable std::map<std::string, std::shared_ptr<const Result<std::string>>, std::less<>> texts_;
+  mutable std::map<std::string, Stated, std::less<>> stats_;
+  mutable std::map<std::string, Result<std::string>, std::less<>> canonical_;
+};
 
 /// Files held in memory, by path (compared in lexically normal form: `a/./b.py` is `a/b.py`).
 /// The directories are those the paths imply; nothing else exists, and nothing is a symlink.

@@ -4,17 +4,27 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/diagnostic.h"
 
 namespace opmfu {
 
 /// A file's text, shared by every location in it (and with the file's syntax tree, if any).
+/// Built in place (`std::make_shared<const TextSource>(path, text)`): it owns a once-only index.
 struct TextSource {
   std::string path;
   std::shared_ptr<const std::string> text;
+
+  /// The line and column of a byte offset, as PositionInText says, from an index of line starts
+  /// built on first use (a launcher asks for the position of every word it passes on).
+  SourcePosition PositionOf(std::size_t byte_offset) const;
+
+  mutable std::once_flag indexed{};
+  mutable std::vector<std::uint32_t> line_starts{};  ///< byte offset of each line's first byte
 };
 
 /// Where a word or value was written. Cheap to copy (a launcher makes many words); the range and

@@ -23,7 +23,11 @@ namespace fs = std::filesystem;
 
 std::vector<RuleDescriptor> LintRuleDescriptors() { return rules::RuleDescriptors(rules::RuleScope::kLint); }
 
-Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOptions& options) {
+Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOptions& given) {
+  // Every file is read (and stated, and resolved) once per run, whichever launch or import asks.
+  const CachingFileReader files(FilesOf(given));
+  LintOptions options = given;
+  options.files = &files;
   const std::vector<RuleDescriptor> rules = LintRuleDescriptors();
   LintReport report;
   CollectedInputs inputs = CollectInputs(paths, options, report);

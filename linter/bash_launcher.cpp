@@ -403,7 +403,7 @@ class Evaluator {
     const std::shared_ptr<const TextSource> previous_source = source_;
     file_ = path;
     tree_ = tree.get();
-    source_ = std::make_shared<const TextSource>(TextSource{path, tree->shared_source()});
+    source_ = std::make_shared<const TextSource>(path, tree->shared_source());
     trees_.push_back(tree);
     for (TSNode root : tree->roots()) Run(root, env, depth);
     file_ = previous;
@@ -1149,7 +1149,7 @@ class Evaluator {
     const std::shared_ptr<const TextSource> caller_source = source_;
     trees_.push_back(parsed);
     tree_ = parsed.get();
-    source_ = std::make_shared<const TextSource>(TextSource{file_, parsed->shared_source()});
+    source_ = std::make_shared<const TextSource>(file_, parsed->shared_source());
     const TextLocation exact = FieldLocation(clean, 0, clean.text.size());
     const bool is_exact = words.size() == 1 && exact.valid() && exact.end_byte - exact.start_byte == clean.text.size();
     eval_texts_.push_back({source_.get(), is_exact ? exact : clean.where, is_exact});

@@ -236,7 +236,7 @@ Result<DynamicConfig> ReadDynamicConfig(std::string path, std::string source) {
   OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kJson, std::move(standard.parsed)));
   DynamicConfig config;
   // Findings quote the file as written (NaN, not the 0e0 parsed in its place).
-  config.source = std::make_shared<const TextSource>(TextSource{std::move(path), std::move(original)});
+  config.source = std::make_shared<const TextSource>(std::move(path), std::move(original));
   const JsonReader reader(tree, config.source, standard.nan_at);
   if (auto problem = JsonLoadProblem(tree)) config.invalid = std::pair{reader.Where(problem->first), problem->second};
   TSNode root = tree.root();

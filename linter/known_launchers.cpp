@@ -416,8 +416,7 @@ std::map<std::string, OptionValue> ReadYamlOptions(const KnownLauncher& launcher
   } catch (const YAML::Exception&) {
     return out;  // an unreadable config: the defaults (the run itself would fail to start)
   }
-  const auto source =
-      std::make_shared<const TextSource>(TextSource{path, std::make_shared<const std::string>(std::move(text))});
+  const auto source = std::make_shared<const TextSource>(path, std::make_shared<const std::string>(std::move(text)));
   for (const KnownOption& option : launcher.options) {
     // reset(), not `=`: assigning a yaml-cpp node writes through to the node it refers to.
     YAML::Node node;

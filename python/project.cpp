@@ -100,6 +100,15 @@ bool ModuleLocator::IsFile(const fs::path& path) const {
 }
 
 std::optional<fs::path> ModuleLocator::Locate(std::string_view name, const fs::path& importer) const {
+  if (!name.starts_with('.')) {
+    if (auto known = absolute_.find(name); known != absolute_.end()) return known->second;
+  }
+  std::optional<fs::path> found = LocateUncached(name, importer);
+  if (!name.starts_with('.')) absolute_.emplace(std::string(name), found);
+  return found;
+}
+
+std::optional<fs::path> ModuleLocator::LocateUncached(std::string_view name, const fs::path& importer) const {
   std::vector<fs::path> bases;
   std::string_view rest = name;
   if (name.starts_with('.')) {
@@ -231,12 +240,18 @@ const PythonModule* ModuleSet::Find(std::string_view name, const fs::path& impor
   return Load(*found->second);
 }
 
-bool ModuleSet::AnyImports(std::string_view name) const {
-  const std::string_view last = LastComponent(name);
+const std::vector<ModuleSet::Entry*>& ModuleSet::EntriesContaining(std::string_view needle) const {
+  if (auto known = containing_.find(needle); known != containing_.end()) return known->second;
+  std::vector<Entry*> with;
   for (const auto& entry : entries_) {
-    const std::string& text = entry->text;
-    if (text.find(last) == std::string::npos) continue;
-    if (ImportsModule(ScanImports(text), name)) return true;
+    if (entry->text.find(needle) != std::string::npos) with.push_back(entry.get());
+  }
+  return containing_.emplace(std::string(needle), std::move(with)).first->second;
+}
+
+bool ModuleSet::AnyImports(std::string_view name) const {
+  for (const Entry* entry : EntriesContaining(LastComponent(name))) {
+    if (ImportsModule(ScanImports(entry->text), name)) return true;
   }
   return false;
 }
@@ -255,10 +270,10 @@ std::vector<const PythonModule*> ModuleSet::Containing(std::string_view needle,
                                                        std::initializer_list<std::string_view> any_of,
                                                        const PythonModule* except) const {
   std::vector<const PythonModule*> out;
-  for (const auto& entry : entries_) {
-    if (except != nullptr && entry->path == fs::path(except->path()).lexically_normal()) continue;
+  const fs::path except_path = except != nullptr ? fs::path(except->path()).lexically_normal() : fs::path();
+  for (Entry* entry : EntriesContaining(needle)) {
+    if (except != nullptr && entry->path == except_path) continue;
     const std::string& text = entry->text;
-    if (text.find(needle) == std::string::npos) continue;
     if (any_of.size() > 0 && std::none_of(any_of.begin(), any_of.end(), [&](std::string_view also) {
           return text.find(also) != std::string::npos;
         })) {

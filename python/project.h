@@ -45,11 +45,16 @@ class ModuleLocator {
 
  private:
   bool IsFile(const std::filesystem::path& path) const;
+  std::optional<std::filesystem::path> LocateUncached(std::string_view name,
+                                                      const std::filesystem::path& importer) const;
 
   std::vector<std::filesystem::path> search_;
   std::filesystem::path root_;
   const FileReader* files_;
   mutable std::map<std::string, bool> is_file_;
+  /// Absolute names found so far: a program's files import the same few modules again and again,
+  /// and an absolute name does not depend on who imports it.
+  mutable std::map<std::string, std::optional<std::filesystem::path>, std::less<>> absolute_;
 };
 
 /// The files a file imports, transitively, below the root: at most `limit` files, `depth` levels
@@ -110,6 +115,9 @@ class ModuleSet {
     std::unique_ptr<PythonModule> module;
   };
   const PythonModule* Load(Entry& entry) const;
+  /// The entries whose text contains `needle`, each text searched once per needle: a program's
+  /// tracing asks for the same few needles (`add_argument`, a function's name) again and again.
+  const std::vector<Entry*>& EntriesContaining(std::string_view needle) const;
 
   ModuleLocator locator_;
   std::filesystem::path self_;
@@ -117,6 +125,7 @@ class ModuleSet {
   const LibraryKnowledge* knowledge_;
   std::vector<std::unique_ptr<Entry>> entries_;
   std::map<std::string, Entry*> by_path_;
+  mutable std::map<std::string, std::vector<Entry*>, std::less<>> containing_;
 };
 
 }  // namespace opmfu::python

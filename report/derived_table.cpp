@@ -9,6 +9,7 @@
 
 #include "common/file_io.h"
 #include "common/sqlite.h"
+#include "report/report.h"
 
 namespace opmfu::report {
 

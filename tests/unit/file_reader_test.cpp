@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -207,6 +209,63 @@ TEST(DiskFileReader, StatsListsAndResolvesAsTheFilesystemSays) {
                                                                         {"link", FileKind::kDirectory, true}}));
   EXPECT_EQ(*DiskFiles().Canonical((dir.path() / "link" / "b.py").string()),
             fs::weakly_canonical(dir.path() / "a" / "b.py").string());
+}
+
+// A reader that counts what is asked of it, over files in memory.
+class CountingReader final : public FileReader {
+ public:
+  explicit CountingReader(const FileMap& files) : files_(files) {}
+  Result<std::string> ReadFile(const std::string& path) const override {
+    ++reads;
+    return files_.ReadFile(path);
+  }
+  FileKind Stat(const std::string& path, std::string* cause) const override {
+    ++stats;
+    return files_.Stat(path, cause);
+  }
+  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override {
+    return files_.ListDirectory(path);
+  }
+  Result<std::string> Canonical(const std::string& path) const override { return files_.Canonical(path); }
+  mutable std::atomic<int> reads = 0;
+  mutable std::atomic<int> stats = 0;
+
+ private:
+  MemoryFileReader files_;
+};
+
+TEST(CachingFileReader, AsksItsBaseOnceAndAnswersTheSameFromEveryThread) {
+  const CountingReader base(FileMap{{"/m/a.py", "x = 1\n"}});
+  const CachingFileReader cached(base);
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong = 0;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 100; ++i) {
+        auto text = cached.ReadFile("/m/a.py");
+        if (!text.ok() || *text != "x = 1\n") ++wrong;
+        if (cached.ReadFile("/m/none.py").ok()) ++wrong;
+        if (cached.Stat("/m/a.py") != FileKind::kFile || cached.Stat("/m") != FileKind::kDirectory) ++wrong;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong, 0);
+  // Two threads may both ask first; never more than one read per thread and path.
+  EXPECT_GE(base.reads, 2);
+  EXPECT_LE(base.reads, 8);
+  EXPECT_LE(base.stats, 8);
+  EXPECT_EQ(cached.ReadFile("/m/none.py").error().message, base.ReadFile("/m/none.py").error().message);
+}
+
+TEST(CachingFileReader, KeepsTextsOnlyUpToItsLimit) {
+  const CountingReader base(FileMap{{"/m/small.py", "x = 1\n"}, {"/m/big.py", std::string(100, '#')}});
+  const CachingFileReader cached(base, 50);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(cached.ReadFile("/m/small.py")->size(), 6U);
+    EXPECT_EQ(cached.ReadFile("/m/big.py")->size(), 100U);
+  }
+  EXPECT_EQ(base.reads, 1 + 3) << "the small file once, the one past the limit every time";
 }
 
 // A program whose profiler settings come from two other modules: a constant and a function's return.

@@ -1,4 +1,5 @@
 #include "common/text.h"
+#include "common/text_location.h"
 
 #include <gtest/gtest.h>
 
@@ -129,6 +130,21 @@ TEST(DigitsBetween, MatchesOnlyTheFixedShape) {
   EXPECT_EQ(DigitsBetween("profiler_info_-7.json", "profiler_info_", ".json", 9), std::nullopt);
   EXPECT_EQ(DigitsBetween("profiler_info_\xd9\xa3.json", "profiler_info_", ".json", 9), std::nullopt);  // not ASCII
   EXPECT_EQ(DigitsBetween("a.db", "a", ".db", 9), std::nullopt);  // prefix and suffix overlap nothing
+}
+
+// TextSource's indexed positions are PositionInText's, at every offset of texts with empty
+// lines, a final line without a newline, CRLF and multi-byte characters.
+TEST(TextSource, IndexedPositionsEqualPositionInTextAtEveryOffset) {
+  for (const std::string& text : {std::string(), std::string("\n"), std::string("a\nbc\n\nd"),
+                                  std::string("x = 1\r\ny = \"\xc3\xa9\xe4\xb8\xad\"\n\n  z\n")}) {
+    const auto source = std::make_shared<const TextSource>("t", std::make_shared<const std::string>(text));
+    for (std::size_t offset = 0; offset <= text.size() + 2; ++offset) {
+      const SourcePosition indexed = source->PositionOf(offset);
+      const SourcePosition scanned = PositionInText(text, offset);
+      EXPECT_EQ(indexed.line, scanned.line) << offset;
+      EXPECT_EQ(indexed.column, scanned.column) << offset;
+    }
+  }
 }
 
 }  // namespace
