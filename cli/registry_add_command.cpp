@@ -93,11 +93,10 @@ int RunAdd(const AddFlags& flags) {
 
 }  // namespace
 
-void AddRegistryAddCommand(CLI::App& registry_command, Action& action) {
-  CLI::App* registry = &registry_command;
+void AddRegistryAddCommand(CLI::App& registry, Action& action) {
   auto add = std::make_shared<AddFlags>();
   CLI::App* add_command =
-      registry->add_subcommand("add", "insert a new formula under a target; prints the diff unless --write");
+      registry.add_subcommand("add", "insert a new formula under a target; prints the diff unless --write");
   add_command->add_option("--target", add->target, "what to hook, as module:attr (e.g. torch_npu:npu_my_op)")
       ->required();
   add_command->add_option("--from", add->from, "a Python file holding exactly one plain function: the formula")

@@ -86,11 +86,10 @@ int RunCheck(const CheckFlags& flags) {
 
 }  // namespace
 
-void AddRegistryCheckCommand(CLI::App& registry_command, Action& action) {
-  CLI::App* registry = &registry_command;
+void AddRegistryCheckCommand(CLI::App& registry, Action& action) {
   auto check = std::make_shared<CheckFlags>();
   CLI::App* check_command =
-      registry->add_subcommand("check", "validate registrations: duplicates, malformed targets, unsafe formulas");
+      registry.add_subcommand("check", "validate registrations: duplicates, malformed targets, unsafe formulas");
   check_command->add_option("files", check->files, "formulas files (default: the one --formulas/--python find)");
   check->locate.Add(*check_command);
   check->diagnostics.Add(*check_command);

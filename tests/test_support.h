@@ -9,7 +9,25 @@
 #include <string>
 #include <vector>
 
+#include "common/file_reader.h"
+
 namespace opmfu::testing {
+
+/// Files in memory behind a reader a test can watch: every method answers from the map, and a
+/// test overrides the one it counts or refuses.
+class WatchedFiles : public FileReader {
+ public:
+  explicit WatchedFiles(const std::map<std::string, std::string>& files) : files_(files) {}
+  Result<std::string> ReadFile(const std::string& path) const override { return files_.ReadFile(path); }
+  FileKind Stat(const std::string& path, std::string* cause) const override { return files_.Stat(path, cause); }
+  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override {
+    return files_.ListDirectory(path);
+  }
+  Result<std::string> Canonical(const std::string& path) const override { return files_.Canonical(path); }
+
+ private:
+  MemoryFileReader files_;
+};
 
 /// The repository root (tests read fixtures and goldens from it).
 std::filesystem::path SourceDir();

@@ -106,68 +106,63 @@ std::set<Finding> Findings(const lint::LintReport& report, const std::string& di
   return findings;
 }
 
-TEST(LintFromMemory, ALauncherAndItsScriptLintAsOnDisk) {
-  const fs::path examples = testing::SourceDir() / "examples";
-  const std::string launcher = testing::ReadFile(examples / "broken_train.sh");
-  const std::string script = testing::ReadFile(examples / "broken_train.py");
-  lint::LintOptions options;
-  options.use_config = false;
-  options.bash = "";  // bash -n reads the disk
-
+// Lints `entry` of `files` (names relative to the project) once from a scratch directory holding
+// them and once from memory below kNowhere: the findings must be the same, and the memory lint
+// must read no disk and report no error. Returns the rules found.
+std::set<std::string> ExpectTheSameOnDiskAndInMemory(const std::map<std::string, std::string>& files,
+                                                     const std::string& entry, lint::LintOptions options) {
   testing::TempDir dir;
-  dir.Write("broken_train.sh", launcher);
-  dir.Write("broken_train.py", script);
-  auto on_disk = lint::LintPaths({(dir.path() / "broken_train.sh").string()}, options);
-  ASSERT_TRUE(on_disk.ok()) << on_disk.error().message;
+  for (const auto& [name, text] : files) dir.Write(name, text);
+  if (options.root) options.root = dir.path().string();
+  auto on_disk = lint::LintPaths({(dir.path() / entry).string()}, options);
+  EXPECT_TRUE(on_disk.ok()) << on_disk.error().message;
+  if (!on_disk.ok()) return {};
 
-  MemoryFileReader files(
-      FileMap{{(kNowhere / "broken_train.sh").string(), launcher}, {(kNowhere / "broken_train.py").string(), script}});
-  options.files = &files;
-  auto in_memory = lint::LintPaths({(kNowhere / "broken_train.sh").string()}, options);
-  ASSERT_TRUE(in_memory.ok()) << in_memory.error().message;
+  FileMap in_memory_files;
+  for (const auto& [name, text] : files) in_memory_files.emplace((kNowhere / name).string(), text);
+  MemoryFileReader memory(in_memory_files);
+  options.files = &memory;
+  if (options.root) options.root = kNowhere.string();
+  auto in_memory = lint::LintPaths({(kNowhere / entry).string()}, options);
+  EXPECT_TRUE(in_memory.ok()) << in_memory.error().message;
+  if (!in_memory.ok()) return {};
   EXPECT_TRUE(in_memory->errors.empty()) << in_memory->errors.front().message;
   EXPECT_FALSE(fs::exists(kNowhere));
 
-  ASSERT_EQ(in_memory->files.size(), 2U) << "the launcher and the script it runs";
   const std::set<Finding> expected = Findings(*on_disk, dir.path().string());
-  EXPECT_GE(expected.size(), 3U);
   EXPECT_EQ(Findings(*in_memory, kNowhere.string()), expected);
+  std::set<std::string> rules;
+  for (const Finding& finding : expected) rules.insert(std::get<3>(finding));
+  return rules;
+}
+
+TEST(LintFromMemory, ALauncherAndItsScriptLintAsOnDisk) {
+  const fs::path examples = testing::SourceDir() / "examples";
+  lint::LintOptions options;
+  options.use_config = false;
+  options.bash = "";  // bash -n reads the disk
+  const std::set<std::string> rules =
+      ExpectTheSameOnDiskAndInMemory({{"broken_train.sh", testing::ReadFile(examples / "broken_train.sh")},
+                                      {"broken_train.py", testing::ReadFile(examples / "broken_train.py")}},
+                                     "broken_train.sh", options);
+  EXPECT_GE(rules.size(), 3U) << "the launcher and the script it runs";
 }
 
 // Issue 28: one disk seam. A launcher that sources a file, which names the YAML config a known
 // launcher reads, lints from memory exactly as from disk, and nothing is read from the disk.
 TEST(LintFromMemory, ASourcedFileAndTheYamlConfigItNamesLintAsOnDisk) {
-  const std::string launcher =
-      "#!/bin/bash\nsource ./settings.sh\ntorchrun --nproc_per_node 8 train_fsdp2.py $CONFIG\n";
-  const std::string settings = "CONFIG=configs/tune_qwen3_fsdp2.yaml\n";
   const std::string yaml = testing::ReadFile(testing::SourceDir() / "tests" / "fixtures" / "launch" /
                                              "known_mindspeed_llm_fsdp2" / "configs" / "tune_qwen3_fsdp2.yaml");
   lint::LintOptions options;
   options.use_config = false;
   options.bash = "";  // bash -n reads the disk
-
-  testing::TempDir dir;
-  dir.Write("run.sh", launcher);
-  dir.Write("settings.sh", settings);
-  dir.Write("configs/tune_qwen3_fsdp2.yaml", yaml);
-  auto on_disk = lint::LintPaths({(dir.path() / "run.sh").string()}, options);
-  ASSERT_TRUE(on_disk.ok()) << on_disk.error().message;
-
-  MemoryFileReader files(FileMap{{(kNowhere / "run.sh").string(), launcher},
-                                 {(kNowhere / "settings.sh").string(), settings},
-                                 {(kNowhere / "configs" / "tune_qwen3_fsdp2.yaml").string(), yaml}});
-  options.files = &files;
-  auto in_memory = lint::LintPaths({(kNowhere / "run.sh").string()}, options);
-  ASSERT_TRUE(in_memory.ok()) << in_memory.error().message;
-  EXPECT_TRUE(in_memory->errors.empty()) << in_memory->errors.front().message;
-  EXPECT_FALSE(fs::exists(kNowhere));
-
-  const std::set<Finding> expected = Findings(*on_disk, dir.path().string());
-  std::set<std::string> rules;
-  for (const Finding& finding : expected) rules.insert(std::get<3>(finding));
+  const std::set<std::string> rules = ExpectTheSameOnDiskAndInMemory(
+      {{"run.sh", "#!/bin/bash\nsource ./settings.sh\ntorchrun --nproc_per_node 8 train_fsdp2.py $CONFIG\n"},
+       {"settings.sh", "CONFIG=configs/tune_qwen3_fsdp2.yaml\n"},
+       {"configs/tune_qwen3_fsdp2.yaml", yaml}},
+      "run.sh", options);
   // The config's profile settings were read (OPM101: no with_flops there) through the sourced file.
   EXPECT_TRUE(rules.contains("OPM101")) << "the YAML config was not read";
-  EXPECT_EQ(Findings(*in_memory, kNowhere.string()), expected);
 }
 
 TEST(MemoryFileReader, StatsListsAndResolvesTheDirectoriesItsPathsImply) {
@@ -212,26 +207,19 @@ TEST(DiskFileReader, StatsListsAndResolvesAsTheFilesystemSays) {
 }
 
 // A reader that counts what is asked of it, over files in memory.
-class CountingReader final : public FileReader {
+class CountingReader final : public testing::WatchedFiles {
  public:
-  explicit CountingReader(const FileMap& files) : files_(files) {}
+  using WatchedFiles::WatchedFiles;
   Result<std::string> ReadFile(const std::string& path) const override {
     ++reads;
-    return files_.ReadFile(path);
+    return WatchedFiles::ReadFile(path);
   }
   FileKind Stat(const std::string& path, std::string* cause) const override {
     ++stats;
-    return files_.Stat(path, cause);
+    return WatchedFiles::Stat(path, cause);
   }
-  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override {
-    return files_.ListDirectory(path);
-  }
-  Result<std::string> Canonical(const std::string& path) const override { return files_.Canonical(path); }
   mutable std::atomic<int> reads = 0;
   mutable std::atomic<int> stats = 0;
-
- private:
-  MemoryFileReader files_;
 };
 
 TEST(CachingFileReader, AsksItsBaseOnceAndAnswersTheSameFromEveryThread) {
@@ -288,9 +276,9 @@ const FileMap kProgram = {
 };
 
 // Files in memory that, once sealed, refuse every read and count what was still asked.
-class SealedAfterReading final : public FileReader {
+class SealedAfterReading final : public testing::WatchedFiles {
  public:
-  explicit SealedAfterReading(const FileMap& files) : files_(files) {}
+  using WatchedFiles::WatchedFiles;
   void Seal() { sealed_ = true; }
   Result<std::string> ReadFile(const std::string& path) const override {
     if (sealed_) {
@@ -298,18 +286,12 @@ class SealedAfterReading final : public FileReader {
       return Error::Internal(path + ": read while tracing");
     }
     ++reads_before_seal;
-    return files_.ReadFile(path);
+    return WatchedFiles::ReadFile(path);
   }
-  FileKind Stat(const std::string& path, std::string* cause) const override { return files_.Stat(path, cause); }
-  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override {
-    return files_.ListDirectory(path);
-  }
-  Result<std::string> Canonical(const std::string& path) const override { return files_.Canonical(path); }
   mutable std::vector<std::string> reads_after_seal;
   mutable int reads_before_seal = 0;
 
  private:
-  MemoryFileReader files_;
   bool sealed_ = false;
 };
 
@@ -363,30 +345,16 @@ TEST(TracerReadsNoFile, EveryModuleIsReadBeforeTracingStarts) {
 TEST(LintFromMemory, AProgramsImportsAreFollowedInMemoryAsOnDisk) {
   lint::LintOptions options;
   options.use_config = false;
-  testing::TempDir dir;
-  for (const auto& [path, text] : kProgram) dir.Write(fs::path(path).filename().string(), text);
-  options.root = dir.path().string();
-  auto on_disk = lint::LintPaths({(dir.path() / "train.py").string()}, options);
-  ASSERT_TRUE(on_disk.ok()) << on_disk.error().message;
-
-  MemoryFileReader files(kProgram);
-  options.files = &files;
-  options.root = kNowhere.string();
-  auto in_memory = lint::LintPaths({(kNowhere / "train.py").string()}, options);
-  ASSERT_TRUE(in_memory.ok()) << in_memory.error().message;
-  EXPECT_TRUE(in_memory->errors.empty()) << in_memory->errors.front().message;
-  EXPECT_FALSE(fs::exists(kNowhere));
-  const std::set<Finding> expected = Findings(*on_disk, dir.path().string());
-  std::set<std::string> rules;
-  for (const Finding& finding : expected) rules.insert(std::get<3>(finding));
+  options.root = "";  // set to each copy's root
+  std::map<std::string, std::string> program;
+  for (const auto& [path, text] : kProgram) program.emplace(fs::path(path).filename().string(), text);
+  const std::set<std::string> rules = ExpectTheSameOnDiskAndInMemory(program, "train.py", options);
   EXPECT_TRUE(rules.contains("OPM101")) << "with_flops=False, read from config.py";
-  EXPECT_EQ(Findings(*in_memory, kNowhere.string()), expected);
 }
 
 // Issue 16 point 7: a path the file system cannot resolve (a component too long, a symlink loop)
-// made the workers' std::filesystem calls throw, and the process end. Now it is one error naming it.
-// On disk, a path below a symlink loop or with a name too long is an error with its real cause,
-// not a crash and not "no such file". (In memory nothing resolves against the disk.)
+// made the workers' std::filesystem calls throw, and the process end. Now it is one error with
+// its real cause, not "no such file". (In memory nothing resolves against the disk.)
 TEST(LintOnDisk, APathThatCannotBeResolvedIsAnErrorWithItsCause) {
   testing::TempDir dir;
   fs::create_directory_symlink("loop", dir.path() / "loop");

@@ -68,26 +68,19 @@ TEST(ImportClosure, CutsCyclesAndStopsAtItsBounds) {
 }
 
 // Files in memory that count what is asked of them.
-class CountedFiles final : public FileReader {
+class CountedFiles final : public testing::WatchedFiles {
  public:
-  explicit CountedFiles(const std::map<std::string, std::string>& files) : files_(files) {}
+  using WatchedFiles::WatchedFiles;
   Result<std::string> ReadFile(const std::string& path) const override {
     ++reads[fs::path(path).lexically_normal().string()];
-    return files_.ReadFile(path);
+    return WatchedFiles::ReadFile(path);
   }
   FileKind Stat(const std::string& path, std::string* cause) const override {
     ++stats;
-    return files_.Stat(path, cause);
+    return WatchedFiles::Stat(path, cause);
   }
-  Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override {
-    return files_.ListDirectory(path);
-  }
-  Result<std::string> Canonical(const std::string& path) const override { return files_.Canonical(path); }
   mutable std::map<std::string, int> reads;
   mutable int stats = 0;
-
- private:
-  MemoryFileReader files_;
 };
 
 TEST(ReadProgram, ReadsTheClosureOfTheFileAndOfItsEntryOnceEach) {
