@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/diagnostic.h"
@@ -16,6 +17,9 @@ namespace opmfu {
 /// A file's text, shared by every location in it (and with the file's syntax tree, if any).
 /// Built in place (`std::make_shared<const TextSource>(path, text)`): it owns a once-only index.
 struct TextSource {
+  TextSource(std::string file_path, std::shared_ptr<const std::string> file_text)
+      : path(std::move(file_path)), text(std::move(file_text)) {}
+
   std::string path;
   std::shared_ptr<const std::string> text;
 
