@@ -137,8 +137,7 @@ FileKind CachingFileReader::Stat(const std::string& path, std::string* cause) co
   stated.kind = base_.Stat(path, &stated.cause);
   if (cause != nullptr) *cause = stated.cause;
   const std::lock_guard lock(mutex_);
-  stats_.try_emplace(path, std::move(stated));
-  return stats_.find(path)->second.kind;
+  return stats_.try_emplace(path, std::move(stated)).first->second.kind;
 }
 
 Result<std::vector<DirectoryEntry>> CachingFileReader::ListDirectory(const std::string& path) const {

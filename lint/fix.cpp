@@ -42,16 +42,20 @@ class FixedFiles final : public FileReader {
 
 // The safe fixes of one linted file, when it may be fixed at all.
 std::vector<TextEdit> SafeEdits(const LintedFile& file, const LintOptions& options) {
-  std::vector<TextEdit> edits;
   const bool from_stdin = options.stdin_source.has_value() && file.path == options.stdin_filename;
-  if (from_stdin || !file.parsed_cleanly) return edits;
-  for (const Diagnostic& d : file.diagnostics) {
+  if (from_stdin || !file.parsed_cleanly) return {};
+  return SafeFixEdits(file.diagnostics);
+}
+
+}  // namespace
+
+std::vector<TextEdit> SafeFixEdits(const std::vector<Diagnostic>& found) {
+  std::vector<TextEdit> edits;
+  for (const Diagnostic& d : found) {
     if (d.fix && d.fix->safe) edits.insert(edits.end(), d.fix->edits.begin(), d.fix->edits.end());
   }
   return edits;
 }
-
-}  // namespace
 
 Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintOptions& options, LintReport first) {
   FixResult result;

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "common/diagnostic.h"
 #include "common/result.h"
+#include "common/text_edit.h"
 #include "lint/lint.h"
 
 namespace opmfu::lint {
@@ -31,6 +33,9 @@ struct FixResult {
   int passes = 0;                ///< lints that applied fixes
   bool settled = true;           ///< false: kMaxFixPasses passes and safe fixes still pending
 };
+
+/// The edits of the safe fixes among `found`, in order.
+std::vector<TextEdit> SafeFixEdits(const std::vector<Diagnostic>& found);
 
 /// Applies every safe fix of `first` (the lint of `paths` with `options`, sources kept) to the
 /// files that parsed cleanly, except the standard input, and lints again until no safe fix is

@@ -13,14 +13,6 @@ namespace opmfu::lint {
 
 namespace {
 
-std::vector<TextEdit> SafeEdits(const std::vector<Diagnostic>& found) {
-  std::vector<TextEdit> edits;
-  for (const Diagnostic& d : found) {
-    if (d.fix && d.fix->safe) edits.insert(edits.end(), d.fix->edits.begin(), d.fix->edits.end());
-  }
-  return edits;
-}
-
 // Applies the safe fixes of `found` to `file`, checking the text again after each pass, until
 // none is left or the file no longer parses cleanly. Leaves in `found` the last check's findings.
 Status FixFormulaFile(registry::FormulaFile& file, const std::map<std::string, std::optional<Severity>>& rules,
@@ -28,7 +20,7 @@ Status FixFormulaFile(registry::FormulaFile& file, const std::map<std::string, s
   const std::string original = file.tree.source();
   std::size_t applied = 0;
   for (int pass = 0; file.parsed_cleanly(); ++pass) {
-    std::vector<TextEdit> edits = SafeEdits(found);
+    std::vector<TextEdit> edits = SafeFixEdits(found);
     if (edits.empty()) break;
     if (pass == kMaxFixPasses) {
       report.settled = false;

@@ -30,7 +30,6 @@ void CheckWrongProfiler(LintCheckContext& context) {
   // never on a CUDA device: then it is a CUDA script ported to torch_npu, and collects nothing.
   const bool ported_to_npu = context.facts.selects_npu_device && !context.facts.selects_cuda_device;
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
-    const bool stock = !context.facts.transfers_to_npu || site.bound_before_patch;
     if (site.api == linter::ProfilerApi::kTorchProfile && site.bound_before_patch && !npu_profiler_here) {
       context.Report(
           site.call,
@@ -48,8 +47,8 @@ void CheckWrongProfiler(LintCheckContext& context) {
                          "` always collects in export-only mode and exports Text: it cannot produce the "
                          "ascend_pytorch_profiler DB that OperatorMFU is computed from",
                      "use torch_npu.profiler.profile(...) with a schedule and on_trace_ready");
-    } else if (site.api == linter::ProfilerApi::kTorchProfile && stock && !npu_profiler_here && npu_program &&
-               MayCollectCuda(site.activities) && ported_to_npu) {
+    } else if (site.api == linter::ProfilerApi::kTorchProfile && !context.facts.transfers_to_npu &&
+               !npu_profiler_here && npu_program && MayCollectCuda(site.activities) && ported_to_npu) {
       context.Report(site.call,
                      "`" + site.callee +
                          "` collects CUDA activities, but this script runs on the NPU: PyTorch's own profiler "
@@ -58,8 +57,8 @@ void CheckWrongProfiler(LintCheckContext& context) {
                      "use torch_npu.profiler.profile with activities=[torch_npu.profiler.ProfilerActivity.CPU, "
                      "torch_npu.profiler.ProfilerActivity.NPU] (or import torch_npu.contrib.transfer_to_npu before "
                      "torch.profiler is used)");
-    } else if (site.api == linter::ProfilerApi::kTorchProfile && stock && !npu_profiler_here && npu_program &&
-               !MayCollectCuda(site.activities)) {
+    } else if (site.api == linter::ProfilerApi::kTorchProfile && !context.facts.transfers_to_npu &&
+               !npu_profiler_here && npu_program && !MayCollectCuda(site.activities)) {
       context.Report(
           site.call,
           "`" + site.callee +
