@@ -23,14 +23,12 @@ namespace {
 
 // The modules an input's tracing may follow, read now (tracing never reads a file): its imports,
 // and its entry script with that script's imports (where its callers are).
-std::unique_ptr<python::ModuleSet> ReadProgramModules(const Input& input, const ProgramPaths& paths,
-                                                      const std::string& source, const LintOptions& options) {
+std::unique_ptr<python::ModuleSet> ReadProgramModules(const ProgramPaths& paths, const std::string& source,
+                                                      const LintOptions& options) {
   python::ModuleLocator locator({paths.entry.parent_path(), paths.root}, paths.root, FilesOf(options));
   std::vector<python::SourceFile> files = python::ReadProgram(locator, paths.self, source, paths.entry);
-  std::vector<linter::Launch> launches = input.launches;
-  launches.insert(launches.end(), input.inherited.begin(), input.inherited.end());
   return std::make_unique<python::ModuleSet>(std::move(locator), paths.self, std::move(files),
-                                             linter::InvocationsOf(launches), linter::TorchNpuKnowledge());
+                                             linter::TorchNpuKnowledge());
 }
 
 // One traced value as torch_npu records it in profiler_info_<rank>.json; nullopt when it cannot
@@ -175,21 +173,18 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
     program_paths = std::move(*resolved);
   }
   auto module = std::make_unique<python::PythonModule>(std::move(*parsed));
-  // Declared before the facts so it outlives the module that refers to it.
-  std::unique_ptr<python::ModuleSet> program;
-  const auto load_program = [&](python::PythonModule& traced) {
-    if (!program_paths) return;
-    program = ReadProgramModules(input, *program_paths, traced.tree().source(), options);
-    traced.AttachModules(program.get());
-  };
   LintedFile linted;
   linted.path = input.path;
   linted.parsed_cleanly = !module->tree().has_error();
   if (!linted.parsed_cleanly) {
     linted.diagnostics = rules::CheckMeta(rules::PythonParse{input.path, module->tree()}, effective);
   }
+  std::unique_ptr<python::ModuleSet> program;
+  if (program_paths && linter::NeedsProgram(*module, input.launches)) {
+    program = ReadProgramModules(*program_paths, module->tree().source(), options);
+  }
   linter::ProfilerFacts facts =
-      linter::ReadProfilerFacts(std::move(module), input.launches, input.inherited, load_program);
+      linter::ReadProfilerFacts(std::move(module), std::move(program), input.launches, input.inherited);
   outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
   if (options.keep_settings) {
     for (const linter::ProfilerCallSite& site : facts.sites) {

@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "linter/profiler_settings.h"
+#include "python/project.h"
+#include "python/tracer.h"
 
 namespace opmfu::linter {
 
@@ -28,17 +30,17 @@ Value Default(const python::PythonModule& module, TSNode at, const ProfilerSetti
 }
 
 // A setting of `call`: its argument when written, else the documented default.
-Setting ReadSetting(const python::PythonModule& module, TSNode call, const ProfilerSettingSpec& spec) {
+Setting ReadSetting(const python::Tracer& tracer, TSNode call, const ProfilerSettingSpec& spec) {
   Setting setting;
   setting.name = std::string(spec.python_keyword);
   setting.call = call;
   setting.anchor = call;
-  if (auto argument = module.FindArgument(call, spec.python_keyword, spec.python_position)) {
+  if (auto argument = tracer.FindArgument(call, spec.python_keyword, spec.python_position)) {
     setting.written = true;
     setting.anchor = ts_node_is_null(argument->keyword) ? argument->node : argument->keyword;
     setting.values = std::move(argument->values);
   } else {
-    setting.values = {Default(module, call, spec)};
+    setting.values = {Default(tracer.module(), call, spec)};
   }
   return setting;
 }
@@ -46,7 +48,7 @@ Setting ReadSetting(const python::PythonModule& module, TSNode call, const Profi
 // A setting of the tensorboard_trace_handler(...) calls the site's `on_trace_ready` can be (the
 // `analyse_flag`: whether the raw data is parsed into a DB when the trace is ready): no values
 // when it is none of those.
-Setting ReadHandlerSetting(const python::PythonModule& module, const Setting& on_trace_ready,
+Setting ReadHandlerSetting(const python::Tracer& tracer, const Setting& on_trace_ready,
                            const ProfilerSettingSpec& spec) {
   Setting setting;
   setting.name = std::string(spec.python_keyword);
@@ -57,9 +59,9 @@ Setting ReadHandlerSetting(const python::PythonModule& module, const Setting& on
         ts_node_is_null(handler.node)) {
       continue;
     }
-    auto argument = module.FindArgument(handler.node, spec.python_keyword, spec.python_position);
+    auto argument = tracer.FindArgument(handler.node, spec.python_keyword, spec.python_position);
     if (!argument) {
-      setting.values.push_back(Default(module, handler.node, spec));
+      setting.values.push_back(Default(tracer.module(), handler.node, spec));
       continue;
     }
     if (!setting.written) {
@@ -73,7 +75,7 @@ Setting ReadHandlerSetting(const python::PythonModule& module, const Setting& on
 }
 
 // The experimental settings: from each _ExperimentalConfig(...) the call can receive.
-void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSite& site) {
+void ReadExperimentalSettings(const python::Tracer& tracer, ProfilerCallSite& site) {
   struct Target {
     Setting* setting;
     const ProfilerSettingSpec* spec;
@@ -95,25 +97,25 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
   for (const Value& config : site.experimental_config.values) {
     if (config.kind == ValueKind::kNone) {
       for (const Target& target : targets) {
-        add(*target.setting, Default(module, site.experimental_config.anchor, *target.spec), config.chain);
+        add(*target.setting, Default(tracer.module(), site.experimental_config.anchor, *target.spec), config.chain);
       }
       continue;
     }
     if (config.kind == ValueKind::kCall && EndsWith(config.text, "_ExperimentalConfig")) {
       std::vector<Note> prefix = config.chain;
       if (site.experimental_config.written) {
-        prefix.insert(prefix.begin(), module.StepAt(site.experimental_config.anchor, "`experimental_config=`"));
+        prefix.insert(prefix.begin(), tracer.module().StepAt(site.experimental_config.anchor, "`experimental_config=`"));
       }
       for (const Target& target : targets) {
         Setting& setting = *target.setting;
-        auto argument = module.FindArgument(config.node, target.spec->python_keyword, target.spec->python_position);
+        auto argument = tracer.FindArgument(config.node, target.spec->python_keyword, target.spec->python_position);
         if (!argument) {
           // Reported at the config call that leaves it out, unless another path writes it.
           if (!setting.written) {
             setting.anchor = config.node;
             setting.call = config.node;
           }
-          add(setting, Default(module, config.node, *target.spec), prefix);
+          add(setting, Default(tracer.module(), config.node, *target.spec), prefix);
           continue;
         }
         setting.written = true;
@@ -138,17 +140,17 @@ void ReadExperimentalSettings(const python::PythonModule& module, ProfilerCallSi
 
 // Every traced setting of a profile(...) call, as the table says where each is written: the
 // call's own arguments, then those of the trace handlers and the _ExperimentalConfig it receives.
-void ReadSettings(const python::PythonModule& module, TSNode call, ProfilerCallSite& site) {
+void ReadSettings(const python::Tracer& tracer, TSNode call, ProfilerCallSite& site) {
   for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
     if (spec.python_call == PythonCall::kProfile && spec.site != nullptr)
-      site.*spec.site = ReadSetting(module, call, spec);
+      site.*spec.site = ReadSetting(tracer, call, spec);
   }
   for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
     if (spec.python_call == PythonCall::kTraceHandler && spec.site != nullptr) {
-      site.*spec.site = ReadHandlerSetting(module, site.on_trace_ready, spec);
+      site.*spec.site = ReadHandlerSetting(tracer, site.on_trace_ready, spec);
     }
   }
-  ReadExperimentalSettings(module, site);
+  ReadExperimentalSettings(tracer, site);
 }
 
 }  // namespace
@@ -178,9 +180,9 @@ std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& l
 
 namespace {
 
-std::optional<TracedArgument> TraceArgument(const python::PythonModule& module, TSNode call, std::string_view keyword,
+std::optional<TracedArgument> TraceArgument(const python::Tracer& tracer, TSNode call, std::string_view keyword,
                                             int position) {
-  auto argument = module.FindArgument(call, keyword, position);
+  auto argument = tracer.FindArgument(call, keyword, position);
   if (!argument) return std::nullopt;
   return TracedArgument{argument->node, argument->keyword, std::move(argument->values)};
 }
@@ -194,18 +196,18 @@ std::vector<const Value*> CallsTo(const Setting& setting, std::string_view suffi
   return out;
 }
 
-std::optional<std::string> FixedText(const python::PythonModule& module, const Value& value, int depth);
+std::optional<std::string> FixedText(const python::Tracer& tracer, const Value& value, int depth);
 
 // The one fixed text an expression of `module` can be.
-std::optional<std::string> FixedExpression(const python::PythonModule& module, TSNode expression, int depth) {
-  const python::Values values = module.Resolve(expression);
+std::optional<std::string> FixedExpression(const python::Tracer& tracer, TSNode expression, int depth) {
+  const python::Values values = tracer.Resolve(expression);
   if (values.size() != 1) return std::nullopt;
-  return FixedText(module, values.front(), depth + 1);
+  return FixedText(tracer, values.front(), depth + 1);
 }
 
 // An f-string whose every interpolation is fixed (no conversion, no format spec, no escapes).
-std::optional<std::string> FixedFString(const python::PythonModule& module, TSNode string, int depth) {
-  const SyntaxTree& tree = module.tree();
+std::optional<std::string> FixedFString(const python::Tracer& tracer, TSNode string, int depth) {
+  const SyntaxTree& tree = tracer.module().tree();
   std::string text;
   for (std::uint32_t i = 0; i < ts_node_named_child_count(string); ++i) {
     const TSNode part = ts_node_named_child(string, i);
@@ -221,7 +223,7 @@ std::optional<std::string> FixedFString(const python::PythonModule& module, TSNo
       text += tree.Text(part);
     } else if (type == "interpolation") {
       if (ts_node_named_child_count(part) != 1) return std::nullopt;  // a !conversion or :format spec
-      const std::optional<std::string> piece = FixedExpression(module, ts_node_named_child(part, 0), depth);
+      const std::optional<std::string> piece = FixedExpression(tracer, ts_node_named_child(part, 0), depth);
       if (!piece) return std::nullopt;
       text += *piece;
     } else if (type != "string_end") {
@@ -231,13 +233,13 @@ std::optional<std::string> FixedFString(const python::PythonModule& module, TSNo
   return text;
 }
 
-std::optional<std::string> FixedText(const python::PythonModule& module, const Value& value, int depth) {
+std::optional<std::string> FixedText(const python::Tracer& tracer, const Value& value, int depth) {
   // A number in a path is taken as varying: in real code it is a run, rank or step id that the
   // program counts (`f"./prof/{run_id}"`), and a fixed one is rare enough not to guess at.
   if (value.kind == ValueKind::kString) return value.text;
   if (depth > 8 || ts_node_is_null(value.node)) return std::nullopt;  // null: read in another file
   if (value.kind == ValueKind::kDynamicString && std::string_view(ts_node_type(value.node)) == "string") {
-    return FixedFString(module, value.node, depth);
+    return FixedFString(tracer, value.node, depth);
   }
   if (value.kind == ValueKind::kCall && (value.text == "os.path.join" || value.text == "posixpath.join")) {
     const TSNode arguments = ts_node_child_by_field_name(value.node, "arguments", 9);
@@ -249,7 +251,7 @@ std::optional<std::string> FixedText(const python::PythonModule& module, const V
           std::string_view(ts_node_type(argument)) == "list_splat") {
         return std::nullopt;
       }
-      const std::optional<std::string> part = FixedExpression(module, argument, depth);
+      const std::optional<std::string> part = FixedExpression(tracer, argument, depth);
       if (!part) return std::nullopt;
       joined /= *part;  // as os.path.join: an absolute part starts over
     }
@@ -259,33 +261,33 @@ std::optional<std::string> FixedText(const python::PythonModule& module, const V
 }
 
 // The arguments OPM112 and OPM113 read, of the calls a site's settings can be.
-void ReadCalledArguments(const python::PythonModule& module, ProfilerCallSite& site) {
+void ReadCalledArguments(const python::Tracer& tracer, ProfilerCallSite& site) {
   for (const Value* schedule : CallsTo(site.schedule, "schedule")) {
-    site.schedule_calls.push_back(ScheduleCall{schedule->node, TraceArgument(module, schedule->node, "active", 1),
-                                               TraceArgument(module, schedule->node, "repeat", 3)});
+    site.schedule_calls.push_back(ScheduleCall{schedule->node, TraceArgument(tracer, schedule->node, "active", 1),
+                                               TraceArgument(tracer, schedule->node, "repeat", 3)});
   }
   for (const Value* handler : CallsTo(site.on_trace_ready, "tensorboard_trace_handler")) {
-    TraceHandlerCall call{handler->node, TraceArgument(module, handler->node, "dir_name", 0), std::nullopt};
+    TraceHandlerCall call{handler->node, TraceArgument(tracer, handler->node, "dir_name", 0), std::nullopt};
     if (call.dir_name && call.dir_name->values.size() == 1) {
-      call.fixed_directory = FixedText(module, call.dir_name->values.front(), 0);
+      call.fixed_directory = FixedText(tracer, call.dir_name->values.front(), 0);
     }
     site.trace_handlers.push_back(std::move(call));
   }
 }
 
 // What OPM201 and OPM202 read of the argparse model, for the file's own command lines.
-void ReadArgparseFacts(const python::PythonModule& module, ProfilerFacts& facts) {
+void ReadArgparseFacts(const python::Tracer& tracer, ProfilerFacts& facts) {
   if (facts.launches.empty()) return;
   ArgparseFacts& argparse = facts.argparse;
-  argparse.rejects_unknown_options = module.RejectsUnknownOptions();
-  argparse.options = module.ArgparseOptions();
+  argparse.rejects_unknown_options = tracer.RejectsUnknownOptions();
+  argparse.options = tracer.ArgparseOptions();
   if (!argparse.rejects_unknown_options || argparse.options.empty()) return;
   for (const Launch& launch : facts.launches) {
     for (const ShellWord& word : launch.arguments) {
       if (!word.known || !word.text.starts_with("--") || word.text == "--") continue;
       std::string name = word.text.substr(0, word.text.find('='));
       if (argparse.long_options.contains(name)) continue;
-      std::optional<std::string> expanded = module.ExpandAbbreviation(name);
+      std::optional<std::string> expanded = tracer.ExpandAbbreviation(name);
       argparse.long_options.emplace(std::move(name), std::move(expanded));
     }
   }
@@ -341,24 +343,24 @@ bool BoundBefore(const python::PythonModule& module, std::string_view local, std
 
 // Which accelerator the file puts its work on, from the calls that name one: torch.device("npu:0"),
 // torch.npu.set_device / torch_npu.npu.set_device, x.npu(), x.to("npu") (and the same for CUDA).
-void ReadDeviceFacts(const python::PythonModule& module, ProfilerFacts& facts) {
+void ReadDeviceFacts(const python::Tracer& tracer, ProfilerFacts& facts) {
   const auto note = [&](std::string_view device) {
     if (device.starts_with("npu")) facts.selects_npu_device = true;
     if (device.starts_with("cuda")) facts.selects_cuda_device = true;
   };
   const auto note_argument = [&](TSNode call, std::string_view keyword) {
-    auto argument = module.FindArgument(call, keyword, 0);
+    auto argument = tracer.FindArgument(call, keyword, 0);
     if (!argument) return;
     for (const Value& value : argument->values) {
       if (value.kind == ValueKind::kString) note(value.text);
     }
   };
-  for (TSNode call : module.CallsMaybeTo({"device", "set_device", "npu", "cuda", "to"})) {
-    const std::optional<std::string> callee = module.CalleeName(call);
+  for (TSNode call : tracer.module().CallsMaybeTo({"device", "set_device", "npu", "cuda", "to"})) {
+    const std::optional<std::string> callee = tracer.CalleeName(call);
     const TSNode function = ts_node_child_by_field_name(call, "function", 8);
     const TSNode attribute =
         ts_node_is_null(function) ? TSNode{} : ts_node_child_by_field_name(function, "attribute", 9);
-    const std::string_view method = ts_node_is_null(attribute) ? std::string_view() : module.tree().Text(attribute);
+    const std::string_view method = ts_node_is_null(attribute) ? std::string_view() : tracer.module().tree().Text(attribute);
     const TSNode arguments = ts_node_child_by_field_name(call, "arguments", 9);
     const bool no_arguments = ts_node_is_null(arguments) || ts_node_named_child_count(arguments) == 0;
     if (callee && *callee == "torch.device") {
@@ -377,30 +379,42 @@ void ReadDeviceFacts(const python::PythonModule& module, ProfilerFacts& facts) {
 
 }  // namespace
 
-ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr, std::vector<Launch> launches,
-                                const std::vector<Launch>& inherited,
-                                const std::function<void(python::PythonModule&)>& load_program) {
+namespace {
+
+// The calls that may build a profiler or start the dynamic one: what the facts trace.
+std::vector<TSNode> ProfilerCandidates(const python::PythonModule& module) {
+  return module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse", "init"});
+}
+
+}  // namespace
+
+bool NeedsProgram(const python::PythonModule& module, const std::vector<Launch>& launches) {
+  return !launches.empty() || !ProfilerCandidates(module).empty();
+}
+
+ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr,
+                                std::unique_ptr<python::ModuleSet> program, std::vector<Launch> launches,
+                                const std::vector<Launch>& inherited) {
   ProfilerFacts facts;
   std::vector<python::ScriptInvocation> invocations = InvocationsOf(launches);
   for (python::ScriptInvocation& invocation : InvocationsOf(inherited)) invocations.push_back(std::move(invocation));
-  module_ptr->BindInvocations(std::move(invocations));
   facts.launches = std::move(launches);
   const python::PythonModule& module = *module_ptr;
+  const python::Tracer tracer(module, program.get(), std::move(invocations));
   // Only a torch.profiler call asks whether the program imports transfer_to_npu (that reads the
   // import closure).
   facts.transfers_to_npu = false;
   for (const auto& [local, imported] : module.imports()) {
     facts.imports_torch_npu = facts.imports_torch_npu || imported == "torch_npu" || imported.starts_with("torch_npu.");
   }
-  const std::vector<TSNode> candidates = module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse", "init"});
-  if (load_program && (!candidates.empty() || !facts.launches.empty())) load_program(*module_ptr);
+  const std::vector<TSNode> candidates = ProfilerCandidates(module);
   for (TSNode call : candidates) {
-    const std::optional<std::string> callee = module.CalleeName(call);
+    const std::optional<std::string> callee = tracer.CalleeName(call);
     if (!callee) continue;
     if (EndsWith(*callee, "dynamic_profile.init") && callee->starts_with("torch_npu")) {
       DynamicProfilerInit init;
       init.call = call;
-      if (auto directory = module.FindArgument(call, "path", 0)) init.directory = std::move(directory->values);
+      if (auto directory = tracer.FindArgument(call, "path", 0)) init.directory = std::move(directory->values);
       facts.dynamic_inits.push_back(std::move(init));
       continue;
     }
@@ -412,7 +426,7 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
     } else if (EndsWith(*callee, "_KinetoProfile") && callee->starts_with("torch_npu")) {
       site.api = ProfilerApi::kKinetoProfile;
     } else if (*callee == "torch.profiler.profile" || *callee == "torch.autograd.profiler.profile") {
-      facts.transfers_to_npu = facts.transfers_to_npu || module.ImportsPatch();
+      facts.transfers_to_npu = facts.transfers_to_npu || tracer.ImportsPatch();
       // transfer_to_npu makes torch.profiler.profile torch_npu's, process-wide; but a name bound
       // to it by `from torch.profiler import profile` before this module imports the patch keeps
       // PyTorch's own.
@@ -428,16 +442,17 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
       if (callee->starts_with("torch_npu.profiler") && EndsWith(*callee, ".analyse")) facts.analyses_offline = true;
       continue;
     }
-    ReadSettings(module, call, site);
-    ReadCalledArguments(module, site);
+    ReadSettings(tracer, call, site);
+    ReadCalledArguments(tracer, site);
     facts.sites.push_back(std::move(site));
   }
-  ReadArgparseFacts(module, facts);
+  ReadArgparseFacts(tracer, facts);
   if (std::any_of(facts.sites.begin(), facts.sites.end(),
                   [](const ProfilerCallSite& site) { return site.api == ProfilerApi::kTorchProfile; })) {
-    ReadDeviceFacts(module, facts);  // only OPM110 asks, of a torch.profiler call
+    ReadDeviceFacts(tracer, facts);  // only OPM110 asks, of a torch.profiler call
   }
   facts.module = std::move(module_ptr);
+  facts.program = std::move(program);
   return facts;
 }
 

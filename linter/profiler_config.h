@@ -5,7 +5,6 @@
 // rules need from the file's argparse model. Rules read these facts; they never call the tracer
 // (they use the syntax tree only to place findings and fixes).
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "linter/dynamic_config.h"
 #include "linter/known_launchers.h"
 #include "python/module.h"
+#include "python/project.h"
 
 namespace opmfu::linter {
 
@@ -109,6 +109,8 @@ struct DynamicProfilerInit {
 /// JSON config (`dynamic_config`, no module).
 struct ProfilerFacts {
   std::unique_ptr<python::PythonModule> module;
+  /// The program's other modules the facts were traced in (values may name their functions).
+  std::unique_ptr<python::ModuleSet> program;
   std::shared_ptr<const DynamicConfig> dynamic_config;
   std::vector<ProfilerCallSite> sites;
   std::vector<DynamicProfilerInit> dynamic_inits;
@@ -123,7 +125,7 @@ struct ProfilerFacts {
   bool selects_cuda_device = false;
   /// The file calls torch_npu's offline `analyse(...)`, so unparsed data may be parsed later.
   bool analyses_offline = false;
-  /// The launcher commands that run this file (their arguments are bound in `module`).
+  /// The launcher commands that run this file (the tracer took their arguments).
   std::vector<Launch> launches;
   ArgparseFacts argparse;
   /// For a known launcher's launch: values outside its options' choices.
@@ -131,18 +133,20 @@ struct ProfilerFacts {
   std::string known_launcher;  ///< its name ("MindSpeed-LLM")
 };
 
-/// Reads the facts; `launches` are bound into the module first, so argparse and environment
-/// lookups see what the launchers pass. `inherited` are launches of a script that imports this
-/// module: bound the same way, but not this file's own command line (no OPM201/OPM202 here).
-/// `load_program` attaches the program's modules (a python::ModuleSet, read beforehand) to the
-/// module; it is called once, before the first question to the tracer, and only when there is
-/// one to ask (a possible profiler call, or launches to check), so a file that configures nothing
+/// Whether a file's facts ask anything of its program: a possible profiler call, or launches to
+/// check. Only then is the program read (python::ReadProgram), so a file that configures nothing
 /// reads no other file.
-ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module, std::vector<Launch> launches = {},
-                                const std::vector<Launch>& inherited = {},
-                                const std::function<void(python::PythonModule&)>& load_program = {});
+bool NeedsProgram(const python::PythonModule& module, const std::vector<Launch>& launches);
 
-/// The invocations (argv and environment) of launches, for PythonModule::BindInvocations.
+/// Reads the facts, tracing `module` within `program` (its other modules, read beforehand; null:
+/// the file alone). Argparse and environment lookups see what `launches` pass; `inherited` are
+/// launches of a script that imports this module: traced the same way, but not this file's own
+/// command line (no OPM201/OPM202 here).
+ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module,
+                                std::unique_ptr<python::ModuleSet> program = nullptr, std::vector<Launch> launches = {},
+                                const std::vector<Launch>& inherited = {});
+
+/// The invocations (argv and environment) of launches, for a python::Tracer.
 std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& launches);
 
 /// The facts of a dynamic-profiler config: one site, no module.

@@ -1,4 +1,4 @@
-#include "python/module.h"
+#include "python/tracer.h"
 
 #include <algorithm>
 #include <array>
@@ -13,60 +13,26 @@
 
 namespace opmfu::python {
 
-void PythonModule::NoteArgparseFacts(TSNode call, TSNode function) {
-  // Runs for every call of every file: names first, arguments only for the rare calls that matter.
-  TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
-  const std::string_view name = tree_.Text(last);
-  // `action.choices.append(v)`: choices changed at run time.
-  if (name == "append" || name == "extend" || name == "insert" || name == "add") {
-    TSNode object = ChildByField(function, "object");
-    if (IsType(object, "attribute") && tree_.Text(ChildByField(object, "attribute")) == "choices" &&
-        !InChoicesHelper(tree_, call)) {
-      mutates_choices_ = true;
-    }
-    return;
-  }
-  const bool adds_choices = name != "add_argument" && name.find("choices") != std::string_view::npos;
-  if (!adds_choices && name != "ArgumentParser") return;
-  TSNode arguments = ChildByField(call, "arguments");
-  const std::uint32_t count = ts_node_is_null(arguments) ? 0 : ts_node_named_child_count(arguments);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    TSNode child = ts_node_named_child(arguments, i);
-    if (IsType(child, "keyword_argument")) {
-      if (name == "ArgumentParser" && tree_.Text(ChildByField(child, "name")) == "allow_abbrev" &&
-          IsType(ChildByField(child, "value"), "false")) {
-        disallows_abbreviation_ = true;
-      }
-      continue;
-    }
-    if (!adds_choices) continue;
-    // add_parser_argument_choices_value(parser, "--x", "v"): more choices for --x at run time.
-    if (auto option = StringLiteralValue(tree_, child); option && option->starts_with('-')) {
-      choices_extended_.insert(*option);
-    }
-  }
-}
-
-Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int depth) const {
-  if (!argparse_.contains(dest) && !argparse_set_defaults_.contains(dest) && modules_ != nullptr &&
+Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) const {
+  if (!module_->argparse_.contains(dest) && !module_->argparse_set_defaults_.contains(dest) && program() != nullptr &&
       depth <= kMaxDepth) {
     // Defined in another module of the program (a get_args() or an add_*_args(parser) helper).
     std::string option(dest);
     std::replace(option.begin(), option.end(), '_', '-');
-    for (const PythonModule* other : modules_->Containing("add_argument", {dest, option}, this)) {
+    for (const PythonModule* other : program()->Containing("add_argument", {dest, option}, module_)) {
       if (other->argparse_.contains(dest) || other->argparse_set_defaults_.contains(dest)) {
-        return FromOtherModule(other->ResolveArgparse(dest, TSNode{}, depth + 1), other);
+        return FromOtherModule(In(*other).ResolveArgparse(dest, TSNode{}, depth + 1), other);
       }
     }
   }
   // Launchers first: a value they pass wins over every default; one that passes nothing leaves it.
   Values out;
-  bool defaults_needed = invocations_.empty();
-  auto found = argparse_.find(dest);
+  bool defaults_needed = context_->invocations.empty();
+  auto found = module_->argparse_.find(dest);
   // An option no module of the program defines (a framework's parser, reached through its
   // `get_args()`): read from the launch by argparse's naming convention, `--dest-name`.
   std::optional<ArgparseArgument> conventional;
-  if (found == argparse_.end() && !argparse_set_defaults_.contains(dest)) {
+  if (found == module_->argparse_.end() && !module_->argparse_set_defaults_.contains(dest)) {
     conventional.emplace();
     std::string option = "--" + std::string(dest);
     conventional->options.push_back(option);
@@ -75,8 +41,8 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
     conventional->option = option;
     conventional->action = "unknown";  // a flag or a value: told by the word after it
   }
-  for (const ScriptInvocation& invocation : invocations_) {
-    std::optional<Value> passed = found != argparse_.end() ? PassedValue(found->second.front(), invocation)
+  for (const ScriptInvocation& invocation : context_->invocations) {
+    std::optional<Value> passed = found != module_->argparse_.end() ? PassedValue(found->second.front(), invocation)
                                   : conventional           ? PassedValue(*conventional, invocation)
                                                            : std::nullopt;
     if (passed) {
@@ -86,28 +52,28 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
     }
   }
   if (!defaults_needed) return out;
-  if (auto defaults = argparse_set_defaults_.find(dest); defaults != argparse_set_defaults_.end()) {
+  if (auto defaults = module_->argparse_set_defaults_.find(dest); defaults != module_->argparse_set_defaults_.end()) {
     for (Value value : ResolveIn(defaults->second, depth + 1)) {
       out.push_back(
           WithStep(std::move(value), StepAt(defaults->second, "set_defaults(" + std::string(dest) + "=...)")));
     }
     return out;
   }
-  if (found == argparse_.end() && conventional && !invocations_.empty()) {
+  if (found == module_->argparse_.end() && conventional && !context_->invocations.empty()) {
     out.push_back(Unknown(use, "`" + conventional->option +
                                    "` is not passed by the launcher, and no add_argument in this file or the "
                                    "modules it imports defines it (its default is set elsewhere)"));
     return out;
   }
-  if (found == argparse_.end()) {
+  if (found == module_->argparse_.end()) {
     out.push_back(Unknown(use, "no add_argument in this file" +
-                                   std::string(modules_ != nullptr ? " or the modules it imports" : "") + " defines `" +
+                                   std::string(program() != nullptr ? " or the modules it imports" : "") + " defines `" +
                                    std::string(dest) + "`"));
     return out;
   }
   const ArgparseArgument& argument = found->second.front();
   std::string label = "argparse default of `" + argument.option + "`";
-  if (!invocations_.empty()) label += " (a launcher does not pass it)";
+  if (!context_->invocations.empty()) label += " (a launcher does not pass it)";
   if (!ts_node_is_null(argument.default_value)) {
     for (Value value : ResolveIn(argument.default_value, depth + 1)) {
       out.push_back(WithStep(std::move(value), StepAt(argument.default_value, label)));
@@ -127,7 +93,7 @@ Values PythonModule::ResolveArgparse(std::string_view dest, TSNode use, int dept
   return out;
 }
 
-std::optional<std::string> PythonModule::ExpandAbbreviation(std::string_view typed) const {
+std::optional<std::string> Tracer::ExpandAbbreviation(std::string_view typed) const {
   std::optional<std::string> expanded;
   int matches = 0;
   // One listing of the program's parsers serves both questions (this runs for every launch word).
@@ -150,7 +116,7 @@ std::optional<std::string> PythonModule::ExpandAbbreviation(std::string_view typ
   return matches == 1 ? expanded : std::nullopt;
 }
 
-std::optional<Value> PythonModule::PassedValue(const ArgparseArgument& argument,
+std::optional<Value> Tracer::PassedValue(const ArgparseArgument& argument,
                                                const ScriptInvocation& invocation) const {
   std::optional<Value> result;
   const auto& words = invocation.arguments;
@@ -217,42 +183,42 @@ std::optional<Value> PythonModule::PassedValue(const ArgparseArgument& argument,
   return result;
 }
 
-std::vector<const PythonModule*> PythonModule::ArgparseModules() const {
-  std::vector<const PythonModule*> out = {this};
-  if (modules_ != nullptr) {
-    for (const PythonModule* other : modules_->Containing("add_argument", this)) out.push_back(other);
+std::vector<const PythonModule*> Tracer::ArgparseModules() const {
+  std::vector<const PythonModule*> out = {module_};
+  if (program() != nullptr) {
+    for (const PythonModule* other : program()->Containing("add_argument", module_)) out.push_back(other);
   }
   return out;
 }
 
-bool PythonModule::ParserLeavesTheProject() const {
+bool Tracer::ParserLeavesTheProject() const {
   // The names that hold a parser here: what argparse's methods are called on.
   std::set<std::string, std::less<>> parsers;
-  for (TSNode call : calls_) {
+  for (TSNode call : module_->calls_) {
     TSNode function = ChildByField(call, "function");
     if (!IsType(function, "attribute")) continue;
     static constexpr std::array<std::string_view, 6> kParserMethods = {
         "add_argument", "add_argument_group", "add_mutually_exclusive_group",
         "parse_args",   "parse_known_args",   "set_defaults"};
-    const std::string_view method = tree_.Text(ChildByField(function, "attribute"));
+    const std::string_view method = module_->tree_.Text(ChildByField(function, "attribute"));
     if (std::find(kParserMethods.begin(), kParserMethods.end(), method) == kParserMethods.end()) continue;
     TSNode object = ChildByField(function, "object");
-    if (IsType(object, "identifier")) parsers.emplace(tree_.Text(object));
+    if (IsType(object, "identifier")) parsers.emplace(module_->tree_.Text(object));
   }
   if (parsers.empty()) return false;
   // `f` or `a.b.f` imported from a module the project does not hold (argparse itself aside).
   const auto from_outside = [&](TSNode function) {
     if (!IsType(function, "identifier") && !IsType(function, "attribute")) return false;
-    const std::string text(tree_.Text(function));
+    const std::string text(module_->tree_.Text(function));
     const std::size_t first_dot = text.find('.');
-    const auto imported = imports_.find(std::string_view(text).substr(0, first_dot));
-    if (imported == imports_.end()) return false;  // defined here, a builtin, or a method of a local
+    const auto imported = module_->imports_.find(std::string_view(text).substr(0, first_dot));
+    if (imported == module_->imports_.end()) return false;  // defined here, a builtin, or a method of a local
     const std::string qualified = imported->second + (first_dot == std::string::npos ? "" : text.substr(first_dot));
     const std::size_t dot = qualified.rfind('.');
     if (dot == std::string::npos) return false;
     const std::string module = qualified.substr(0, dot);
     if (module == "argparse") return false;
-    return modules_ == nullptr || !modules_->locator().Locate(module, path_);
+    return program() == nullptr || !program()->locator().Locate(module, module_->path_);
   };
   const auto passes_a_parser = [&](TSNode call) {
     TSNode arguments = ChildByField(call, "arguments");
@@ -261,16 +227,16 @@ bool PythonModule::ParserLeavesTheProject() const {
     for (std::uint32_t i = 0; i < count; ++i) {
       TSNode argument = ts_node_named_child(arguments, i);
       if (IsType(argument, "keyword_argument")) argument = ChildByField(argument, "value");
-      if (!ts_node_is_null(argument) && IsType(argument, "identifier") && parsers.contains(tree_.Text(argument))) {
+      if (!ts_node_is_null(argument) && IsType(argument, "identifier") && parsers.contains(module_->tree_.Text(argument))) {
         return true;
       }
     }
     return false;
   };
-  for (TSNode call : calls_) {
+  for (TSNode call : module_->calls_) {
     if (passes_a_parser(call) && from_outside(ChildByField(call, "function"))) return true;
   }
-  for (const auto& [key, bindings] : bindings_) {
+  for (const auto& [key, bindings] : module_->bindings_) {
     if (!parsers.contains(key.second)) continue;
     for (const Binding& binding : bindings) {
       if (!ts_node_is_null(binding.value) && IsType(binding.value, "call") &&
@@ -282,30 +248,30 @@ bool PythonModule::ParserLeavesTheProject() const {
   return false;
 }
 
-bool PythonModule::OptionsFromFramework() const {
-  if (options_from_framework_) return true;
+bool Tracer::OptionsFromFramework() const {
+  if (module_->options_from_framework_) return true;
   for (const PythonModule* module : ArgparseModules()) {
-    if (module->ParserLeavesTheProject()) return true;
+    if (In(*module).ParserLeavesTheProject()) return true;
   }
   // `from megatron.training import pretrain` and the like: a parser the framework builds, with
   // options this program never sees, when that framework is not below the project root.
-  for (const auto& [local, qualified] : imports_) {
+  for (const auto& [local, qualified] : module_->imports_) {
     const std::string_view last = LastComponent(qualified);
     if (last != "pretrain" && last != "initialize_megatron" && last != "parse_args" && last != "get_args") continue;
-    if (calls_by_name_.find(local) == calls_by_name_.end()) continue;
+    if (module_->calls_by_name_.find(local) == module_->calls_by_name_.end()) continue;
     const std::size_t dot = qualified.rfind('.');
     if (dot == std::string::npos) continue;
-    if (modules_ == nullptr || !modules_->locator().Locate(qualified.substr(0, dot), path_)) return true;
+    if (program() == nullptr || !program()->locator().Locate(qualified.substr(0, dot), module_->path_)) return true;
   }
   return false;
 }
 
-bool PythonModule::RejectsUnknownOptions() const {
+bool Tracer::RejectsUnknownOptions() const {
   if (OptionsFromFramework()) return false;  // the option set is open
-  bool parses = parses_args_ || parses_args_as_main_;
-  bool known_only = parses_known_args_ || parses_known_args_as_main_;
+  bool parses = module_->parses_args_ || module_->parses_args_as_main_;
+  bool known_only = module_->parses_known_args_ || module_->parses_known_args_as_main_;
   for (const PythonModule* module : ArgparseModules()) {
-    if (module == this) continue;
+    if (module == module_) continue;
     // Another module's `if __name__ == "__main__":` block does not run when it is imported.
     parses = parses || module->parses_args_;
     known_only = known_only || module->parses_known_args_;
@@ -313,15 +279,15 @@ bool PythonModule::RejectsUnknownOptions() const {
   return parses && !known_only;
 }
 
-std::vector<ArgparseOption> PythonModule::ArgparseOptions() const {
+std::vector<ArgparseOption> Tracer::ArgparseOptions() const {
   std::vector<ArgparseOption> out;
   for (const PythonModule* module : ArgparseModules()) {
     for (ArgparseOption& option : module->LocalArgparseOptions()) out.push_back(std::move(option));
   }
   // Choices another part of the program extends or replaces at run time are not a closed list.
-  std::vector<const PythonModule*> changers = {this};
-  if (modules_ != nullptr) {
-    for (const PythonModule* other : modules_->Containing("choices", this)) changers.push_back(other);
+  std::vector<const PythonModule*> changers = {module_};
+  if (program() != nullptr) {
+    for (const PythonModule* other : program()->Containing("choices", module_)) changers.push_back(other);
   }
   const bool all_open = std::any_of(changers.begin(), changers.end(),
                                     [](const PythonModule* module) { return module->mutates_choices_; });
@@ -332,34 +298,6 @@ std::vector<ArgparseOption> PythonModule::ArgparseOptions() const {
                          [&](const std::string& name) { return module->choices_extended_.contains(name); });
     });
     if (all_open || extended) option.choices.reset();
-  }
-  return out;
-}
-
-std::vector<ArgparseOption> PythonModule::LocalArgparseOptions() const {
-  std::vector<ArgparseOption> out;
-  for (const auto& [dest, arguments] : argparse_) {
-    for (const ArgparseArgument& argument : arguments) {
-      ArgparseOption option;
-      option.dest = dest;
-      option.action = argument.action;
-      for (const std::string& text : argument.options) {
-        if (text.starts_with('-')) option.options.push_back(text);
-      }
-      if (!ts_node_is_null(argument.choices) &&
-          (IsType(argument.choices, "list") || IsType(argument.choices, "tuple"))) {
-        std::vector<std::string> choices;
-        bool literal = true;
-        const std::uint32_t count = ts_node_named_child_count(argument.choices);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          auto text = StringLiteralValue(tree_, ts_node_named_child(argument.choices, i));
-          if (!text) literal = false;
-          if (text) choices.push_back(*text);
-        }
-        if (literal) option.choices = std::move(choices);
-      }
-      out.push_back(std::move(option));
-    }
   }
   return out;
 }

@@ -1,4 +1,4 @@
-#include "python/module.h"
+#include "python/tracer.h"
 
 #include <algorithm>
 #include <array>
@@ -13,45 +13,53 @@
 
 namespace opmfu::python {
 
-bool PythonModule::ImportsPatch() const {
-  if (!patched_) {
-    patched_ = imports_patch_;
-    const std::string_view patch = knowledge_->patch_module;
-    if (!*patched_ && !patch.empty() && modules_ != nullptr && modules_->AnyImports(patch)) {
+Tracer::Tracer(const PythonModule& module, const ModuleSet* program, std::vector<ScriptInvocation> invocations,
+               std::size_t step_budget)
+    : module_(&module),
+      owned_(std::make_unique<const Context>(Context{program, std::move(invocations), step_budget, 0, {}})),
+      context_(owned_.get()) {}
+
+Tracer::~Tracer() = default;
+
+bool Tracer::ImportsPatch() const {
+  const auto [known, inserted] = context_->patched.try_emplace(module_, module_->imports_patch_);
+  if (inserted) {
+    const std::string_view patch = module_->knowledge_->patch_module;
+    if (!known->second && !patch.empty() && program() != nullptr && program()->AnyImports(patch)) {
       // Parsed only when the text imports it: which of them import it where it runs on import.
-      for (const PythonModule* other : modules_->Containing(LastComponent(patch), this)) {
-        if (other->imports_patch_) patched_ = true;
+      for (const PythonModule* other : program()->Containing(LastComponent(patch), module_)) {
+        if (other->imports_patch_) known->second = true;
       }
     }
   }
-  return *patched_;
+  return known->second;
 }
 
-Values PythonModule::ResolveTopLevel(std::string_view name, int depth) const {
+Values Tracer::ResolveTopLevel(std::string_view name, int depth) const {
   std::vector<const Binding*> reaching = Reaching(0, name, UINT32_MAX, depth);
   if (!reaching.empty()) return ResolveBindings(reaching, name, depth);
-  if (auto imported = imports_.find(name); imported != imports_.end()) {
+  if (auto imported = module_->imports_.find(name); imported != module_->imports_.end()) {
     // Re-exported (`from .args import get_args` in a package's __init__.py).
     if (auto values = ResolveImported(imported->second, depth + 1)) return *values;
   }
   Value missing;
-  missing.unknown_reason = "`" + std::string(name) + "` is not assigned in " + path_;
+  missing.unknown_reason = "`" + std::string(name) + "` is not assigned in " + module_->path_;
   return {missing};
 }
 
-std::optional<Values> PythonModule::ResolveImported(const std::string& qualified, int depth) const {
-  if (modules_ == nullptr || depth > kMaxDepth) return std::nullopt;
+std::optional<Values> Tracer::ResolveImported(const std::string& qualified, int depth) const {
+  if (program() == nullptr || depth > kMaxDepth) return std::nullopt;
   const std::size_t dot = qualified.rfind('.');
   if (dot == std::string::npos) return std::nullopt;
   std::string module_name = qualified.substr(0, dot);
   if (module_name.find_first_not_of('.') == std::string::npos) return std::nullopt;  // `from . import x`: a module
   const std::string member = qualified.substr(dot + 1);
-  const PythonModule* other = modules_->Find(module_name, path_, member);
-  if (other == nullptr || other == this) return std::nullopt;
+  const PythonModule* other = program()->Find(module_name, module_->path_, member);
+  if (other == nullptr || other == module_) return std::nullopt;
   const bool defined =
       other->bindings_.contains(std::pair<std::uint32_t, std::string>(0, member)) || other->imports_.contains(member);
   if (!defined) return std::nullopt;
-  return FromOtherModule(other->ResolveTopLevel(member, depth + 1), other);
+  return FromOtherModule(In(*other).ResolveTopLevel(member, depth + 1), other);
 }
 
 }  // namespace opmfu::python

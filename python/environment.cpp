@@ -1,4 +1,4 @@
-#include "python/module.h"
+#include "python/tracer.h"
 
 #include <algorithm>
 #include <array>
@@ -13,13 +13,13 @@
 
 namespace opmfu::python {
 
-Values PythonModule::ResolveEnvironment(TSNode call, int depth) const {
+Values Tracer::ResolveEnvironment(TSNode call, int depth) const {
   TSNode arguments = ChildByField(call, "arguments");
   TSNode key = ts_node_named_child_count(arguments) > 0 ? ts_node_named_child(arguments, 0) : TSNode{};
-  const std::string name = ts_node_is_null(key) ? "?" : StringLiteralValue(tree_, key).value_or(Spelling(key));
+  const std::string name = ts_node_is_null(key) ? "?" : StringLiteralValue(module_->tree_, key).value_or(Spelling(key));
   Values exported;
-  bool unset_somewhere = invocations_.empty();
-  for (const ScriptInvocation& invocation : invocations_) {
+  bool unset_somewhere = context_->invocations.empty();
+  for (const ScriptInvocation& invocation : context_->invocations) {
     auto found = invocation.environment.find(name);
     if (found == invocation.environment.end()) {
       unset_somewhere = true;

@@ -1,4 +1,4 @@
-#include "python/module.h"
+#include "python/tracer.h"
 
 #include <algorithm>
 #include <array>
@@ -14,14 +14,7 @@
 
 namespace opmfu::python {
 
-namespace {
-
-// Steps taken by the question being answered on this thread (see kMaxSteps).
-thread_local std::size_t steps_taken = 0;
-
-}  // namespace
-
-std::optional<bool> PythonModule::EvaluateCondition(TSNode node, int depth) const {
+std::optional<bool> Tracer::EvaluateCondition(TSNode node, int depth) const {
   if (ts_node_is_null(node) || depth > kMaxDepth) return std::nullopt;
   const std::string_view type = ts_node_type(node);
   if (type == "parenthesized_expression") return EvaluateCondition(ts_node_named_child(node, 0), depth + 1);
@@ -32,7 +25,7 @@ std::optional<bool> PythonModule::EvaluateCondition(TSNode node, int depth) cons
   if (type == "boolean_operator") {
     auto left = EvaluateCondition(ChildByField(node, "left"), depth + 1);
     auto right = EvaluateCondition(ChildByField(node, "right"), depth + 1);
-    const bool is_and = tree_.Text(ChildByField(node, "operator")) == "and";
+    const bool is_and = module_->tree_.Text(ChildByField(node, "operator")) == "and";
     if (is_and) {
       if ((left && !*left) || (right && !*right)) return false;
       if (left && right) return true;
@@ -57,7 +50,7 @@ std::optional<bool> PythonModule::EvaluateCondition(TSNode node, int depth) cons
     std::string op;
     for (std::uint32_t i = 0; i < ts_node_child_count(node); ++i) {
       TSNode child = ts_node_child(node, i);
-      if (!ts_node_is_named(child)) op += (op.empty() ? "" : " ") + std::string(tree_.Text(child));
+      if (!ts_node_is_named(child)) op += (op.empty() ? "" : " ") + std::string(module_->tree_.Text(child));
     }
     const Values left = ResolveIn(ts_node_named_child(node, 0), depth + 1);
     const Values right = ResolveIn(ts_node_named_child(node, 1), depth + 1);
@@ -96,7 +89,7 @@ std::optional<bool> PythonModule::EvaluateCondition(TSNode node, int depth) cons
   return disagree ? std::nullopt : agreed;
 }
 
-PythonModule::Branch PythonModule::BranchTaken(TSNode statement, TSNode node, int depth) const {
+Tracer::Branch Tracer::BranchTaken(TSNode statement, TSNode node, int depth) const {
   // Branches in order: the consequence, each elif, the else. One runs: the first whose condition
   // holds.
   bool earlier_maybe = false;
@@ -124,11 +117,11 @@ PythonModule::Branch PythonModule::BranchTaken(TSNode statement, TSNode node, in
   return Branch::kMaybe;
 }
 
-std::vector<const PythonModule::Binding*> PythonModule::Reaching(std::uint32_t scope, std::string_view name,
+std::vector<const Tracer::Binding*> Tracer::Reaching(std::uint32_t scope, std::string_view name,
                                                                  std::uint32_t before, int depth) const {
   std::vector<const Binding*> out;
-  auto found = bindings_.find(std::pair<std::uint32_t, std::string>(scope, std::string(name)));
-  if (found == bindings_.end()) return out;
+  auto found = module_->bindings_.find(std::pair<std::uint32_t, std::string>(scope, std::string(name)));
+  if (found == module_->bindings_.end()) return out;
   const std::vector<Binding>& all = found->second;
   // The bindings that can reach `before`: walking back from the nearest one, every binding up to
   // and including one that runs on every path to the use.
@@ -184,9 +177,18 @@ std::vector<const PythonModule::Binding*> PythonModule::Reaching(std::uint32_t s
 
 // ---- resolution -------------------------------------------------------------------------------
 
-Values PythonModule::Resolve(TSNode expression) const { return ResolveIn(expression, 0); }
+std::optional<std::string> Tracer::CalleeName(TSNode call) const {
+  TSNode function = ChildByField(call, "function");
+  if (ts_node_is_null(function)) return std::nullopt;
+  for (const Value& callee : ResolveIn(function, 0)) {
+    if (callee.kind == ValueKind::kModule || callee.kind == ValueKind::kFunction) return callee.text;
+  }
+  return QualifiedName(module_->tree_, function, module_->imports_);
+}
 
-Values PythonModule::ResolveIn(TSNode node, int depth) const {
+Values Tracer::Resolve(TSNode expression) const { return ResolveIn(expression, 0); }
+
+Values Tracer::ResolveIn(TSNode node, int depth) const {
   Values values = ResolveOnce(node, depth);
   if (values.size() <= kMaxValues) return values;
   // Many paths with few distinct values (a wrapper passing one argument on several ways): keep
@@ -204,11 +206,11 @@ Values PythonModule::ResolveIn(TSNode node, int depth) const {
   return distinct;
 }
 
-Values PythonModule::ResolveOnce(TSNode node, int depth) const {
+Values Tracer::ResolveOnce(TSNode node, int depth) const {
   if (ts_node_is_null(node)) return {Unknown(node, "no expression")};
-  if (depth == 0) steps_taken = 0;
+  if (depth == 0) context_->steps_taken = 0;
   if (depth > kMaxDepth) return {Unknown(node, "the value is defined through too many steps")};
-  if (++steps_taken > kMaxSteps) return {Unknown(node, "the value can be reached along too many paths to follow")};
+  if (++context_->steps_taken > context_->step_budget) return {Unknown(node, "the value can be reached along too many paths to follow")};
   const std::string_view type = ts_node_type(node);
   Value value;
   value.node = node;
@@ -224,7 +226,7 @@ Values PythonModule::ResolveOnce(TSNode node, int depth) const {
   if (type == "integer") {
     value.kind = ValueKind::kInt;
     std::string digits;
-    for (char c : tree_.Text(node)) {
+    for (char c : module_->tree_.Text(node)) {
       if (c != '_') digits += c;
     }
     std::int64_t parsed = 0;
@@ -243,11 +245,11 @@ Values PythonModule::ResolveOnce(TSNode node, int depth) const {
   }
   if (type == "float") {
     value.kind = ValueKind::kFloat;
-    value.real = std::strtod(std::string(tree_.Text(node)).c_str(), nullptr);
+    value.real = std::strtod(std::string(module_->tree_.Text(node)).c_str(), nullptr);
     return {value};
   }
   if (type == "string" || type == "concatenated_string") {
-    if (auto text = StringLiteralValue(tree_, node)) {
+    if (auto text = StringLiteralValue(module_->tree_, node)) {
       value.kind = ValueKind::kString;
       value.text = std::move(*text);
     } else {
@@ -326,7 +328,7 @@ Values PythonModule::ResolveOnce(TSNode node, int depth) const {
   }
   if (type == "unary_operator") {
     Values out;
-    const bool minus = tree_.Text(ChildByField(node, "operator")) == "-";
+    const bool minus = module_->tree_.Text(ChildByField(node, "operator")) == "-";
     for (Value inner : ResolveIn(ChildByField(node, "argument"), depth + 1)) {
       if (inner.kind == ValueKind::kInt && minus) {
         if (inner.integer == std::numeric_limits<std::int64_t>::min()) {
@@ -345,7 +347,7 @@ Values PythonModule::ResolveOnce(TSNode node, int depth) const {
     // Paths: `a + b` and `a / b` (pathlib) on strings. Known only when both sides are literals.
     Values left = ResolveIn(ChildByField(node, "left"), depth + 1);
     Values right = ResolveIn(ChildByField(node, "right"), depth + 1);
-    const std::string_view op = tree_.Text(ChildByField(node, "operator"));
+    const std::string_view op = module_->tree_.Text(ChildByField(node, "operator"));
     if (op == "+" && left.size() == 1 && right.size() == 1 && left[0].kind == ValueKind::kString &&
         right[0].kind == ValueKind::kString) {
       value.kind = ValueKind::kString;
@@ -384,7 +386,7 @@ Values PythonModule::ResolveOnce(TSNode node, int depth) const {
     }
     return {Unknown(node, "computed by `" + Spelling(node) + "`")};
   }
-  if (type == "identifier") return ResolveName(tree_.Text(node), node, depth);
+  if (type == "identifier") return ResolveName(module_->tree_.Text(node), node, depth);
   if (type == "attribute") return ResolveAttribute(node, depth);
   if (type == "call") return ResolveCall(node, depth);
   if (type == "subscript") return ResolveSubscript(node, depth);
@@ -396,7 +398,7 @@ Values PythonModule::ResolveOnce(TSNode node, int depth) const {
   return {Unknown(node, "computed by `" + Spelling(node) + "`")};
 }
 
-Values PythonModule::ResolveBindings(const std::vector<const Binding*>& reaching, std::string_view name,
+Values Tracer::ResolveBindings(const std::vector<const Binding*>& reaching, std::string_view name,
                                      int depth) const {
   const std::string label = "`" + std::string(name) + "`";
   Values out;
@@ -407,7 +409,7 @@ Values PythonModule::ResolveBindings(const std::vector<const Binding*>& reaching
       continue;
     }
     if (IsType(binding->value, "augmented_assignment") || IsType(binding->value, "call")) {
-      if (IsType(binding->value, "augmented_assignment") || IsListUpdate(tree_, binding->value)) {
+      if (IsType(binding->value, "augmented_assignment") || IsListUpdate(module_->tree_, binding->value)) {
         for (Value value : ResolveUpdate(*binding, name, depth)) {
           out.push_back(WithStep(std::move(value), StepAt(binding->value, "`" + Spelling(binding->value) + "`")));
         }
@@ -439,7 +441,7 @@ Values PythonModule::ResolveBindings(const std::vector<const Binding*>& reaching
   return out;
 }
 
-Values PythonModule::ResolveUpdate(const Binding& binding, std::string_view name, int depth) const {
+Values Tracer::ResolveUpdate(const Binding& binding, std::string_view name, int depth) const {
   TSNode update = binding.value;
   const std::string label = "`" + Spelling(update) + "`";
   const Values before = ResolveName(name, binding.target, depth + 1);
@@ -452,7 +454,7 @@ Values PythonModule::ResolveUpdate(const Binding& binding, std::string_view name
                                           : Unknown(update, "`" + std::string(name) + "` is changed by " + label));
   };
   if (IsType(update, "augmented_assignment")) {
-    const bool plus = tree_.Text(ChildByField(update, "operator")) == "+=";
+    const bool plus = module_->tree_.Text(ChildByField(update, "operator")) == "+=";
     const Values right = ResolveIn(ChildByField(update, "right"), depth + 1);
     for (const Value& base : before) {
       for (const Value& added : right) {
@@ -474,7 +476,7 @@ Values PythonModule::ResolveUpdate(const Binding& binding, std::string_view name
     }
     return out;
   }
-  const std::string_view method = tree_.Text(ChildByField(ChildByField(update, "function"), "attribute"));
+  const std::string_view method = module_->tree_.Text(ChildByField(ChildByField(update, "function"), "attribute"));
   std::vector<TSNode> arguments;
   TSNode list = ChildByField(update, "arguments");
   const std::uint32_t count = ts_node_is_null(list) ? 0 : ts_node_named_child_count(list);
@@ -520,14 +522,14 @@ Values PythonModule::ResolveUpdate(const Binding& binding, std::string_view name
   return out;
 }
 
-Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) const {
+Values Tracer::ResolveName(std::string_view name, TSNode use, int depth) const {
   const std::string label = "`" + std::string(name) + "`";
   const std::uint32_t use_scope = ScopeOf(use);
   for (std::uint32_t scope = use_scope;;) {
     // In an enclosing scope, a name is looked up when the inner code runs: any binding counts.
     const std::uint32_t before = scope == use_scope ? ts_node_start_byte(use) : UINT32_MAX;
     std::vector<const Binding*> reaching = Reaching(scope, name, before, depth);
-    if (scope == 0 && imports_.contains(name)) {
+    if (scope == 0 && module_->imports_.contains(name)) {
       // `try: import torch_npu` / `except ImportError: torch_npu = None`: on the path where a
       // profiler is configured at all, the name is the module.
       std::erase_if(reaching, [&](const Binding* binding) {
@@ -537,7 +539,7 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
     if (!reaching.empty()) return ResolveBindings(reaching, name, depth);
     if (scope == 0) break;
     // A parameter of the enclosing function?
-    const Scope& current = scopes_.at(scope);
+    const Scope& current = module_->scopes_.at(scope);
     if (IsType(current.definition, "function_definition")) {
       TSNode parameters = ChildByField(current.definition, "parameters");
       const std::uint32_t count = ts_node_is_null(parameters) ? 0 : ts_node_named_child_count(parameters);
@@ -545,7 +547,7 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
         TSNode parameter = ts_node_named_child(parameters, i);
         TSNode id = IsType(parameter, "identifier") ? parameter : ChildByField(parameter, "name");
         if (ts_node_is_null(id) && IsType(parameter, "typed_parameter")) id = ts_node_named_child(parameter, 0);
-        if (!ts_node_is_null(id) && tree_.Text(id) == name) {
+        if (!ts_node_is_null(id) && module_->tree_.Text(id) == name) {
           return ResolveParameter(FunctionInfo{current.definition, current.parent}, parameter, name, depth);
         }
       }
@@ -553,7 +555,7 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
     // Otherwise the next scope out (Python skips class bodies here; close enough).
     scope = current.parent;
   }
-  if (auto imported = imports_.find(name); imported != imports_.end()) {
+  if (auto imported = module_->imports_.find(name); imported != module_->imports_.end()) {
     if (auto values = ResolveImported(imported->second, depth)) {
       for (Value& value : *values) value = WithStep(std::move(value), StepAt(use, label));
       return *values;
@@ -566,7 +568,7 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
   }
   // `os`, the builtins we follow, and the libraries' implied modules (torch in a snippet that uses
   // it without its import line): the name can only be the module.
-  const auto& implied = knowledge_->implied_modules;
+  const auto& implied = module_->knowledge_->implied_modules;
   if (name == "os" || name == "argparse" || name == "dict" || name == "getattr" || name == "vars" ||
       std::find(implied.begin(), implied.end(), name) != implied.end()) {
     Value builtin;
@@ -578,15 +580,15 @@ Values PythonModule::ResolveName(std::string_view name, TSNode use, int depth) c
   return {Unknown(use, label + " is not assigned in this file")};
 }
 
-Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode parameter, std::string_view name,
+Values Tracer::ResolveParameter(const FunctionInfo& function, TSNode parameter, std::string_view name,
                                       int depth) const {
-  const std::string function_name(tree_.Text(ChildByField(function.definition, "name")));
+  const std::string function_name(module_->tree_.Text(ChildByField(function.definition, "name")));
   TSNode default_value = ChildByField(parameter, "value");
   // Its position among the positional parameters (a method's `self` is not passed).
   TSNode parameters = ts_node_parent(parameter);
   int position = -1;
   int index = 0;
-  const bool method = IsType(scopes_.at(function.scope).definition, "class_definition");
+  const bool method = IsType(module_->scopes_.at(function.scope).definition, "class_definition");
   const std::uint32_t count = ts_node_named_child_count(parameters);
   for (std::uint32_t i = 0; i < count; ++i) {
     TSNode p = ts_node_named_child(parameters, i);
@@ -600,7 +602,7 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
   }
   if (method && position >= 0) {
     TSNode first = ts_node_named_child(parameters, 0);
-    if (tree_.Text(first) == "self" || tree_.Text(first) == "cls") --position;
+    if (module_->tree_.Text(first) == "self" || module_->tree_.Text(first) == "cls") --position;
   }
 
   const std::string label = "parameter `" + std::string(name) + "` of `" + function_name + "`";
@@ -608,10 +610,10 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
   bool any_call = false;
   // A constructor's arguments are passed by calls of its class.
   const std::string called = method && function_name == "__init__"
-                                 ? std::string(tree_.Text(ChildByField(scopes_.at(function.scope).definition, "name")))
+                                 ? std::string(module_->tree_.Text(ChildByField(module_->scopes_.at(function.scope).definition, "name")))
                                  : function_name;
-  auto named = calls_by_name_.find(called);
-  for (TSNode call : named == calls_by_name_.end() ? std::vector<TSNode>() : named->second) {
+  auto named = module_->calls_by_name_.find(called);
+  for (TSNode call : named == module_->calls_by_name_.end() ? std::vector<TSNode>() : named->second) {
     // `obj.profile(...)` calls some other object's method, not this file's function `profile`;
     // a method is called through an attribute (`self.run(...)`), a function by its name.
     const bool by_name = IsType(ChildByField(call, "function"), "identifier");
@@ -630,20 +632,20 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
       out.push_back(Unknown(call, label + " is not passed by this call"));
     }
   }
-  if (!any_call && modules_ != nullptr && function.scope == 0) {
+  if (!any_call && program() != nullptr && function.scope == 0) {
     // A top-level function called from other modules of the program.
-    for (const PythonModule* other : modules_->Containing(function_name, this)) {
+    for (const PythonModule* other : program()->Containing(function_name, module_)) {
       auto calls = other->calls_by_name_.find(function_name);
       if (calls == other->calls_by_name_.end()) continue;
       for (TSNode call : calls->second) {
-        const std::optional<std::string> callee = other->CalleeName(call);
+        const std::optional<std::string> callee = In(*other).CalleeName(call);
         if (!callee || callee->rfind('.') == std::string::npos) continue;
-        auto defined_in = modules_->locator().Locate(callee->substr(0, callee->rfind('.')), other->path());
-        if (!defined_in || !modules_->IsFileOf(*defined_in, *this)) continue;
+        auto defined_in = program()->locator().Locate(callee->substr(0, callee->rfind('.')), other->path());
+        if (!defined_in || !program()->IsFileOf(*defined_in, *module_)) continue;
         any_call = true;
         const std::string passed = label + ", passed by `" + function_name + "(...)` in " +
                                    std::filesystem::path(other->path()).filename().string();
-        if (auto argument = other->FindArgumentIn(call, name, position, depth + 1)) {
+        if (auto argument = In(*other).FindArgumentIn(call, name, position, depth + 1)) {
           for (Value value : FromOtherModule(argument->values, other)) {
             out.push_back(WithStep(std::move(value), other->StepAt(argument->node, passed)));
           }
@@ -665,11 +667,11 @@ Values PythonModule::ResolveParameter(const FunctionInfo& function, TSNode param
   return {Unknown(parameter, label + " has no default and no call in this file")};
 }
 
-std::optional<std::uint32_t> PythonModule::EnclosingClass(TSNode node) const {
+std::optional<std::uint32_t> Tracer::EnclosingClass(TSNode node) const {
   for (std::uint32_t scope = ScopeOf(node); scope != 0;) {
-    const Scope& current = scopes_.at(scope);
+    const Scope& current = module_->scopes_.at(scope);
     if (IsType(current.definition, "function_definition") &&
-        IsType(scopes_.at(current.parent).definition, "class_definition")) {
+        IsType(module_->scopes_.at(current.parent).definition, "class_definition")) {
       return current.parent;
     }
     scope = current.parent;
@@ -677,14 +679,14 @@ std::optional<std::uint32_t> PythonModule::EnclosingClass(TSNode node) const {
   return std::nullopt;
 }
 
-std::optional<Values> PythonModule::ResolveSelfAttribute(TSNode attribute, int depth) const {
+std::optional<Values> Tracer::ResolveSelfAttribute(TSNode attribute, int depth) const {
   TSNode object = ChildByField(attribute, "object");
-  if (!IsType(object, "identifier") || tree_.Text(object) != "self") return std::nullopt;
+  if (!IsType(object, "identifier") || module_->tree_.Text(object) != "self") return std::nullopt;
   const std::optional<std::uint32_t> owner = EnclosingClass(attribute);
   if (!owner) return std::nullopt;
-  const std::string member(tree_.Text(ChildByField(attribute, "attribute")));
-  auto found = self_attributes_.find(std::pair<std::uint32_t, std::string>(*owner, member));
-  if (found == self_attributes_.end()) return std::nullopt;
+  const std::string member(module_->tree_.Text(ChildByField(attribute, "attribute")));
+  auto found = module_->self_attributes_.find(std::pair<std::uint32_t, std::string>(*owner, member));
+  if (found == module_->self_attributes_.end()) return std::nullopt;
   Values out;
   for (TSNode value : found->second) {
     if (Contains(value, attribute)) continue;  // `self.x = f(self.x)`: the earlier values
@@ -696,10 +698,10 @@ std::optional<Values> PythonModule::ResolveSelfAttribute(TSNode attribute, int d
   return out;
 }
 
-Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
+Values Tracer::ResolveAttribute(TSNode attribute, int depth) const {
   if (auto assigned = ResolveSelfAttribute(attribute, depth)) return *assigned;
   TSNode object = ChildByField(attribute, "object");
-  const std::string member(tree_.Text(ChildByField(attribute, "attribute")));
+  const std::string member(module_->tree_.Text(ChildByField(attribute, "attribute")));
   Values out;
   const Values owners = ResolveIn(object, depth + 1);
   // `x.attr` raises when x is None, so a path where x is None does not get here: those values are
@@ -713,7 +715,7 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
       value.node = attribute;
       value.chain = owner.chain;
       const std::string qualified = owner.text + "." + member;
-      if (auto constant = knowledge_->constant != nullptr ? knowledge_->constant(qualified) : std::nullopt) {
+      if (auto constant = module_->knowledge_->constant != nullptr ? module_->knowledge_->constant(qualified) : std::nullopt) {
         value.kind = ValueKind::kEnum;
         value.container = std::string(constant->type);
         value.text = std::string(constant->value);
@@ -723,7 +725,7 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
           value.text = std::string(constant->patched_value);
           value.member.clear();
           value.chain.push_back(StepAt(attribute, "`" + Spelling(attribute) + "` is " + value.text + " after " +
-                                                      std::string(LastComponent(knowledge_->patch_module))));
+                                                      std::string(LastComponent(module_->knowledge_->patch_module))));
         }
       } else if (auto imported = ResolveImported(qualified, depth)) {
         for (Value& found : *imported) {
@@ -756,7 +758,7 @@ Values PythonModule::ResolveAttribute(TSNode attribute, int depth) const {
   return out;
 }
 
-Values PythonModule::ResolveCall(TSNode call, int depth) const {
+Values Tracer::ResolveCall(TSNode call, int depth) const {
   TSNode function = ChildByField(call, "function");
   TSNode arguments = ChildByField(call, "arguments");
   const auto positional = [&](std::uint32_t index) -> TSNode {
@@ -772,22 +774,22 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
   Value result;
   result.node = call;
   if (IsType(function, "identifier")) {
-    const std::string_view builtin = tree_.Text(function);
+    const std::string_view builtin = module_->tree_.Text(function);
     if ((builtin == "bool" || builtin == "int" || builtin == "str") && !ts_node_is_null(positional(0)) &&
-        ts_node_is_null(positional(1)) && !imports_.contains(builtin) &&
-        !bindings_.contains(std::pair<std::uint32_t, std::string>(0, std::string(builtin)))) {
+        ts_node_is_null(positional(1)) && !module_->imports_.contains(builtin) &&
+        !module_->bindings_.contains(std::pair<std::uint32_t, std::string>(0, std::string(builtin)))) {
       Values out;
       for (const Value& inner : ResolveIn(positional(0), depth + 1)) out.push_back(Converted(inner, builtin, call));
       return out;
     }
   }
   if (IsType(function, "attribute")) {
-    const std::string method(tree_.Text(ChildByField(function, "attribute")));
+    const std::string method(module_->tree_.Text(ChildByField(function, "attribute")));
     if (method == "parse_args" || method == "parse_known_args") {
       result.kind = ValueKind::kNamespace;
       return {result};
     }
-    const std::optional<std::string> qualified = QualifiedName(tree_, function, imports_);
+    const std::optional<std::string> qualified = QualifiedName(module_->tree_, function, module_->imports_);
     if (qualified && (*qualified == "os.environ.get" || *qualified == "os.getenv"))
       return ResolveEnvironment(call, depth);
     if (method == "get" || method == "lower" || method == "upper" || method == "strip") {
@@ -843,7 +845,7 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
         if (!IsType(child, "keyword_argument")) continue;
         Value key;
         key.kind = ValueKind::kString;
-        key.text = std::string(tree_.Text(ChildByField(child, "name")));
+        key.text = std::string(module_->tree_.Text(ChildByField(child, "name")));
         key.node = ChildByField(child, "name");
         for (Value item : ResolveIn(ChildByField(child, "value"), depth + 1)) {
           dict.keys.push_back(key);
@@ -854,11 +856,11 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
     } else if (callee.kind == ValueKind::kModule && callee.text == "vars") {
       Append(out, ResolveIn(positional(0), depth + 1));
     } else if (callee.kind == ValueKind::kModule && callee.text == "getattr") {
-      auto member = StringLiteralValue(tree_, positional(1));
+      auto member = StringLiteralValue(module_->tree_, positional(1));
       Values owners = ResolveIn(positional(0), depth + 1);
       for (const Value& owner : owners) {
         if (owner.kind == ValueKind::kNamespace && member) {
-          const bool defined = argparse_.contains(*member) || argparse_set_defaults_.contains(*member);
+          const bool defined = module_->argparse_.contains(*member) || module_->argparse_set_defaults_.contains(*member);
           if (!defined && !ts_node_is_null(positional(2))) {
             Append(out, ResolveIn(positional(2), depth + 1));
           } else {
@@ -872,8 +874,8 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
       Append(out, ResolveEnvironment(call, depth));
     } else if (callee.kind == ValueKind::kFunction && !ts_node_is_null(callee.node) &&
                IsType(callee.node, "function_definition")) {
-      if (callee.owner != nullptr && callee.owner != this) {
-        Values returned = callee.owner->ResolveReturns(callee.node, TSNode{}, depth + 1);
+      if (callee.owner != nullptr && callee.owner != module_) {
+        Values returned = In(*callee.owner).ResolveReturns(callee.node, TSNode{}, depth + 1);
         for (Value& value : returned) {
           FromOtherModule(value, callee.owner);
           out.push_back(WithStep(std::move(value), StepAt(call, "`" + Spelling(call) + "`")));
@@ -881,10 +883,10 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
       } else {
         Append(out, ResolveReturns(callee.node, call, depth));
       }
-    } else if (callee.kind == ValueKind::kModule && !invocations_.empty() && LastComponent(callee.text) == "get_args" &&
+    } else if (callee.kind == ValueKind::kModule && !context_->invocations.empty() && LastComponent(callee.text) == "get_args" &&
                callee.text.find('.') != std::string::npos &&
-               (modules_ == nullptr ||
-                !modules_->locator().Locate(callee.text.substr(0, callee.text.rfind('.')), path_))) {
+               (program() == nullptr ||
+                !program()->locator().Locate(callee.text.substr(0, callee.text.rfind('.')), module_->path_))) {
       // Megatron's and MindSpeed's `get_args()` in a launched program: the namespace their parser
       // made from the command line, so a launch's flags are its values (see ResolveArgparse).
       // Without a launch, a library's framework arguments stay unknown: their defaults are not
@@ -897,16 +899,16 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
       result.kind = ValueKind::kCall;
       result.text = callee.text;
       result.chain = callee.chain;
-      if (modules_ != nullptr && callee.kind == ValueKind::kModule && callee.text.find('.') != std::string::npos &&
-          !modules_->locator().Locate(callee.text.substr(0, callee.text.rfind('.')), path_)) {
+      if (program() != nullptr && callee.kind == ValueKind::kModule && callee.text.find('.') != std::string::npos &&
+          !program()->locator().Locate(callee.text.substr(0, callee.text.rfind('.')), module_->path_)) {
         // Where the trail leaves the program: say so when something is read from the result.
-        result.unknown_reason = "defined outside the project root " + modules_->locator().root().string();
+        result.unknown_reason = "defined outside the project root " + program()->locator().root().string();
       }
       out.push_back(result);
     } else if (callee.kind == ValueKind::kUnknown && IsType(function, "identifier")) {
       // An unresolved plain name still names the callee (a builtin, or something from `*`).
       result.kind = ValueKind::kCall;
-      result.text = std::string(tree_.Text(function));
+      result.text = std::string(module_->tree_.Text(function));
       out.push_back(result);
     } else {
       out.push_back(Unknown(call, "returned by `" + Spelling(function) + "(...)`"));
@@ -915,7 +917,7 @@ Values PythonModule::ResolveCall(TSNode call, int depth) const {
   return out;
 }
 
-Value PythonModule::Converted(const Value& inner, std::string_view builtin, TSNode call) const {
+Value Tracer::Converted(const Value& inner, std::string_view builtin, TSNode call) const {
   if (inner.kind == ValueKind::kUnknown) return inner;
   Value out = inner;
   out.node = call;
@@ -983,9 +985,9 @@ Value PythonModule::Converted(const Value& inner, std::string_view builtin, TSNo
   }
 }
 
-Values PythonModule::ResolveReturns(TSNode function, TSNode call, int depth) const {
+Values Tracer::ResolveReturns(TSNode function, TSNode call, int depth) const {
   // What a function of this file returns: every `return` in its own body (not nested functions).
-  const std::string name(tree_.Text(ChildByField(function, "name")));
+  const std::string name(module_->tree_.Text(ChildByField(function, "name")));
   Values out;
   TSNode body = ChildByField(function, "body");
   if (ts_node_is_null(body)) return {Unknown(call, "returned by `" + name + "(...)`")};
@@ -1009,7 +1011,7 @@ Values PythonModule::ResolveReturns(TSNode function, TSNode call, int depth) con
   return out;
 }
 
-Values PythonModule::ResolveSubscript(TSNode subscript, int depth) const {
+Values Tracer::ResolveSubscript(TSNode subscript, int depth) const {
   Values containers = ResolveIn(ChildByField(subscript, "value"), depth + 1);
   Values keys = ResolveIn(ChildByField(subscript, "subscript"), depth + 1);
   // `os.environ["X"]`: set at run time, by a launcher we do not see here.
@@ -1017,7 +1019,7 @@ Values PythonModule::ResolveSubscript(TSNode subscript, int depth) const {
     if (container.kind == ValueKind::kModule && container.text == "os.environ") {
       const std::string name = keys.size() == 1 && keys[0].kind == ValueKind::kString ? keys[0].text : "?";
       Values out;
-      for (const ScriptInvocation& invocation : invocations_) {
+      for (const ScriptInvocation& invocation : context_->invocations) {
         auto found = invocation.environment.find(name);
         if (found == invocation.environment.end() || !found->second.known) {
           out.push_back(Unknown(subscript, "read from $" + name + ", which the launcher does not set"));
@@ -1044,7 +1046,7 @@ Values PythonModule::ResolveSubscript(TSNode subscript, int depth) const {
   return out;
 }
 
-Values PythonModule::Lookup(const Values& containers, const Values& keys, TSNode use, int depth) const {
+Values Tracer::Lookup(const Values& containers, const Values& keys, TSNode use, int depth) const {
   Values out;
   for (const Value& container : containers) {
     if (container.kind == ValueKind::kNamespace) {
@@ -1095,13 +1097,13 @@ Values PythonModule::Lookup(const Values& containers, const Values& keys, TSNode
   return out;
 }
 
-std::optional<PythonModule::Argument> PythonModule::FindArgument(TSNode call, std::string_view keyword,
+std::optional<Tracer::Argument> Tracer::FindArgument(TSNode call, std::string_view keyword,
                                                                  int position) const {
-  steps_taken = 0;
+  context_->steps_taken = 0;
   return FindArgumentIn(call, keyword, position, 0);
 }
 
-std::optional<PythonModule::Argument> PythonModule::FindArgumentIn(TSNode call, std::string_view keyword, int position,
+std::optional<Tracer::Argument> Tracer::FindArgumentIn(TSNode call, std::string_view keyword, int position,
                                                                    int depth) const {
   TSNode arguments = ChildByField(call, "arguments");
   if (ts_node_is_null(arguments)) return std::nullopt;
@@ -1113,7 +1115,7 @@ std::optional<PythonModule::Argument> PythonModule::FindArgumentIn(TSNode call, 
     const std::string_view type = ts_node_type(child);
     if (type == "comment") continue;
     if (type == "keyword_argument") {
-      if (tree_.Text(ChildByField(child, "name")) != keyword) continue;
+      if (module_->tree_.Text(ChildByField(child, "name")) != keyword) continue;
       Argument argument;
       argument.node = ChildByField(child, "value");
       argument.keyword = child;

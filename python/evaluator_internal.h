@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "common/tree_sitter.h"
-#include "python/module.h"
+#include "python/tracer.h"
 
 namespace opmfu::python {
 
@@ -20,10 +20,6 @@ inline constexpr int kMaxDepth = 24;
 // A list whose items each have several values has many combinations; beyond this, only the
 // first combination is kept.
 inline constexpr std::size_t kMaxCombinations = 16;
-// Steps one question (a Resolve, FindArgument or CalleeName from outside) may take, across every
-// module it reaches: real code can branch at each step (a recursive wrapper whose parameters come
-// from many calls), and a lint must end in about parse time; beyond this the value is unknown.
-inline constexpr std::size_t kMaxSteps = 20000;
 // Values one expression keeps (distinct ones first); see ResolveIn.
 inline constexpr std::size_t kMaxValues = 64;
 

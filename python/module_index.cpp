@@ -299,6 +299,68 @@ void PythonModule::Index() {
   }
 }
 
+void PythonModule::NoteArgparseFacts(TSNode call, TSNode function) {
+  // Runs for every call of every file: names first, arguments only for the rare calls that matter.
+  TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
+  const std::string_view name = tree_.Text(last);
+  // `action.choices.append(v)`: choices changed at run time.
+  if (name == "append" || name == "extend" || name == "insert" || name == "add") {
+    TSNode object = ChildByField(function, "object");
+    if (IsType(object, "attribute") && tree_.Text(ChildByField(object, "attribute")) == "choices" &&
+        !InChoicesHelper(tree_, call)) {
+      mutates_choices_ = true;
+    }
+    return;
+  }
+  const bool adds_choices = name != "add_argument" && name.find("choices") != std::string_view::npos;
+  if (!adds_choices && name != "ArgumentParser") return;
+  TSNode arguments = ChildByField(call, "arguments");
+  const std::uint32_t count = ts_node_is_null(arguments) ? 0 : ts_node_named_child_count(arguments);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(arguments, i);
+    if (IsType(child, "keyword_argument")) {
+      if (name == "ArgumentParser" && tree_.Text(ChildByField(child, "name")) == "allow_abbrev" &&
+          IsType(ChildByField(child, "value"), "false")) {
+        disallows_abbreviation_ = true;
+      }
+      continue;
+    }
+    if (!adds_choices) continue;
+    // add_parser_argument_choices_value(parser, "--x", "v"): more choices for --x at run time.
+    if (auto option = StringLiteralValue(tree_, child); option && option->starts_with('-')) {
+      choices_extended_.insert(*option);
+    }
+  }
+}
+
+std::vector<ArgparseOption> PythonModule::LocalArgparseOptions() const {
+  std::vector<ArgparseOption> out;
+  for (const auto& [dest, arguments] : argparse_) {
+    for (const ArgparseArgument& argument : arguments) {
+      ArgparseOption option;
+      option.dest = dest;
+      option.action = argument.action;
+      for (const std::string& text : argument.options) {
+        if (text.starts_with('-')) option.options.push_back(text);
+      }
+      if (!ts_node_is_null(argument.choices) &&
+          (IsType(argument.choices, "list") || IsType(argument.choices, "tuple"))) {
+        std::vector<std::string> choices;
+        bool literal = true;
+        const std::uint32_t count = ts_node_named_child_count(argument.choices);
+        for (std::uint32_t i = 0; i < count; ++i) {
+          auto text = StringLiteralValue(tree_, ts_node_named_child(argument.choices, i));
+          if (!text) literal = false;
+          if (text) choices.push_back(*text);
+        }
+        if (literal) option.choices = std::move(choices);
+      }
+      out.push_back(std::move(option));
+    }
+  }
+  return out;
+}
+
 // ---- helpers ----------------------------------------------------------------------------------
 
 std::uint32_t PythonModule::ScopeOf(TSNode node) const {
@@ -362,15 +424,6 @@ std::vector<TSNode> PythonModule::CallsMaybeTo(std::initializer_list<std::string
   std::sort(out.begin(), out.end(), [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
   out.erase(std::unique(out.begin(), out.end(), [](TSNode a, TSNode b) { return ts_node_eq(a, b); }), out.end());
   return out;
-}
-
-std::optional<std::string> PythonModule::CalleeName(TSNode call) const {
-  TSNode function = ChildByField(call, "function");
-  if (ts_node_is_null(function)) return std::nullopt;
-  for (const Value& callee : ResolveIn(function, 0)) {
-    if (callee.kind == ValueKind::kModule || callee.kind == ValueKind::kFunction) return callee.text;
-  }
-  return QualifiedName(tree_, function, imports_);
 }
 
 }  // namespace opmfu::python

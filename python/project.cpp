@@ -204,11 +204,8 @@ std::vector<SourceFile> ReadProgram(const ModuleLocator& locator, const fs::path
 }
 
 ModuleSet::ModuleSet(ModuleLocator locator, fs::path self, std::vector<SourceFile> files,
-                     std::vector<ScriptInvocation> invocations, const LibraryKnowledge& knowledge)
-    : locator_(std::move(locator)),
-      self_(self.lexically_normal()),
-      invocations_(std::move(invocations)),
-      knowledge_(&knowledge) {
+                     const LibraryKnowledge& knowledge)
+    : locator_(std::move(locator)), self_(self.lexically_normal()), knowledge_(&knowledge) {
   for (SourceFile& file : files) {
     auto entry = std::make_unique<Entry>();
     entry->path = file.path.lexically_normal();
@@ -226,8 +223,6 @@ const PythonModule* ModuleSet::Load(Entry& entry) const {
   auto parsed = PythonModule::Parse(entry.path.string(), entry.text, *knowledge_);
   if (!parsed.ok()) return nullptr;
   entry.module = std::make_unique<PythonModule>(std::move(*parsed));
-  entry.module->BindInvocations(invocations_);
-  entry.module->AttachModules(this);
   return entry.module.get();
 }
 

@@ -77,15 +77,14 @@ std::vector<SourceFile> ReadProgram(const ModuleLocator& locator, const std::fil
                                     const std::string& self_text, const std::filesystem::path& entry);
 
 /// The modules one linted file's tracing may follow: an index of texts read beforehand
-/// (ReadProgram), parsed on first use, each bound to the same launches as the linted file.
-/// Tracing never reads a file: every text it can reach is in the set. Owned by one lint of one
-/// file (not shared between threads).
+/// (ReadProgram), parsed on first use. Tracing never reads a file: every text it can reach is in
+/// the set. Owned by one lint of one file (not shared between threads); a Tracer reads it.
 class ModuleSet {
  public:
   /// `self`: the linted file's canonical path (the module the set's modules are imported into).
   /// Its modules are parsed with `knowledge`, which must outlive the set.
   ModuleSet(ModuleLocator locator, std::filesystem::path self, std::vector<SourceFile> files,
-            std::vector<ScriptInvocation> invocations, const LibraryKnowledge& knowledge = LibraryKnowledge::None());
+            const LibraryKnowledge& knowledge = LibraryKnowledge::None());
 
   /// The module an import name refers to, seen from `importer`; nullptr outside the root or
   /// when it does not parse.
@@ -121,7 +120,6 @@ class ModuleSet {
 
   ModuleLocator locator_;
   std::filesystem::path self_;
-  std::vector<ScriptInvocation> invocations_;
   const LibraryKnowledge* knowledge_;
   std::vector<std::unique_ptr<Entry>> entries_;
   std::map<std::string, Entry*> by_path_;

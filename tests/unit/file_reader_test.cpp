@@ -303,20 +303,15 @@ TEST(TracerReadsNoFile, EveryModuleIsReadBeforeTracingStarts) {
     auto parsed = python::PythonModule::Parse(train.string(), kProgram.at(train.string()), linter::TorchNpuKnowledge());
     EXPECT_TRUE(parsed.ok());
     auto module = std::make_unique<python::PythonModule>(std::move(*parsed));
-    auto program = std::make_shared<std::unique_ptr<python::ModuleSet>>();
-    const auto load_program = [&, program](python::PythonModule& traced) {
+    std::unique_ptr<python::ModuleSet> program;
+    if (files != nullptr) {
       python::ModuleLocator locator({kNowhere}, kNowhere, *files);
-      auto sources = python::ReadProgram(locator, train, traced.tree().source(), train);
-      *program =
-          std::make_unique<python::ModuleSet>(std::move(locator), train, std::move(sources),
-                                              std::vector<python::ScriptInvocation>{}, linter::TorchNpuKnowledge());
-      traced.AttachModules(program->get());
+      auto sources = python::ReadProgram(locator, train, module->tree().source(), train);
+      program = std::make_unique<python::ModuleSet>(std::move(locator), train, std::move(sources),
+                                                    linter::TorchNpuKnowledge());
       if (seal != nullptr) seal->Seal();
-    };
-    std::function<void(python::PythonModule&)> loader;
-    if (files != nullptr) loader = load_program;
-    linter::ProfilerFacts facts = linter::ReadProfilerFacts(std::move(module), {}, {}, loader);
-    return std::pair(program, std::move(facts));  // the set outlives the module that refers to it
+    }
+    return linter::ReadProfilerFacts(std::move(module), std::move(program));
   };
   const auto describe = [](const linter::Setting& setting) {
     std::string out;
@@ -327,7 +322,7 @@ TEST(TracerReadsNoFile, EveryModuleIsReadBeforeTracingStarts) {
   };
 
   SealedAfterReading files(kProgram);
-  auto [program, facts] = facts_of(&files, &files);
+  const linter::ProfilerFacts facts = facts_of(&files, &files);
   ASSERT_EQ(facts.sites.size(), 1U);
   EXPECT_EQ(describe(facts.sites[0].with_flops), "False");
   EXPECT_EQ(describe(facts.sites[0].profiler_level), "ProfilerLevel.Level0");
@@ -335,7 +330,7 @@ TEST(TracerReadsNoFile, EveryModuleIsReadBeforeTracingStarts) {
   EXPECT_EQ(files.reads_after_seal, std::vector<std::string>{});
 
   // Without the program the same settings cannot be told: the test above did follow the imports.
-  auto [no_program, alone] = facts_of(nullptr, nullptr);
+  const linter::ProfilerFacts alone = facts_of(nullptr, nullptr);
   ASSERT_EQ(alone.sites.size(), 1U);
   EXPECT_EQ(describe(alone.sites[0].with_flops), "config.FLOPS");
   EXPECT_EQ(describe(alone.sites[0].profiler_level), "the result of helper.level(...)");

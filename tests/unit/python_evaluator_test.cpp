@@ -3,7 +3,7 @@
 #include <string>
 
 #include "linter/torch_npu.h"
-#include "python/module.h"
+#include "python/tracer.h"
 
 namespace opmfu::python {
 namespace {
@@ -25,7 +25,7 @@ Values ResolveLast(const std::string& source, std::string_view name,
   }
   EXPECT_FALSE(ts_node_is_null(right)) << "no assignment to " << name;
   if (ts_node_is_null(right)) return {};
-  return module->Resolve(right);
+  return Tracer(*module, nullptr, {}).Resolve(right);
 }
 
 TEST(PythonEvaluator, IntegerAdditionThatOverflowsIsUnknownNotNegative) {

@@ -108,7 +108,7 @@ TEST(ModuleSet, TracesFromTheTextsItWasGivenNotFromTheDisk) {
   const fs::path& root = dir.path();
   dir.Write("args.py", "LEVEL = 'on disk'\n");
   const ModuleLocator locator({root}, root);
-  const ModuleSet program(locator, root / "train.py", {SourceFile{root / "args.py", "LEVEL = 'read before'\n"}}, {});
+  const ModuleSet program(locator, root / "train.py", {SourceFile{root / "args.py", "LEVEL = 'read before'\n"}});
   const PythonModule* args = program.Find("args", root / "train.py");
   ASSERT_NE(args, nullptr);
   EXPECT_EQ(args->tree().source(), "LEVEL = 'read before'\n");
