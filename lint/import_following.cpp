@@ -33,7 +33,9 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
     auto paths = ResolveProgramPaths(input, options);
     if (!paths.ok()) return;
     closures[i] = python::ImportClosure(
-        python::ModuleLocator({paths->self.parent_path(), paths->root}, paths->root, FilesOf(options)), paths->self);
+        python::ModuleLocator({paths->self.parent_path(), paths->root}, paths->root, FilesOf(options),
+                              options.module_cache),
+        paths->self);
   });
   for (std::size_t i = 0; i < count; ++i) {
     for (const fs::path& module : closures[i]) {

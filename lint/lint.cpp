@@ -15,6 +15,7 @@
 #include "lint/python_stage.h"
 #include "lint/stage.h"
 #include "linter/bash_syntax_check.h"
+#include "python/project.h"
 #include "rules/known_launcher_set.h"
 
 namespace opmfu::lint {
@@ -26,8 +27,12 @@ std::vector<RuleDescriptor> LintRuleDescriptors() { return rules::RuleDescriptor
 Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOptions& given) {
   // Every file is read (and stated, and resolved) once per run, whichever launch or import asks.
   const CachingFileReader files(FilesOf(given));
+  // And every module a launched program imports is scanned, located and parsed once per run,
+  // whichever program asks.
+  python::ModuleCache module_cache;
   LintOptions options = given;
   options.files = &files;
+  options.module_cache = &module_cache;
   const std::vector<RuleDescriptor> rules = LintRuleDescriptors();
   LintReport report;
   CollectedInputs inputs = CollectInputs(paths, options, report);

@@ -14,6 +14,10 @@
 #include "common/diagnostic.h"
 #include "common/file_reader.h"
 
+namespace opmfu::python {
+class ModuleCache;
+}  // namespace opmfu::python
+
 namespace opmfu::lint {
 
 struct LintOptions {
@@ -41,6 +45,9 @@ struct LintOptions {
   /// Where the files are read (the launchers, the scripts they run, Python modules named or followed,
   /// dynamic configs); nullptr: the disk. A directory named is always walked on disk.
   const FileReader* files = nullptr;
+  /// What the run knows of its Python modules (parses, import scans, locations), shared by every
+  /// file's tracing; set by LintPaths for its run. nullptr: each program finds its own.
+  python::ModuleCache* module_cache = nullptr;
 };
 
 /// One MFU-relevant setting of a torch_npu profiler call as lint traced it, each possible value

@@ -25,7 +25,8 @@ namespace {
 // and its entry script with that script's imports (where its callers are).
 std::unique_ptr<python::ModuleSet> ReadProgramModules(const ProgramPaths& paths, const std::string& source,
                                                       const LintOptions& options) {
-  python::ModuleLocator locator({paths.entry.parent_path(), paths.root}, paths.root, FilesOf(options));
+  python::ModuleLocator locator({paths.entry.parent_path(), paths.root}, paths.root, FilesOf(options),
+                                options.module_cache);
   std::vector<python::SourceFile> files = python::ReadProgram(locator, paths.self, source, paths.entry);
   return std::make_unique<python::ModuleSet>(std::move(locator), paths.self, std::move(files),
                                              linter::TorchNpuKnowledge());

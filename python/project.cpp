@@ -90,8 +90,13 @@ std::vector<std::string> ScanImports(std::string_view source) {
   return out;
 }
 
-ModuleLocator::ModuleLocator(std::vector<fs::path> search, fs::path root, const FileReader& files)
-    : search_(std::move(search)), root_(std::move(root)), files_(&files) {}
+ModuleLocator::ModuleLocator(std::vector<fs::path> search, fs::path root, const FileReader& files, ModuleCache* cache)
+    : search_(std::move(search)), root_(std::move(root)), files_(&files), cache_(cache) {
+  if (cache_ != nullptr) {
+    for (const fs::path& directory : search_) cache_key_ += directory.string() + '\0';
+    cache_key_ += root_.string() + '\0';
+  }
+}
 
 bool ModuleLocator::IsFile(const fs::path& path) const {
   const auto [known, added] = is_file_.try_emplace(path.string(), false);
@@ -103,8 +108,18 @@ std::optional<fs::path> ModuleLocator::Locate(std::string_view name, const fs::p
   if (!name.starts_with('.')) {
     if (auto known = absolute_.find(name); known != absolute_.end()) return known->second;
   }
+  // An absolute name leads where it leads for every locator with the same search directories.
+  std::string key;
+  if (cache_ != nullptr && !name.starts_with('.')) {
+    key = cache_key_ + std::string(name);
+    if (auto known = cache_->Located(key)) {
+      absolute_.emplace(std::string(name), *known);
+      return *known;
+    }
+  }
   std::optional<fs::path> found = LocateUncached(name, importer);
   if (!name.starts_with('.')) absolute_.emplace(std::string(name), found);
+  if (!key.empty()) cache_->RememberLocated(key, found);
   return found;
 }
 
@@ -156,8 +171,8 @@ class ReadOnce {
   std::map<fs::path, std::string> texts_;
 };
 
-std::vector<fs::path> Closure(const ModuleLocator& locator, ReadOnce& texts, const fs::path& start, std::size_t limit,
-                              int depth) {
+std::vector<fs::path> ClosureUncached(const ModuleLocator& locator, ReadOnce& texts, const fs::path& start,
+                                       std::size_t limit, int depth) {
   std::vector<fs::path> out;
   std::set<fs::path> seen = {start.lexically_normal()};
   std::deque<std::pair<fs::path, int>> queue = {{start, 0}};
@@ -165,7 +180,10 @@ std::vector<fs::path> Closure(const ModuleLocator& locator, ReadOnce& texts, con
     auto [file, level] = queue.front();
     queue.pop_front();
     if (level >= depth) continue;
-    for (const std::string& name : ScanImports(texts.Text(file))) {
+    const std::string& text = texts.Text(file);
+    const std::shared_ptr<const ModuleCache::Scan> scan =
+        locator.cache() != nullptr ? locator.cache()->Scanned(file.lexically_normal().string(), text) : nullptr;
+    for (const std::string& name : scan != nullptr ? scan->imports : ScanImports(text)) {
       auto found = locator.Locate(name, file);
       if (!found || !seen.insert(*found).second) continue;
       out.push_back(*found);
@@ -174,6 +192,18 @@ std::vector<fs::path> Closure(const ModuleLocator& locator, ReadOnce& texts, con
     }
   }
   return out;
+}
+
+// A program's files are the same whichever program asks in one run (the run reads each once).
+std::vector<fs::path> Closure(const ModuleLocator& locator, ReadOnce& texts, const fs::path& start, std::size_t limit,
+                              int depth) {
+  if (locator.cache() == nullptr) return ClosureUncached(locator, texts, start, limit, depth);
+  const std::string key = locator.cache_key() + start.lexically_normal().string() + '\0' + std::to_string(limit) +
+                          '\0' + std::to_string(depth);
+  if (auto known = locator.cache()->Closure(key)) return std::move(*known);
+  std::vector<fs::path> closure = ClosureUncached(locator, texts, start, limit, depth);
+  locator.cache()->RememberClosure(key, closure);
+  return closure;
 }
 
 }  // namespace
@@ -198,9 +228,80 @@ std::vector<SourceFile> ReadProgram(const ModuleLocator& locator, const fs::path
     fs::path path = file.lexically_normal();
     if (!seen.insert(path).second) continue;
     const std::string& text = texts.Text(path);
-    out.push_back(SourceFile{std::move(path), IsValidUtf8(text) ? text : std::string()});
+    const bool valid = locator.cache() != nullptr ? locator.cache()->Scanned(path.string(), text)->valid_utf8
+                                                  : IsValidUtf8(text);
+    out.push_back(SourceFile{std::move(path), valid ? text : std::string()});
   }
   return out;
+}
+
+std::shared_ptr<const PythonModule> ModuleCache::Parsed(const std::string& path, const std::string& text,
+                                                      const LibraryKnowledge& knowledge) {
+  const auto parse = [&]() -> std::shared_ptr<const PythonModule> {
+    auto parsed = PythonModule::Parse(path, text, knowledge);
+    if (!parsed.ok()) return nullptr;
+    return std::make_shared<const PythonModule>(std::move(*parsed));
+  };
+  std::shared_ptr<Slot> slot;
+  {
+    const std::lock_guard lock(mutex_);
+    auto found = slots_.find({path, &knowledge});
+    if (found != slots_.end()) {
+      slot = found->second;
+    } else if (retained_ + text.size() <= capacity_) {
+      retained_ += text.size();
+      slot = slots_.emplace(std::pair(path, &knowledge), std::make_shared<Slot>()).first->second;
+    }
+  }
+  if (slot == nullptr) return parse();  // the store is full
+  const std::lock_guard lock(slot->parsing);
+  if (!slot->parsed) {
+    slot->parsed = true;
+    slot->module = parse();
+  }
+  // The same path read with another text (a file fixed in place between two lints of one run):
+  // the asker's text is what it traces.
+  if (slot->module != nullptr && slot->module->tree().source() != text) return parse();
+  return slot->module;
+}
+
+std::shared_ptr<const ModuleCache::Scan> ModuleCache::Scanned(const std::string& path, const std::string& text) {
+  const std::size_t hash = std::hash<std::string>{}(text);
+  {
+    const std::lock_guard lock(mutex_);
+    if (auto known = scans_.find(path);
+        known != scans_.end() && known->second.size == text.size() && known->second.hash == hash) {
+      return known->second.scan;
+    }
+  }
+  auto scan = std::make_shared<Scan>();
+  scan->valid_utf8 = IsValidUtf8(text);
+  scan->imports = ScanImports(text);
+  const std::lock_guard lock(mutex_);
+  scans_.insert_or_assign(path, ScanSlot{text.size(), hash, scan});
+  return scan;
+}
+
+std::optional<std::optional<fs::path>> ModuleCache::Located(const std::string& key) const {
+  const std::lock_guard lock(mutex_);
+  if (auto known = located_.find(key); known != located_.end()) return known->second;
+  return std::nullopt;
+}
+
+void ModuleCache::RememberLocated(const std::string& key, std::optional<fs::path> found) {
+  const std::lock_guard lock(mutex_);
+  located_.try_emplace(key, std::move(found));
+}
+
+std::optional<std::vector<fs::path>> ModuleCache::Closure(const std::string& key) const {
+  const std::lock_guard lock(mutex_);
+  if (auto known = closures_.find(key); known != closures_.end()) return known->second;
+  return std::nullopt;
+}
+
+void ModuleCache::RememberClosure(const std::string& key, std::vector<fs::path> closure) {
+  const std::lock_guard lock(mutex_);
+  closures_.try_emplace(key, std::move(closure));
 }
 
 ModuleSet::ModuleSet(ModuleLocator locator, fs::path self, std::vector<SourceFile> files,
@@ -220,9 +321,11 @@ const PythonModule* ModuleSet::Load(Entry& entry) const {
   if (entry.parsed) return entry.module.get();
   entry.parsed = true;
   if (entry.text.empty()) return nullptr;
-  auto parsed = PythonModule::Parse(entry.path.string(), entry.text, *knowledge_);
-  if (!parsed.ok()) return nullptr;
-  entry.module = std::make_unique<PythonModule>(std::move(*parsed));
+  if (ModuleCache* cache = locator_.cache()) {
+    entry.module = cache->Parsed(entry.path.string(), entry.text, *knowledge_);
+  } else if (auto parsed = PythonModule::Parse(entry.path.string(), entry.text, *knowledge_); parsed.ok()) {
+    entry.module = std::make_shared<const PythonModule>(std::move(*parsed));
+  }
   return entry.module.get();
 }
 

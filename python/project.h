@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,64 @@ std::vector<std::string> ScanImports(std::string_view source);
 /// Whether `imports` (from ScanImports) holds `name` or a module below it.
 bool ImportsModule(const std::vector<std::string>& imports, std::string_view name);
 
+/// What a run knows of its modules, shared by every program that imports them: their parses (a
+/// module's index does not depend on the program or the launch, python/module.h), their import
+/// scans and where import names lead. A module imported by every program of a tree of launchers
+/// is parsed, scanned and located once per run, not once per program. Safe to use from several
+/// threads; a module asked for by two at once is parsed once. Holds at most
+/// `retained_source_bytes` of parsed source (with their trees, which take tens of times as
+/// much); beyond that a module is parsed for its asker alone.
+class ModuleCache {
+ public:
+  explicit ModuleCache(std::size_t retained_source_bytes = kDefaultRetainedSourceBytes)
+      : capacity_(retained_source_bytes) {}
+  ModuleCache(const ModuleCache&) = delete;
+  ModuleCache& operator=(const ModuleCache&) = delete;
+
+  /// The module of `path` with this text, parsed with `knowledge` (which must outlive the store);
+  /// null when it does not parse.
+  std::shared_ptr<const PythonModule> Parsed(const std::string& path, const std::string& text,
+                                             const LibraryKnowledge& knowledge);
+
+  /// A text's imports (ScanImports) and whether it is valid UTF-8, once per path and text.
+  struct Scan {
+    std::vector<std::string> imports;
+    bool valid_utf8 = false;
+  };
+  std::shared_ptr<const Scan> Scanned(const std::string& path, const std::string& text);
+
+  /// Where an absolute import name leads, by a key naming the search directories, the root and
+  /// the name (ModuleLocator's): nullopt when not asked before.
+  std::optional<std::optional<std::filesystem::path>> Located(const std::string& key) const;
+  void RememberLocated(const std::string& key, std::optional<std::filesystem::path> found);
+
+  /// A file's import closure (ImportClosure), by a key naming the locator, the file and the
+  /// bounds: nullopt when not asked before.
+  std::optional<std::vector<std::filesystem::path>> Closure(const std::string& key) const;
+  void RememberClosure(const std::string& key, std::vector<std::filesystem::path> closure);
+
+  static constexpr std::size_t kDefaultRetainedSourceBytes = std::size_t{16} << 20;
+
+ private:
+  struct Slot {
+    std::mutex parsing;
+    bool parsed = false;
+    std::shared_ptr<const PythonModule> module;
+  };
+  struct ScanSlot {
+    std::size_t size = 0;
+    std::size_t hash = 0;
+    std::shared_ptr<const Scan> scan;
+  };
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, const LibraryKnowledge*>, std::shared_ptr<Slot>> slots_;
+  std::map<std::string, ScanSlot, std::less<>> scans_;
+  std::map<std::string, std::optional<std::filesystem::path>, std::less<>> located_;
+  std::map<std::string, std::vector<std::filesystem::path>, std::less<>> closures_;
+  std::size_t capacity_;
+  std::size_t retained_ = 0;
+};
+
 /// Finds the file of a dotted module name below the search directories, asking `files` whether a
 /// candidate exists (a stat, never a read). Each answer is kept, so a name asked again while tracing
 /// (the closure asked it first) touches nothing; a locator is therefore used by one thread at a time.
@@ -32,8 +91,9 @@ class ModuleLocator {
   /// `search`: the directories a top-level import is looked up in, first match wins (the
   /// script's directory, then the root). Files outside `root` are never returned. `files` must
   /// outlive the locator.
+  /// `cache`: the run's (null: none), shared by the run's locators; it must outlive the locator.
   ModuleLocator(std::vector<std::filesystem::path> search, std::filesystem::path root,
-                const FileReader& files = DiskFiles());
+                const FileReader& files = DiskFiles(), ModuleCache* cache = nullptr);
 
   /// The file `name` refers to, imported from `importer` (for relative names): `<dir>/a/b.py` or
   /// `<dir>/a/b/__init__.py`; nullopt when it is not a file below the root.
@@ -42,6 +102,10 @@ class ModuleLocator {
   const std::filesystem::path& root() const { return root_; }
   /// Where the located files are read.
   const FileReader& files() const { return *files_; }
+  /// The run's cache of module facts, or null.
+  ModuleCache* cache() const { return cache_; }
+  /// What names this locator's search in the cache's keys (the search directories and the root).
+  const std::string& cache_key() const { return cache_key_; }
 
  private:
   bool IsFile(const std::filesystem::path& path) const;
@@ -51,6 +115,8 @@ class ModuleLocator {
   std::vector<std::filesystem::path> search_;
   std::filesystem::path root_;
   const FileReader* files_;
+  ModuleCache* cache_;
+  std::string cache_key_;  ///< the search directories and the root, for the cache's locations
   mutable std::map<std::string, bool> is_file_;
   /// Absolute names found so far: a program's files import the same few modules again and again,
   /// and an absolute name does not depend on who imports it.
@@ -83,6 +149,7 @@ class ModuleSet {
  public:
   /// `self`: the linted file's canonical path (the module the set's modules are imported into).
   /// Its modules are parsed with `knowledge`, which must outlive the set.
+  /// Modules are parsed through the locator's cache, when it has one.
   ModuleSet(ModuleLocator locator, std::filesystem::path self, std::vector<SourceFile> files,
             const LibraryKnowledge& knowledge = LibraryKnowledge::None());
 
@@ -111,7 +178,7 @@ class ModuleSet {
     std::filesystem::path path;
     std::string text;
     bool parsed = false;
-    std::unique_ptr<PythonModule> module;
+    std::shared_ptr<const PythonModule> module;
   };
   const PythonModule* Load(Entry& entry) const;
   /// The entries whose text contains `needle`, each text searched once per needle: a program's

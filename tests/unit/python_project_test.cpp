@@ -118,5 +118,59 @@ TEST(ModuleSet, TracesFromTheTextsItWasGivenNotFromTheDisk) {
   EXPECT_FALSE(program.IsFileOf(root / "train.py", *args));
 }
 
+// Issue 30: a module two programs import is parsed once per run, and found once: the second
+// program's locator (the same search directories) asks the files nothing new.
+TEST(ModuleCache, TwoProgramsShareOneParseAndOneLookupOfAModule) {
+  const fs::path root = "/nonexistent-opmfu-memory-test/shared";
+  const CountedFiles files({{(root / "a.py").string(), "import common\n"},
+                            {(root / "b.py").string(), "import common\n"},
+                            {(root / "common.py").string(), "LEVEL = 'level1'\n"}});
+  ModuleCache cache;
+  const auto program_of = [&](const char* script) {
+    ModuleLocator locator({root}, root, files, &cache);
+    std::vector<SourceFile> sources = ReadProgram(locator, root / script, "import common\n", root / script);
+    return std::make_unique<ModuleSet>(std::move(locator), root / script, std::move(sources));
+  };
+  const auto a = program_of("a.py");
+  const PythonModule* common_in_a = a->Find("common", root / "a.py");
+  const int stats_after_a = files.stats;
+  const auto b = program_of("b.py");
+  const PythonModule* common_in_b = b->Find("common", root / "b.py");
+  ASSERT_NE(common_in_a, nullptr);
+  EXPECT_EQ(common_in_a, common_in_b) << "one parse serves both programs";
+  EXPECT_EQ(files.stats, stats_after_a) << "the second program located nothing again";
+
+  // Without a cache each program parses its own.
+  ModuleLocator alone({root}, root, files);
+  const ModuleSet c(alone, root / "a.py", ReadProgram(alone, root / "a.py", "import common\n", root / "a.py"));
+  EXPECT_NE(c.Find("common", root / "a.py"), common_in_a);
+}
+
+// A path asked with another text than the one parsed (a file fixed between two lints) is parsed
+// from the text the asker has.
+TEST(ModuleCache, AnotherTextOfTheSamePathIsParsedFromThatText) {
+  ModuleCache cache;
+  const auto first = cache.Parsed("/p/m.py", "X = 1\n", LibraryKnowledge::None());
+  const auto again = cache.Parsed("/p/m.py", "X = 1\n", LibraryKnowledge::None());
+  const auto changed = cache.Parsed("/p/m.py", "X = 2\n", LibraryKnowledge::None());
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first, again);
+  ASSERT_NE(changed, nullptr);
+  EXPECT_EQ(changed->tree().source(), "X = 2\n");
+  EXPECT_EQ(cache.Scanned("/p/m.py", "import a.b\n")->imports, (std::vector<std::string>{"a.b"}));
+  EXPECT_EQ(cache.Scanned("/p/m.py", "import c\n")->imports, std::vector<std::string>{"c"});
+  EXPECT_FALSE(cache.Scanned("/p/bad.py", std::string("x = '\xff'\n"))->valid_utf8);
+}
+
+// A full store parses for its asker alone and keeps nothing more.
+TEST(ModuleCache, BeyondItsCapacityAModuleIsParsedButNotKept) {
+  ModuleCache cache(8);
+  const auto small = cache.Parsed("/p/s.py", "X = 1\n", LibraryKnowledge::None());
+  const auto big = cache.Parsed("/p/big.py", "LONG_NAME = 12345\n", LibraryKnowledge::None());
+  ASSERT_NE(big, nullptr);
+  EXPECT_NE(cache.Parsed("/p/big.py", "LONG_NAME = 12345\n", LibraryKnowledge::None()), big);
+  EXPECT_EQ(cache.Parsed("/p/s.py", "X = 1\n", LibraryKnowledge::None()), small);
+}
+
 }  // namespace
 }  // namespace opmfu::python
