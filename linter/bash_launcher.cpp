@@ -494,10 +494,12 @@ class Evaluator {
       WordAlternatives out;
       bool any = false;
       for (std::size_t pick = 0; pick < alternatives && pick < kMaxAlternatives; ++pick) {
-        std::optional<std::string> directory = DirectoryOfSubstitution(node, env, pick, alternatives);
+        bool printed_absolute = false;
+        std::optional<std::string> directory = DirectoryOfSubstitution(node, env, pick, alternatives, printed_absolute);
         any = any || directory.has_value();
         Words words = {directory ? Literal(std::move(*directory), node)
                                  : Literal(std::string(tree_->Text(node)), node, false)};
+        words.front().anchored = directory.has_value() && printed_absolute;
         if (std::none_of(out.begin(), out.end(), [&](const Words& seen) { return SameWords(seen, words); })) {
           out.push_back(std::move(words));
         }
@@ -514,8 +516,10 @@ class Evaluator {
   // directory opmfu runs in, as $0 is (pwd would print it absolute: the same place). nullopt for
   // anything else (the value is then only known at run time).
   // `pick` chooses among an operand's alternatives; `alternatives` grows to the most any has.
+  // `printed_absolute`: the last command was pwd, realpath or readlink -f (bash prints an absolute
+  // path; dirname prints what it was given).
   std::optional<std::string> DirectoryOfSubstitution(TSNode node, const Environment& env, std::size_t pick,
-                                                     std::size_t& alternatives) const {
+                                                     std::size_t& alternatives, bool& printed_absolute) const {
     std::vector<TSNode> commands;
     if (!SimpleCommands(node, commands)) return std::nullopt;
     fs::path directory = ".";
@@ -550,13 +554,16 @@ class Evaluator {
         directory = resolve(operands.front()).lexically_normal();
       } else if (name == "pwd" && operands.empty()) {
         output = directory;
+        printed_absolute = true;
       } else if (name == "dirname" && operands.size() == 1) {
         std::string path = operands.front();
         while (path.size() > 1 && path.back() == '/') path.pop_back();
         const fs::path parent = fs::path(path).parent_path();
         output = parent.empty() ? fs::path(".") : parent;
+        printed_absolute = false;
       } else if ((name == "realpath" || (name == "readlink" && follow_links)) && operands.size() == 1) {
         output = resolve(operands.front()).lexically_normal();
+        printed_absolute = true;
       } else {
         return std::nullopt;
       }
@@ -606,6 +613,8 @@ class Evaluator {
           out.push_back(joined);
           continue;
         }
+        // `$R/../sub` names what R names: a word takes its start's anchoring.
+        if (joined.back().text.empty()) joined.back().anchored = r.front().anchored;
         joined.back().text += r.front().text;
         joined.back().known = joined.back().known && r.front().known;
         joined.back().where = Where(node);
@@ -695,7 +704,8 @@ class Evaluator {
       for (const ShellWord& word : words) {
         for (auto& [field, offset] : SplitFields(word.text)) {
           const TextLocation where = FieldLocation(word, offset, field.size());
-          split.push_back({std::move(field), true, where});
+          // The first field starts where the word does, so it names what the word names.
+          split.push_back({std::move(field), true, where, word.anchored && offset == 0});
         }
       }
       out.push_back(std::move(split));
@@ -1124,6 +1134,7 @@ class Evaluator {
     launch.unfollowed = name;
     launch.script = {name, false, where};
     launch.directory = directory_;
+    launch.directory_unknown = directory_unknown_;
     facts_.launches.push_back(std::move(launch));
   }
 
@@ -1204,12 +1215,16 @@ class Evaluator {
       // a branch counts as taken).
       const ShellWord target = argv.front().size() == 1 ? Clean(argv.front().front()) : ShellWord{};
       if (argv.size() == 1 && target.known && !target.text.empty() && target.text != "-") {
-        const fs::path next = fs::path(target.text).is_absolute()
-                                  ? fs::path(target.text)
-                                  : fs::path(directory_.empty() ? "." : directory_) / target.text;
+        // An absolute or anchored target is a known place again; a relative one moves from
+        // where the launcher is, known or not.
+        const bool from_here = fs::path(target.text).is_absolute() || target.anchored;
+        const fs::path next =
+            from_here ? fs::path(target.text) : fs::path(directory_.empty() ? "." : directory_) / target.text;
         directory_ = next.lexically_normal().string();
+        directory_unknown_ = directory_unknown_ && !from_here;
       } else {
         directory_.clear();
+        directory_unknown_ = argv.size() == 1 && !target.known;  // `cd` alone goes home: outside the tree
       }
       return;
     }
@@ -1251,6 +1266,7 @@ class Evaluator {
       launch.command = Where(command);
       launch.tool = name;
       launch.directory = directory_;
+      launch.directory_unknown = directory_unknown_;
       bool found = false;
       for (std::size_t i = 0; i < words.size(); ++i) {
         const std::string& word = words[i].text;
@@ -1327,10 +1343,16 @@ class Evaluator {
     if (!target.known || depth >= kMaxSourceNesting) return;
     fs::path path = target.text;
     if (path.is_relative()) {
-      // As bash does: relative to the current directory (lint runs from the project root, as
-      // the launcher does); then next to the launcher, for launchers run from their directory.
+      // As bash does: relative to the current directory (where lint runs, the project root, as
+      // the launcher does, until the launcher's own `cd`); then next to the launcher, for
+      // launchers run from their directory.
       const fs::path beside = (fs::path(file_).parent_path() / path).lexically_normal();
-      path = files_.IsFile(path.string()) ? path.lexically_normal() : beside;
+      const fs::path here = (directory_.empty() ? path : fs::path(directory_) / path).lexically_normal();
+      if (files_.IsFile(here.string())) {
+        path = here;
+      } else {
+        path = files_.IsFile(path.string()) ? path.lexically_normal() : beside;
+      }
     }
     const std::string canonical = Identity(path.string());
     if (!visiting_.insert(canonical).second) return;  // a `source` loop
@@ -1397,6 +1419,7 @@ class Evaluator {
   std::string file_;
   std::string dollar_zero_ = facts_.path;
   std::string directory_;  // after the launcher's `cd`s; "" where opmfu runs
+  bool directory_unknown_ = false;  // a `cd` went to a place only known at run time
   const SyntaxTree* tree_ = nullptr;
   std::shared_ptr<const TextSource> source_;
   std::vector<std::shared_ptr<const SyntaxTree>> trees_;

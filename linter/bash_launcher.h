@@ -25,6 +25,10 @@ struct ShellWord {
   std::string text;
   bool known = true;
   TextLocation where;
+  /// A directory that `pwd`, `realpath` or `readlink -f` printed (`R=$(cd "$(dirname "$0")"; pwd)`),
+  /// written relative to where opmfu runs but absolute in the launcher: a later `cd` elsewhere
+  /// does not move what it names.
+  bool anchored = false;
 };
 
 /// A command that runs a Python script, on one path through the launcher.
@@ -37,6 +41,9 @@ struct Launch {
   /// Where the command runs after the launcher's `cd`s, relative to where opmfu runs ("" when
   /// the launcher did not change directory, or changed it to a place only known at run time).
   std::string directory;
+  /// The launcher changed directory to a place only known at run time (`cd "$GITHUB_WORKSPACE/x"`):
+  /// where a relative script is cannot be told.
+  bool directory_unknown = false;
   std::vector<ShellWord> arguments;  ///< what the script receives in sys.argv[1:]
   /// Exported variables (and `V=x` prefixes) at that point; the paths of one command share them.
   std::shared_ptr<const std::map<std::string, ShellWord, std::less<>>> environment;

@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <set>
 #include <string>
 #include <string_view>
@@ -5,6 +6,8 @@
 #include "rules/lint_checks.h"
 
 namespace opmfu::rules {
+
+namespace fs = std::filesystem;
 
 void CheckMissingScript(LauncherCheckContext& context) {
   const auto& launches = context.launcher.facts.launches;
@@ -23,11 +26,14 @@ void CheckMissingScript(LauncherCheckContext& context) {
     // of a package that is simply absent (`-m recipe.dapo.main_dapo`, from a checkout the
     // example expects) is still reported: it may hold those settings.
     // Likewise simulators, benchmarks, servers and packaging tools installed with pip
-    // (`python3 -m mujoco.viewer`, `python3 -m ais_bench`).
+    // (`python3 -m mujoco.viewer`, `python3 -m ais_bench`), and inference servers
+    // (`python -m vllm.entrypoints.openai.api_server`): their profiler is configured by their own
+    // options and environment, not by a script of this project.
     static const std::set<std::string, std::less<>> kToolPackages = {
         "lm_eval", "evalscope",  "opencompass", "tensorboard", "mujoco",          "ais_bench", "setuptools",
         "wheel",   "pip",        "jupyter",     "notebook",    "ipykernel",       "gradio",    "streamlit",
-        "uvicorn", "grpc_tools", "nltk",        "spacy",       "huggingface_hub", "modelscope"};
+        "uvicorn", "grpc_tools", "nltk",        "spacy",       "huggingface_hub", "modelscope", "vllm",
+        "sglang"};
     const std::string_view module = launches[i].module;
     if (kToolPackages.contains(module.substr(0, module.find('.')))) continue;
     // `python setup.py install` (build_ext, bdist_wheel, develop, ...) builds or installs a
@@ -54,6 +60,15 @@ void CheckMissingScript(LauncherCheckContext& context) {
                            ") is a command opmfu does not follow, so the script it starts was not linted; findings "
                            "may be incomplete",
                        "lint the script itself too: opmfu lint train.sh path/to/train.py");
+      continue;
+    }
+    if (script.known && launches[i].directory_unknown && !fs::path(script.text).is_absolute()) {
+      // Not "cannot be found": where bash looks is not known here.
+      context.ReportAt(script.where,
+                       "`" + script.text + "` (run by " + launches[i].tool +
+                           ") is looked up in a directory the launcher `cd`s to that is only known at run time, so "
+                           "it was not linted; findings may be incomplete",
+                       "lint the script together with the launcher: opmfu lint train.sh path/to/train.py");
       continue;
     }
     context.ReportAt(script.where,
