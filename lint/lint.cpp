@@ -86,11 +86,16 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   for (std::size_t i = 0; i < python_inputs.size(); ++i)
     python_by_identity.emplace(Identity(FilesOf(options), python_inputs[i].path), i);
   std::vector<LauncherState> launchers;
+  std::set<std::string> said;
   for (std::size_t i = 0; i < launcher_paths.size(); ++i) {
     if (launcher_errors[i]) report.errors.push_back(std::move(*launcher_errors[i]));
     if (!launcher_states[i]) continue;
     LauncherState& state = *launcher_states[i];
-    for (const Error& problem : state.lint.facts.problems) report.warnings.push_back(problem.message);
+    // A launcher sourced or started on many paths (each branch, each loop pass) meets the same
+    // problem on each: said once.
+    for (const Error& problem : state.lint.facts.problems) {
+      if (said.insert(problem.message).second) report.warnings.push_back(problem.message);
+    }
     for (const std::string& limit : state.lint.facts.limits) report.limits.push_back(limit);
     FindLaunchConfigs(FilesOf(options), state, json_paths);
     for (std::size_t l = 0; l < state.lint.facts.launches.size(); ++l) {
