@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
+#include "common/sqlite.h"
+
 namespace opmfu::engine {
 
 /// One signature: COMPUTE_TASK_INFO's name, opType, inputFormats, inputDataTypes, inputShapes,
@@ -33,5 +36,10 @@ struct KernelSignatures {
   /// In COMPUTE_TASK_INFO order; empty when the rank has no OperatorMFU rows to compare with.
   std::vector<KernelStart> kernels;
 };
+
+/// The same grouping read with SQL from a rank DB (read-only), for a rank the scan did not read
+/// (a layout it declines, a rank whose analysis failed): TASK and STRING_IDS into memory, then one
+/// pass over COMPUTE_TASK_INFO.
+Result<KernelSignatures> ReadKernelSignatures(Database& db);
 
 }  // namespace opmfu::engine

@@ -4,8 +4,8 @@
 // roofline (intensity, compute- or memory-bound, achieved TB/s), coverage (the share of kernel time
 // derived, what was skipped and why) and, where the run has FLOPs records, derived against recorded
 // per kernel. Always labelled "derived from kernel shapes (not msprof-analyze)"; docs/derived-mfu.md.
-
-#include <nlohmann/json.hpp>
+// The model only: its text, JSON and HTML are report/derived_render's; the kernels come from the
+// engine (its scan, or engine::ReadKernelSignatures for a rank the scan did not read).
 
 #include <cstdint>
 #include <map>
@@ -147,9 +147,5 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
 std::string RooflineNote(const DerivedSection& section, const DerivedGroup& group);
 
 extern const char* const kDerivedLabel;  ///< "derived from kernel shapes (not msprof-analyze)"
-
-std::string RenderDerivedPlain(const DerivedSection& section, bool markdown, std::size_t top);
-nlohmann::ordered_json DerivedJson(const DerivedSection& section);
-std::string RenderDerivedHtml(const DerivedSection& section, std::size_t top);
 
 }  // namespace opmfu::report

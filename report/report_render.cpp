@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/text.h"
+#include "report/derived_render.h"
 #include "report/presentation.h"
 #include "report/report.h"
 

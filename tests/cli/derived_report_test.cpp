@@ -16,6 +16,7 @@
 #include "engine/analyze.h"
 #include "engine/profiling_db_builder.h"
 #include "report/derived_mfu.h"
+#include "report/derived_render.h"
 #include "report/report.h"
 #include "tests/test_support.h"
 
