@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "common/file_io.h"
 #include "common/text.h"
@@ -398,20 +399,36 @@ class Evaluator {
   }
 
   void RunFile(const std::string& path, std::shared_ptr<const SyntaxTree> tree, Environment& env, int depth) {
-    const std::string previous = file_;
-    const SyntaxTree* previous_tree = tree_;
-    const std::shared_ptr<const TextSource> previous_source = source_;
-    file_ = path;
-    tree_ = tree.get();
-    source_ = std::make_shared<const TextSource>(path, tree->shared_source());
+    const InText in_file(*this, tree.get(), path, std::make_shared<const TextSource>(path, tree->shared_source()));
     trees_.push_back(tree);
     for (TSNode root : tree->roots()) Run(root, env, depth);
-    file_ = previous;
-    tree_ = previous_tree;
-    source_ = previous_source;
   }
 
  private:
+  // While it lives, the evaluator reads another text (a sourced file, the file a function was
+  // defined in, an eval string); the caller's comes back when it ends.
+  class InText {
+   public:
+    InText(Evaluator& evaluator, const SyntaxTree* tree, std::string file, std::shared_ptr<const TextSource> source)
+        : evaluator_(evaluator),
+          tree_(std::exchange(evaluator.tree_, tree)),
+          file_(std::exchange(evaluator.file_, std::move(file))),
+          source_(std::exchange(evaluator.source_, std::move(source))) {}
+    ~InText() {
+      evaluator_.tree_ = tree_;
+      evaluator_.file_ = std::move(file_);
+      evaluator_.source_ = std::move(source_);
+    }
+    InText(const InText&) = delete;
+    InText& operator=(const InText&) = delete;
+
+   private:
+    Evaluator& evaluator_;
+    const SyntaxTree* tree_;
+    std::string file_;
+    std::shared_ptr<const TextSource> source_;
+  };
+
   TextLocation Where(TSNode node) const {
     const std::uint32_t start = ts_node_start_byte(node);
     const std::uint32_t end = ts_node_end_byte(node);
@@ -980,16 +997,8 @@ class Evaluator {
       const Function& called = function->second;
       TSNode body = ChildByField(called.definition, "body");
       if (ts_node_is_null(body) || depth >= kMaxSourceNesting) return;
-      const SyntaxTree* caller_tree = tree_;
-      const std::string caller_file = file_;
-      const std::shared_ptr<const TextSource> caller_source = source_;
-      tree_ = called.tree;
-      file_ = called.file;
-      source_ = called.source;
+      const InText in_definition(*this, called.tree, called.file, called.source);
       Run(body, env, depth + 1);
-      tree_ = caller_tree;
-      file_ = caller_file;
-      source_ = caller_source;
       return;
     }
     if (!name.starts_with("python") && !kLaunchers.contains(name) && !kReadArguments.contains(name) && name != "uv" &&
@@ -1156,19 +1165,14 @@ class Evaluator {
     auto tree = ParseLauncher(clean.text);
     if (!tree.ok()) return;
     const auto parsed = std::make_shared<const SyntaxTree>(std::move(*tree));
-    const SyntaxTree* caller_tree = tree_;
-    const std::shared_ptr<const TextSource> caller_source = source_;
     trees_.push_back(parsed);
-    tree_ = parsed.get();
-    source_ = std::make_shared<const TextSource>(file_, parsed->shared_source());
+    const InText in_string(*this, parsed.get(), file_, std::make_shared<const TextSource>(file_, parsed->shared_source()));
     const TextLocation exact = FieldLocation(clean, 0, clean.text.size());
     const bool is_exact = words.size() == 1 && exact.valid() && exact.end_byte - exact.start_byte == clean.text.size();
     eval_texts_.push_back({source_.get(), is_exact ? exact : clean.where, is_exact});
     // The string runs in the launcher's shell: its assignments are the launcher's.
     for (TSNode root : parsed->roots()) Run(root, env, depth + 1);
     eval_texts_.pop_back();
-    tree_ = caller_tree;
-    source_ = caller_source;
   }
 
   // A command line as one string split on whitespace (msprof's --application, a partly known
