@@ -32,10 +32,9 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
     // A path that cannot be resolved is not followed; the Python stage reports it for this input.
     auto paths = ResolveProgramPaths(input, options);
     if (!paths.ok()) return;
-    closures[i] = python::ImportClosure(
-        python::ModuleLocator({paths->self.parent_path(), paths->root}, paths->root, FilesOf(options),
-                              options.module_cache),
-        paths->self);
+    closures[i] = python::ImportClosure(python::ModuleLocator({paths->self.parent_path(), paths->root}, paths->root,
+                                                              FilesOf(options), options.module_cache),
+                                        paths->self);
   });
   for (std::size_t i = 0; i < count; ++i) {
     for (const fs::path& module : closures[i]) {

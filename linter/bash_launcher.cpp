@@ -1166,7 +1166,8 @@ class Evaluator {
     if (!tree.ok()) return;
     const auto parsed = std::make_shared<const SyntaxTree>(std::move(*tree));
     trees_.push_back(parsed);
-    const InText in_string(*this, parsed.get(), file_, std::make_shared<const TextSource>(file_, parsed->shared_source()));
+    const InText in_string(*this, parsed.get(), file_,
+                           std::make_shared<const TextSource>(file_, parsed->shared_source()));
     const TextLocation exact = FieldLocation(clean, 0, clean.text.size());
     const bool is_exact = words.size() == 1 && exact.valid() && exact.end_byte - exact.start_byte == clean.text.size();
     eval_texts_.push_back({source_.get(), is_exact ? exact : clean.where, is_exact});
@@ -1422,7 +1423,7 @@ class Evaluator {
   const FileReader& files_;
   std::string file_;
   std::string dollar_zero_ = facts_.path;
-  std::string directory_;  // after the launcher's `cd`s; "" where opmfu runs
+  std::string directory_;           // after the launcher's `cd`s; "" where opmfu runs
   bool directory_unknown_ = false;  // a `cd` went to a place only known at run time
   const SyntaxTree* tree_ = nullptr;
   std::shared_ptr<const TextSource> source_;

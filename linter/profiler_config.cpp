@@ -104,7 +104,8 @@ void ReadExperimentalSettings(const python::Tracer& tracer, ProfilerCallSite& si
     if (config.kind == ValueKind::kCall && EndsWith(config.text, "_ExperimentalConfig")) {
       std::vector<Note> prefix = config.chain;
       if (site.experimental_config.written) {
-        prefix.insert(prefix.begin(), tracer.module().StepAt(site.experimental_config.anchor, "`experimental_config=`"));
+        prefix.insert(prefix.begin(),
+                      tracer.module().StepAt(site.experimental_config.anchor, "`experimental_config=`"));
       }
       for (const Target& target : targets) {
         Setting& setting = *target.setting;
@@ -360,7 +361,8 @@ void ReadDeviceFacts(const python::Tracer& tracer, ProfilerFacts& facts) {
     const TSNode function = ts_node_child_by_field_name(call, "function", 8);
     const TSNode attribute =
         ts_node_is_null(function) ? TSNode{} : ts_node_child_by_field_name(function, "attribute", 9);
-    const std::string_view method = ts_node_is_null(attribute) ? std::string_view() : tracer.module().tree().Text(attribute);
+    const std::string_view method =
+        ts_node_is_null(attribute) ? std::string_view() : tracer.module().tree().Text(attribute);
     const TSNode arguments = ts_node_child_by_field_name(call, "arguments", 9);
     const bool no_arguments = ts_node_is_null(arguments) || ts_node_named_child_count(arguments) == 0;
     if (callee && *callee == "torch.device") {

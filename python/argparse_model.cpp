@@ -43,8 +43,8 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
   }
   for (const ScriptInvocation& invocation : context_->invocations) {
     std::optional<Value> passed = found != module_->argparse_.end() ? PassedValue(found->second.front(), invocation)
-                                  : conventional           ? PassedValue(*conventional, invocation)
-                                                           : std::nullopt;
+                                  : conventional                    ? PassedValue(*conventional, invocation)
+                                                                    : std::nullopt;
     if (passed) {
       out.push_back(std::move(*passed));
     } else {
@@ -67,8 +67,8 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
   }
   if (found == module_->argparse_.end()) {
     out.push_back(Unknown(use, "no add_argument in this file" +
-                                   std::string(program() != nullptr ? " or the modules it imports" : "") + " defines `" +
-                                   std::string(dest) + "`"));
+                                   std::string(program() != nullptr ? " or the modules it imports" : "") +
+                                   " defines `" + std::string(dest) + "`"));
     return out;
   }
   const ArgparseArgument& argument = found->second.front();
@@ -116,8 +116,7 @@ std::optional<std::string> Tracer::ExpandAbbreviation(std::string_view typed) co
   return matches == 1 ? expanded : std::nullopt;
 }
 
-std::optional<Value> Tracer::PassedValue(const ArgparseArgument& argument,
-                                               const ScriptInvocation& invocation) const {
+std::optional<Value> Tracer::PassedValue(const ArgparseArgument& argument, const ScriptInvocation& invocation) const {
   std::optional<Value> result;
   const auto& words = invocation.arguments;
   for (std::size_t i = 0; i < words.size(); ++i) {
@@ -227,7 +226,8 @@ bool Tracer::ParserLeavesTheProject() const {
     for (std::uint32_t i = 0; i < count; ++i) {
       TSNode argument = ts_node_named_child(arguments, i);
       if (IsType(argument, "keyword_argument")) argument = ChildByField(argument, "value");
-      if (!ts_node_is_null(argument) && IsType(argument, "identifier") && parsers.contains(module_->tree_.Text(argument))) {
+      if (!ts_node_is_null(argument) && IsType(argument, "identifier") &&
+          parsers.contains(module_->tree_.Text(argument))) {
         return true;
       }
     }

@@ -117,8 +117,8 @@ Tracer::Branch Tracer::BranchTaken(TSNode statement, TSNode node, int depth) con
   return Branch::kMaybe;
 }
 
-std::vector<const Tracer::Binding*> Tracer::Reaching(std::uint32_t scope, std::string_view name,
-                                                                 std::uint32_t before, int depth) const {
+std::vector<const Tracer::Binding*> Tracer::Reaching(std::uint32_t scope, std::string_view name, std::uint32_t before,
+                                                     int depth) const {
   std::vector<const Binding*> out;
   auto found = module_->bindings_.find(std::pair<std::uint32_t, std::string>(scope, std::string(name)));
   if (found == module_->bindings_.end()) return out;
@@ -210,7 +210,8 @@ Values Tracer::ResolveOnce(TSNode node, int depth) const {
   if (ts_node_is_null(node)) return {Unknown(node, "no expression")};
   if (depth == 0) context_->steps_taken = 0;
   if (depth > kMaxDepth) return {Unknown(node, "the value is defined through too many steps")};
-  if (++context_->steps_taken > context_->step_budget) return {Unknown(node, "the value can be reached along too many paths to follow")};
+  if (++context_->steps_taken > context_->step_budget)
+    return {Unknown(node, "the value can be reached along too many paths to follow")};
   const std::string_view type = ts_node_type(node);
   Value value;
   value.node = node;
@@ -398,8 +399,7 @@ Values Tracer::ResolveOnce(TSNode node, int depth) const {
   return {Unknown(node, "computed by `" + Spelling(node) + "`")};
 }
 
-Values Tracer::ResolveBindings(const std::vector<const Binding*>& reaching, std::string_view name,
-                                     int depth) const {
+Values Tracer::ResolveBindings(const std::vector<const Binding*>& reaching, std::string_view name, int depth) const {
   const std::string label = "`" + std::string(name) + "`";
   Values out;
   for (const Binding* binding : reaching) {
@@ -581,7 +581,7 @@ Values Tracer::ResolveName(std::string_view name, TSNode use, int depth) const {
 }
 
 Values Tracer::ResolveParameter(const FunctionInfo& function, TSNode parameter, std::string_view name,
-                                      int depth) const {
+                                int depth) const {
   const std::string function_name(module_->tree_.Text(ChildByField(function.definition, "name")));
   TSNode default_value = ChildByField(parameter, "value");
   // Its position among the positional parameters (a method's `self` is not passed).
@@ -609,9 +609,10 @@ Values Tracer::ResolveParameter(const FunctionInfo& function, TSNode parameter, 
   Values out;
   bool any_call = false;
   // A constructor's arguments are passed by calls of its class.
-  const std::string called = method && function_name == "__init__"
-                                 ? std::string(module_->tree_.Text(ChildByField(module_->scopes_.at(function.scope).definition, "name")))
-                                 : function_name;
+  const std::string called =
+      method && function_name == "__init__"
+          ? std::string(module_->tree_.Text(ChildByField(module_->scopes_.at(function.scope).definition, "name")))
+          : function_name;
   auto named = module_->calls_by_name_.find(called);
   for (TSNode call : named == module_->calls_by_name_.end() ? std::vector<TSNode>() : named->second) {
     // `obj.profile(...)` calls some other object's method, not this file's function `profile`;
@@ -715,7 +716,8 @@ Values Tracer::ResolveAttribute(TSNode attribute, int depth) const {
       value.node = attribute;
       value.chain = owner.chain;
       const std::string qualified = owner.text + "." + member;
-      if (auto constant = module_->knowledge_->constant != nullptr ? module_->knowledge_->constant(qualified) : std::nullopt) {
+      if (auto constant =
+              module_->knowledge_->constant != nullptr ? module_->knowledge_->constant(qualified) : std::nullopt) {
         value.kind = ValueKind::kEnum;
         value.container = std::string(constant->type);
         value.text = std::string(constant->value);
@@ -860,7 +862,8 @@ Values Tracer::ResolveCall(TSNode call, int depth) const {
       Values owners = ResolveIn(positional(0), depth + 1);
       for (const Value& owner : owners) {
         if (owner.kind == ValueKind::kNamespace && member) {
-          const bool defined = module_->argparse_.contains(*member) || module_->argparse_set_defaults_.contains(*member);
+          const bool defined =
+              module_->argparse_.contains(*member) || module_->argparse_set_defaults_.contains(*member);
           if (!defined && !ts_node_is_null(positional(2))) {
             Append(out, ResolveIn(positional(2), depth + 1));
           } else {
@@ -883,8 +886,8 @@ Values Tracer::ResolveCall(TSNode call, int depth) const {
       } else {
         Append(out, ResolveReturns(callee.node, call, depth));
       }
-    } else if (callee.kind == ValueKind::kModule && !context_->invocations.empty() && LastComponent(callee.text) == "get_args" &&
-               callee.text.find('.') != std::string::npos &&
+    } else if (callee.kind == ValueKind::kModule && !context_->invocations.empty() &&
+               LastComponent(callee.text) == "get_args" && callee.text.find('.') != std::string::npos &&
                (program() == nullptr ||
                 !program()->locator().Locate(callee.text.substr(0, callee.text.rfind('.')), module_->path_))) {
       // Megatron's and MindSpeed's `get_args()` in a launched program: the namespace their parser
@@ -1097,14 +1100,13 @@ Values Tracer::Lookup(const Values& containers, const Values& keys, TSNode use, 
   return out;
 }
 
-std::optional<Tracer::Argument> Tracer::FindArgument(TSNode call, std::string_view keyword,
-                                                                 int position) const {
+std::optional<Tracer::Argument> Tracer::FindArgument(TSNode call, std::string_view keyword, int position) const {
   context_->steps_taken = 0;
   return FindArgumentIn(call, keyword, position, 0);
 }
 
 std::optional<Tracer::Argument> Tracer::FindArgumentIn(TSNode call, std::string_view keyword, int position,
-                                                                   int depth) const {
+                                                       int depth) const {
   TSNode arguments = ChildByField(call, "arguments");
   if (ts_node_is_null(arguments)) return std::nullopt;
   const std::uint32_t count = ts_node_named_child_count(arguments);

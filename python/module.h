@@ -96,7 +96,6 @@ class PythonModule {
   /// or `from ... import profile as Make`), in document order. A cheap filter before Tracer::CalleeName.
   std::vector<TSNode> CallsMaybeTo(std::initializer_list<std::string_view> names) const;
 
-
   /// A step of a provenance chain at `node`: "`label` (file:line)".
   Note StepAt(TSNode node, std::string label) const;
 

@@ -172,7 +172,7 @@ class ReadOnce {
 };
 
 std::vector<fs::path> ClosureUncached(const ModuleLocator& locator, ReadOnce& texts, const fs::path& start,
-                                       std::size_t limit, int depth) {
+                                      std::size_t limit, int depth) {
   std::vector<fs::path> out;
   std::set<fs::path> seen = {start.lexically_normal()};
   std::deque<std::pair<fs::path, int>> queue = {{start, 0}};
@@ -228,15 +228,15 @@ std::vector<SourceFile> ReadProgram(const ModuleLocator& locator, const fs::path
     fs::path path = file.lexically_normal();
     if (!seen.insert(path).second) continue;
     const std::string& text = texts.Text(path);
-    const bool valid = locator.cache() != nullptr ? locator.cache()->Scanned(path.string(), text)->valid_utf8
-                                                  : IsValidUtf8(text);
+    const bool valid =
+        locator.cache() != nullptr ? locator.cache()->Scanned(path.string(), text)->valid_utf8 : IsValidUtf8(text);
     out.push_back(SourceFile{std::move(path), valid ? text : std::string()});
   }
   return out;
 }
 
 std::shared_ptr<const PythonModule> ModuleCache::Parsed(const std::string& path, const std::string& text,
-                                                      const LibraryKnowledge& knowledge) {
+                                                        const LibraryKnowledge& knowledge) {
   const auto parse = [&]() -> std::shared_ptr<const PythonModule> {
     auto parsed = PythonModule::Parse(path, text, knowledge);
     if (!parsed.ok()) return nullptr;

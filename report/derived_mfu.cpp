@@ -74,7 +74,6 @@ std::string_view Unquoted(std::string_view value) {
   return value;
 }
 
-
 }  // namespace
 
 std::span<const ChipSpec> KnownChips() { return kChips; }

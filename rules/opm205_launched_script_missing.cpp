@@ -30,10 +30,9 @@ void CheckMissingScript(LauncherCheckContext& context) {
     // (`python -m vllm.entrypoints.openai.api_server`): their profiler is configured by their own
     // options and environment, not by a script of this project.
     static const std::set<std::string, std::less<>> kToolPackages = {
-        "lm_eval", "evalscope",  "opencompass", "tensorboard", "mujoco",          "ais_bench", "setuptools",
-        "wheel",   "pip",        "jupyter",     "notebook",    "ipykernel",       "gradio",    "streamlit",
-        "uvicorn", "grpc_tools", "nltk",        "spacy",       "huggingface_hub", "modelscope", "vllm",
-        "sglang"};
+        "lm_eval", "evalscope", "opencompass",     "tensorboard", "mujoco", "ais_bench", "setuptools", "wheel",
+        "pip",     "jupyter",   "notebook",        "ipykernel",   "gradio", "streamlit", "uvicorn",    "grpc_tools",
+        "nltk",    "spacy",     "huggingface_hub", "modelscope",  "vllm",   "sglang"};
     const std::string_view module = launches[i].module;
     if (kToolPackages.contains(module.substr(0, module.find('.')))) continue;
     // `python setup.py install` (build_ext, bdist_wheel, develop, ...) builds or installs a
