@@ -210,6 +210,43 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
   return fix;
 }
 
+const Value* EditableLiteral(const LintCheckContext& context, const linter::Setting& setting) {
+  if (setting.where.valid() || !context.facts.module || !setting.written || setting.values.size() != 1) return nullptr;
+  const Value& value = setting.values.front();
+  if (ts_node_is_null(value.node) || IsOpaque(value)) return nullptr;
+  return &value;
+}
+
+std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item) {
+  if (ts_node_is_null(list) || !IsType(list, "list")) return std::nullopt;
+  TSNode last{};
+  for (std::uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
+    TSNode child = ts_node_named_child(list, i);
+    if (IsType(child, "comment")) continue;
+    if (IsType(child, "list_splat")) return std::nullopt;  // `[*xs]`: not a list of literals
+    last = child;
+  }
+  Fix fix;
+  fix.safe = true;
+  if (ts_node_is_null(last)) {
+    const std::uint32_t open = ts_node_start_byte(list) + 1;
+    fix.edits.push_back({open, open, item});
+  } else {
+    fix.edits.push_back({ts_node_end_byte(last), ts_node_end_byte(last), ", " + item});
+  }
+  const SourcePosition at = context.module().tree().PositionAt(ts_node_start_byte(list));
+  fix.message = "add `" + item + "` (line " + std::to_string(at.line) + ")";
+  return fix;
+}
+
+std::optional<std::string> SpelledLike(const LintCheckContext& context, TSNode like, std::string_view member) {
+  if (ts_node_is_null(like) || !IsType(like, "attribute")) return std::nullopt;
+  const SyntaxTree& tree = context.module().tree();
+  const TSNode object = ChildByField(like, "object");
+  if (ts_node_is_null(object)) return std::nullopt;
+  return std::string(tree.Text(object)) + "." + std::string(member);
+}
+
 InputKind InputOf(const linter::ProfilerFacts& facts) {
   if (facts.module) return InputKind::kPython;
   if (facts.dynamic_config) return InputKind::kDynamicConfig;

@@ -97,6 +97,18 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
 std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::Setting& setting,
                                  const std::string& replacement);
 
+/// The setting's one value when it is a literal written in this file (a list, a string, an enum
+/// member) that a safe fix may edit in place: the setting has that value on every traced path and
+/// is not read from a config file. nullptr otherwise.
+const python::Value* EditableLiteral(const LintCheckContext& context, const linter::Setting& setting);
+
+/// A safe fix that adds `item` as the last element of the list literal `list` ("add `item`").
+std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item);
+
+/// `prefix.member` spelled as `like` is (`torch_npu.profiler.ProfilerActivity.NPU`, `P.NPU`): `like`
+/// with its last component replaced by `member`; nullopt when `like` is not a dotted name.
+std::optional<std::string> SpelledLike(const LintCheckContext& context, TSNode like, std::string_view member);
+
 // One function per rule file (rules/opmNNN_*.cpp), referenced by the rule table.
 void CheckUnresolvedSetting(LintCheckContext& context);           // OPM004
 void CheckWithFlops(LintCheckContext& context);                   // OPM101

@@ -5,7 +5,7 @@ namespace opmfu::rules {
 void CheckExportType(LintCheckContext& context) {
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
-    ReportBadValues(
+    Diagnostic* found = ReportBadValues(
         context, site.export_type,
         [](const python::Value& v) {
           if (v.kind == python::ValueKind::kString || v.kind == python::ValueKind::kEnum) {
@@ -29,6 +29,23 @@ void CheckExportType(LintCheckContext& context) {
                  "installed CANN also exports a database for Text";
         },
         "pass `export_type=[torch_npu.profiler.ExportType.Text, torch_npu.profiler.ExportType.Db]` (or just Db)");
+    // Written here: Db is added, spelled as the Text already there is; the Text export is kept.
+    const python::Value* literal = EditableLiteral(context, site.export_type);
+    if (found == nullptr || literal == nullptr) continue;
+    if (IsType(literal->node, "list") && ts_node_named_child_count(literal->node) > 0) {
+      if (auto db = SpelledLike(context, ts_node_named_child(literal->node, 0), "Db")) {
+        found->fix = AppendToListFix(context, literal->node, *db);
+      }
+    } else if (auto db = SpelledLike(context, literal->node, "Db")) {
+      const SyntaxTree& tree = context.module().tree();
+      const std::string text(tree.Text(literal->node));
+      Fix fix;
+      fix.edits.push_back(
+          {ts_node_start_byte(literal->node), ts_node_end_byte(literal->node), "[" + text + ", " + *db + "]"});
+      fix.message = "replace `" + text + "` with `[" + text + ", " + *db + "]` (line " +
+                    std::to_string(tree.PositionAt(ts_node_start_byte(literal->node)).line) + ")";
+      found->fix = std::move(fix);
+    }
   }
 }
 

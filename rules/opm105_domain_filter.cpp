@@ -28,7 +28,7 @@ void CheckDomainFilter(LintCheckContext& context) {
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
     bool include_set = false;  // on some path a non-empty include list makes torch_npu ignore exclude
-    ReportBadValues(
+    Diagnostic* found = ReportBadValues(
         context, site.mstx_domain_include,
         [&](const python::Value& v) {
           auto names = DomainList(v);
@@ -41,6 +41,16 @@ void CheckDomainFilter(LintCheckContext& context) {
                  " without \"mfu_flops\": the FLOPs ranges are filtered out when they are emitted";
         },
         help);
+    // A list written here gets the domain, quoted as its first name is.
+    if (const python::Value* literal = EditableLiteral(context, site.mstx_domain_include);
+        found != nullptr && literal != nullptr && IsType(literal->node, "list")) {
+      const TSNode first =
+          ts_node_named_child_count(literal->node) > 0 ? ts_node_named_child(literal->node, 0) : TSNode{};
+      const std::string_view written =
+          ts_node_is_null(first) ? std::string_view() : context.module().tree().Text(first);
+      const char quote = !written.empty() && written.front() == '\'' ? '\'' : '"';
+      found->fix = AppendToListFix(context, literal->node, std::string(1, quote) + "mfu_flops" + quote);
+    }
     if (include_set) continue;
     ReportBadValues(
         context, site.mstx_domain_exclude,

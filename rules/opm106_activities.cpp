@@ -15,7 +15,7 @@ void CheckActivities(LintCheckContext& context) {
         return item.kind == python::ValueKind::kEnum && item.container == "ProfilerActivity" && item.text != "CUDA";
       });
     };
-    ReportBadValues(
+    Diagnostic* found = ReportBadValues(
         context, site.activities,
         [&](const python::Value& v) {
           if (v.kind == python::ValueKind::kNone) return Verdict::kGood;  // the default: CPU and NPU
@@ -30,6 +30,13 @@ void CheckActivities(LintCheckContext& context) {
           return "`activities` is " + v.Describe() + " without ProfilerActivity.NPU: no kernels and no MSTX ranges";
         },
         "pass `activities=[torch_npu.profiler.ProfilerActivity.CPU, torch_npu.profiler.ProfilerActivity.NPU]`");
+    // A list written here gets the activity it lacks, spelled as its other items are.
+    const python::Value* literal = EditableLiteral(context, site.activities);
+    if (found == nullptr || literal == nullptr || !IsType(literal->node, "list") || literal->items.empty()) continue;
+    const TSNode like = ts_node_named_child(literal->node, 0);
+    if (auto item = SpelledLike(context, like, has(*literal, "CPU") ? "NPU" : "CPU")) {
+      found->fix = AppendToListFix(context, literal->node, *item);
+    }
   }
 }
 
