@@ -214,7 +214,31 @@ const Value* EditableLiteral(const LintCheckContext& context, const linter::Sett
   if (setting.where.valid() || !context.facts.module || !setting.written || setting.values.size() != 1) return nullptr;
   const Value& value = setting.values.front();
   if (ts_node_is_null(value.node) || IsOpaque(value)) return nullptr;
+  // Written as the argument or as a variable's value: an item of a table (`LEVELS = {"level0":
+  // ProfilerLevel.Level0}` looked up by a flag) is what another key means, not this setting's.
+  const TSNode parent = ts_node_parent(value.node);
+  if (ts_node_is_null(parent) || !(IsType(parent, "keyword_argument") || IsType(parent, "assignment"))) return nullptr;
+  // Nor one branch of a choice (`else: level = ProfilerLevel.Level0` after `if args.level == "l1"`):
+  // the other branches are the user's other options, and the choice itself is what to change.
+  for (TSNode up = parent; !ts_node_is_null(up); up = ts_node_parent(up)) {
+    const std::string_view type = ts_node_type(up);
+    if (type == "function_definition" || type == "class_definition") break;
+    if (type == "if_statement" || type == "elif_clause" || type == "else_clause" || type == "case_clause" ||
+        type == "conditional_expression" || type == "try_statement") {
+      return nullptr;
+    }
+  }
   return &value;
+}
+
+Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::string& replacement) {
+  const SyntaxTree& tree = context.module().tree();
+  Fix fix;
+  fix.safe = true;
+  fix.edits.push_back({ts_node_start_byte(node), ts_node_end_byte(node), replacement});
+  fix.message = "replace `" + std::string(tree.Text(node)) + "` with `" + replacement + "` (line " +
+                std::to_string(tree.PositionAt(ts_node_start_byte(node)).line) + ")";
+  return fix;
 }
 
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item) {

@@ -98,9 +98,13 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
                                  const std::string& replacement);
 
 /// The setting's one value when it is a literal written in this file (a list, a string, an enum
-/// member) that a safe fix may edit in place: the setting has that value on every traced path and
-/// is not read from a config file. nullptr otherwise.
+/// member) that a safe fix may edit in place: the setting has that value on every traced path, is
+/// not read from a config file, and is written as the argument or a variable's value (not as an
+/// item of a table another key also reads). nullptr otherwise.
 const python::Value* EditableLiteral(const LintCheckContext& context, const linter::Setting& setting);
+
+/// A safe fix that writes `replacement` in place of the literal `node` ("replace `x` with `y`").
+Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::string& replacement);
 
 /// A safe fix that adds `item` as the last element of the list literal `list` ("add `item`").
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item);

@@ -37,14 +37,8 @@ void CheckExportType(LintCheckContext& context) {
         found->fix = AppendToListFix(context, literal->node, *db);
       }
     } else if (auto db = SpelledLike(context, literal->node, "Db")) {
-      const SyntaxTree& tree = context.module().tree();
-      const std::string text(tree.Text(literal->node));
-      Fix fix;
-      fix.edits.push_back(
-          {ts_node_start_byte(literal->node), ts_node_end_byte(literal->node), "[" + text + ", " + *db + "]"});
-      fix.message = "replace `" + text + "` with `[" + text + ", " + *db + "]` (line " +
-                    std::to_string(tree.PositionAt(ts_node_start_byte(literal->node)).line) + ")";
-      found->fix = std::move(fix);
+      const std::string text(context.module().tree().Text(literal->node));
+      found->fix = ReplaceLiteralFix(context, literal->node, "[" + text + ", " + *db + "]");
     }
   }
 }

@@ -26,6 +26,12 @@ void CheckProfilerLevel(LintCheckContext& context) {
       if (value.kind == python::ValueKind::kString && IsType(value.node, "string")) {
         const char quote = context.module().tree().Text(value.node).back();
         found->fix = SetSettingFix(context, site.profiler_level, std::string(1, quote) + "Level1" + quote);
+      } else if (const python::Value* literal = EditableLiteral(context, site.profiler_level);
+                 literal != nullptr && literal->kind == python::ValueKind::kEnum) {
+        // `ProfilerLevel.Level0` written here: Level1, spelled as the member is.
+        if (auto level = SpelledLike(context, literal->node, "Level1")) {
+          found->fix = ReplaceLiteralFix(context, literal->node, *level);
+        }
       }
     }
   }

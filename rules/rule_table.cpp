@@ -88,7 +88,8 @@ constexpr RuleInfo kRules[] = {
    .check = SettingsCheck{CheckProfilerLevel},
    .applies_to = kPython | kDynamicConfig | kKnownLauncher,
    .fix = FixAvailability::kSometimes,
-   .fix_note = "safe when the level is a string literal (`--fix` writes `'Level1'`)"},
+   .fix_note = "safe when the level is a string literal or a `ProfilerLevel` member written as the argument or a "
+               "variable's value, outside a branch (`--fix` writes `'Level1'` or `ProfilerLevel.Level1`)"},
   {.id = "OPM105",
    .name = "mfu-domain-filtered",
    .severity = kError,
