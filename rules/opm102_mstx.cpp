@@ -68,6 +68,13 @@ void CheckMstx(LintCheckContext& context) {
         fix.edits.push_back({at, at, std::string(ts_node_is_null(last) ? "" : ", ") + "mstx=True, msprof_tx=True"});
         fix.message = "add `mstx=True, msprof_tx=True`";
         d.fix = std::move(fix);
+      } else if (IsType(site.msprof_tx.call, "call") && !ts_node_eq(site.msprof_tx.call, site.call)) {
+        // `msprof_tx` (every torch_npu release reads it) set True where it is written as a False
+        // literal, or added to the config that lacks it.
+        const python::Value* literal = EditableLiteral(context, site.msprof_tx);
+        if (!site.msprof_tx.written || (literal != nullptr && IsType(literal->node, "false"))) {
+          d.fix = SetSettingFix(context, site.msprof_tx, "True");
+        }
       }
       continue;
     }

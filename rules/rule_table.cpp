@@ -69,7 +69,8 @@ constexpr RuleInfo kRules[] = {
    .check = SettingsCheck{CheckMstx},
    .applies_to = kPython | kDynamicConfig | kKnownLauncher,
    .fix = FixAvailability::kSometimes,
-   .fix_note = "safe (`--fix` adds `mstx=True, msprof_tx=True` to an `_ExperimentalConfig(...)` that has neither)"},
+   .fix_note = "safe (`--fix` adds `mstx=True, msprof_tx=True` to an `_ExperimentalConfig(...)` that has neither, or sets "
+               "a `msprof_tx=False` literal True)"},
   {.id = "OPM103",
    .name = "export-type-without-db",
    .severity = kWarning,
