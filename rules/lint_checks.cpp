@@ -263,6 +263,23 @@ std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list,
   return fix;
 }
 
+std::optional<std::string> SpelledInFile(const LintCheckContext& context, std::string_view qualified) {
+  std::optional<std::string> best;
+  for (const auto& [local, imported] : context.module().imports()) {
+    std::string spelled;
+    if (qualified == imported) {
+      spelled = local;
+    } else if (qualified.starts_with(imported) && qualified.size() > imported.size() &&
+               qualified[imported.size()] == '.') {
+      spelled = local + std::string(qualified.substr(imported.size()));
+    } else {
+      continue;
+    }
+    if (!best || spelled.size() < best->size()) best = std::move(spelled);
+  }
+  return best;
+}
+
 std::optional<std::string> SpelledLike(const LintCheckContext& context, TSNode like, std::string_view member) {
   if (ts_node_is_null(like) || !IsType(like, "attribute")) return std::nullopt;
   const SyntaxTree& tree = context.module().tree();

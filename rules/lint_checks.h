@@ -109,6 +109,11 @@ Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::s
 /// A safe fix that adds `item` as the last element of the list literal `list` ("add `item`").
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item);
 
+/// The shortest way this file can name `qualified` ("torch_npu.profiler.ProfilerLevel.Level1") through
+/// its imports (`ProfilerLevel.Level1` after `from torch_npu.profiler import ProfilerLevel`);
+/// nullopt when no import leads to it.
+std::optional<std::string> SpelledInFile(const LintCheckContext& context, std::string_view qualified);
+
 /// `prefix.member` spelled as `like` is (`torch_npu.profiler.ProfilerActivity.NPU`, `P.NPU`): `like`
 /// with its last component replaced by `member`; nullopt when `like` is not a dotted name.
 std::optional<std::string> SpelledLike(const LintCheckContext& context, TSNode like, std::string_view member);

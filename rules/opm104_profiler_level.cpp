@@ -21,6 +21,13 @@ void CheckProfilerLevel(LintCheckContext& context) {
                                            "links msprof-analyze needs are missing");
         },
         "pass `profiler_level=torch_npu.profiler.ProfilerLevel.Level1` (or Level2) to _ExperimentalConfig");
+    // Not given in an _ExperimentalConfig(...) that exists: add it, named through the file's imports.
+    if (found != nullptr && found->severity == Severity::kError && !site.profiler_level.written &&
+        IsType(site.profiler_level.call, "call") && !ts_node_eq(site.profiler_level.call, site.call)) {
+      if (auto level = SpelledInFile(context, "torch_npu.profiler.ProfilerLevel.Level1")) {
+        found->fix = SetSettingFix(context, site.profiler_level, *level);
+      }
+    }
     if (found != nullptr && found->severity == Severity::kError && site.profiler_level.written) {
       const python::Value& value = site.profiler_level.values.front();
       if (value.kind == python::ValueKind::kString && IsType(value.node, "string")) {

@@ -90,7 +90,9 @@ constexpr RuleInfo kRules[] = {
    .applies_to = kPython | kDynamicConfig | kKnownLauncher,
    .fix = FixAvailability::kSometimes,
    .fix_note = "safe when the level is a string literal or a `ProfilerLevel` member written as the argument or a "
-               "variable's value, outside a branch (`--fix` writes `'Level1'` or `ProfilerLevel.Level1`)"},
+               "variable's value, outside a branch (`--fix` writes `'Level1'` or `ProfilerLevel.Level1`), or when an "
+               "`_ExperimentalConfig(...)` does not pass it (`--fix` adds `profiler_level=ProfilerLevel.Level1`, named "
+               "through the file's imports)"},
   {.id = "OPM105",
    .name = "mfu-domain-filtered",
    .severity = kError,
