@@ -220,12 +220,21 @@ const Value* EditableLiteral(const LintCheckContext& context, const linter::Sett
   if (ts_node_is_null(parent) || !(IsType(parent, "keyword_argument") || IsType(parent, "assignment"))) return nullptr;
   // Nor one branch of a choice (`else: level = ProfilerLevel.Level0` after `if args.level == "l1"`):
   // the other branches are the user's other options, and the choice itself is what to change.
+  // An argument written in the call is this call's whatever branch holds the call; a variable's
+  // value in one branch of a choice is one of the user's options. An `if` with no `elif` or
+  // `else` only guards (`if args.profile:`): not a choice.
+  if (IsType(parent, "keyword_argument")) return &value;
   for (TSNode up = parent; !ts_node_is_null(up); up = ts_node_parent(up)) {
     const std::string_view type = ts_node_type(up);
     if (type == "function_definition" || type == "class_definition") break;
-    if (type == "if_statement" || type == "elif_clause" || type == "else_clause" || type == "case_clause" ||
-        type == "conditional_expression" || type == "try_statement") {
+    if (type == "elif_clause" || type == "else_clause" || type == "case_clause" || type == "conditional_expression") {
       return nullptr;
+    }
+    if (type == "if_statement") {
+      for (std::uint32_t i = 0; i < ts_node_named_child_count(up); ++i) {
+        const std::string_view clause = ts_node_type(ts_node_named_child(up, i));
+        if (clause == "elif_clause" || clause == "else_clause") return nullptr;
+      }
     }
   }
   return &value;

@@ -100,7 +100,8 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
 /// The setting's one value when it is a literal written in this file (a list, a string, an enum
 /// member) that a safe fix may edit in place: the setting has that value on every traced path, is
 /// not read from a config file, and is written as the argument or a variable's value (not as an
-/// item of a table another key also reads). nullptr otherwise.
+/// item of a table another key also reads); a variable's value only outside a branch of an
+/// if/elif/else, match or conditional expression (an `if` alone only guards). nullptr otherwise.
 const python::Value* EditableLiteral(const LintCheckContext& context, const linter::Setting& setting);
 
 /// A safe fix that writes `replacement` in place of the literal `node` ("replace `x` with `y`").
