@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/cli_support.h"
+#include "cli/registry_command.h"
 #include "registry/flops_query.h"
 
 namespace opmfu::cli {
@@ -38,9 +39,7 @@ int RunFlops(const FlopsFlags& flags) {
   request.formulas = flags.formulas;
   request.installed = flags.installed;
   request.python_given = !flags.python.empty();
-  if (!flags.python.empty()) request.locate.python_flag = flags.python;
-  request.locate.formulas_env = GetEnv("OPMFU_FORMULAS");
-  request.locate.python_env = GetEnv("OPMFU_PYTHON");
+  request.locate = LocateOptionsOf("", flags.python);  // --formulas is the request's own
   auto answer = registry::AnswerFlops(request);
   if (!answer.ok()) return ReportError(answer.error());
   if (answer->version_warning) ReportWarning(*answer->version_warning);

@@ -21,13 +21,17 @@ void LocateFlags::Add(CLI::App& command) {
                      "else python3); only asked for sys.path");
 }
 
-Result<registry::LocatedFormulas> LocateFlags::Locate() const {
+registry::LocateOptions LocateOptionsOf(const std::string& formulas, const std::string& python) {
   registry::LocateOptions options;
   if (!formulas.empty()) options.formulas_flag = formulas;
   if (!python.empty()) options.python_flag = python;
   options.formulas_env = GetEnv("OPMFU_FORMULAS");
   options.python_env = GetEnv("OPMFU_PYTHON");
-  return registry::LocateFormulas(options);
+  return options;
+}
+
+Result<registry::LocatedFormulas> LocateFlags::Locate() const {
+  return registry::LocateFormulas(LocateOptionsOf(formulas, python));
 }
 
 namespace {

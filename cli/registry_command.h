@@ -20,6 +20,10 @@ struct LocateFlags {
   Result<registry::LocatedFormulas> Locate() const;
 };
 
+/// The flags (empty: not given) over $OPMFU_FORMULAS / $OPMFU_PYTHON: how `registry` and `flops`
+/// look for the formulas file.
+registry::LocateOptions LocateOptionsOf(const std::string& formulas, const std::string& python);
+
 /// Adds `opmfu registry check` to `registry`.
 void AddRegistryCheckCommand(CLI::App& registry, Action& action);
 /// Adds `opmfu registry add` to `registry`.
