@@ -89,9 +89,10 @@ void ReadExperimentalSettings(const python::Tracer& tracer, ProfilerCallSite& si
     setting.call = site.call;
     targets.push_back({&setting, &spec});
   }
-  const auto add = [](Setting& setting, Value value, const std::vector<Note>& prefix) {
+  const auto add = [](Setting& setting, Value value, const std::vector<Note>& prefix, TSNode at = TSNode{}) {
     PrependNotes(value.chain, prefix);
     setting.values.push_back(std::move(value));
+    setting.value_anchors.push_back(ts_node_is_null(at) ? setting.anchor : at);
   };
 
   for (const Value& config : site.experimental_config.values) {
@@ -116,13 +117,17 @@ void ReadExperimentalSettings(const python::Tracer& tracer, ProfilerCallSite& si
             setting.anchor = config.node;
             setting.call = config.node;
           }
-          add(setting, Default(tracer.module(), config.node, *target.spec), prefix);
+          if (std::none_of(setting.missing_in.begin(), setting.missing_in.end(),
+                           [&](TSNode seen) { return ts_node_eq(seen, config.node); })) {
+            setting.missing_in.push_back(config.node);
+          }
+          add(setting, Default(tracer.module(), config.node, *target.spec), prefix, config.node);
           continue;
         }
         setting.written = true;
         setting.anchor = ts_node_is_null(argument->keyword) ? argument->node : argument->keyword;
         setting.call = config.node;
-        for (Value& value : argument->values) add(setting, std::move(value), prefix);
+        for (Value& value : argument->values) add(setting, std::move(value), prefix, setting.anchor);
       }
       continue;
     }
@@ -135,7 +140,10 @@ void ReadExperimentalSettings(const python::Tracer& tracer, ProfilerCallSite& si
     } else {
       unknown.unknown_reason = "`experimental_config` cannot be followed: " + config.unknown_reason;
     }
-    for (const Target& target : targets) target.setting->values.push_back(unknown);
+    for (const Target& target : targets) {
+      target.setting->values.push_back(unknown);
+      target.setting->value_anchors.push_back(site.experimental_config.anchor);
+    }
   }
 }
 

@@ -27,6 +27,13 @@ struct Setting {
   TSNode anchor{};       ///< the `name=value` argument, or the call that lacks it
   TSNode call{};         ///< the call the setting belongs to (profile or _ExperimentalConfig)
   python::Values values;
+  /// With several `_ExperimentalConfig(...)` calls on the traced paths: for each value, the
+  /// `name=value` argument it came from or the config call that leaves it out, so a finding lands
+  /// on the config that is wrong (empty otherwise: every value is at `anchor`).
+  std::vector<TSNode> value_anchors;
+  /// The config calls on the traced paths that leave the setting out, each once (where a fix that
+  /// adds it must add it).
+  std::vector<TSNode> missing_in;
   /// For a setting read from another file (dynamic-profiler JSON): where to report instead of
   /// `anchor`, and what to write there (the rules' own help speaks Python).
   TextLocation where;

@@ -136,13 +136,18 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
                             const std::function<std::string(const Value&)>& problem, std::string help) {
   std::vector<const Value*> bad;
   std::size_t others = 0;
-  for (const Value& value : setting.values) {
+  TSNode first_bad_at{};  // the config the first bad value is written in (or left out of)
+  for (std::size_t i = 0; i < setting.values.size(); ++i) {
+    const Value& value = setting.values[i];
     if (IsOpaque(value)) {
       ++others;
       continue;
     }
     const Verdict verdict = classify(value);
-    if (verdict == Verdict::kBad) bad.push_back(&value);
+    if (verdict == Verdict::kBad) {
+      if (bad.empty() && setting.value_anchors.size() == setting.values.size()) first_bad_at = setting.value_anchors[i];
+      bad.push_back(&value);
+    }
     if (verdict != Verdict::kBad) ++others;
   }
   if (bad.empty()) return nullptr;
@@ -165,7 +170,9 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
     message += ")";
   }
   if (!first.chain.empty()) message += ": " + RenderChain(first.chain);
-  Diagnostic& diagnostic = context.Report(setting, std::move(message), std::move(help));
+  Diagnostic& diagnostic = setting.where.valid() || ts_node_is_null(first_bad_at)
+                               ? context.Report(setting, std::move(message), std::move(help))
+                               : context.Report(first_bad_at, std::move(message), std::move(help));
   if (partial && diagnostic.severity > Severity::kWarning) diagnostic.severity = Severity::kWarning;
   diagnostic.notes = first.chain;
   return &diagnostic;

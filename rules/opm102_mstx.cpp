@@ -53,20 +53,42 @@ void CheckMstx(LintCheckContext& context) {
           "written";
       const python::Value& first = anchor_setting.values.front();
       if (!first.chain.empty()) message += ": " + RenderChain(first.chain);
-      Diagnostic& d = context.Report(anchor_setting, std::move(message), help);
-      d.notes = first.chain;
-      if (!site.mstx.written && !site.msprof_tx.written && IsType(site.mstx.call, "call") &&
-          !ts_node_eq(site.mstx.call, site.call)) {
-        Fix fix;
-        TSNode arguments = ChildByField(site.mstx.call, "arguments");
-        TSNode last{};
-        for (std::uint32_t i = 0; i < ts_node_named_child_count(arguments); ++i) {
-          TSNode child = ts_node_named_child(arguments, i);
-          if (!IsType(child, "comment")) last = child;
+      // Neither written anywhere: every config call on the traced paths leaves both out. The
+      // finding goes on the first, and the fix adds both to each (one edit per config), so a fresh
+      // lint after it finds none.
+      const bool neither_written = !site.mstx.written && !site.msprof_tx.written;
+      std::vector<TSNode> configs;
+      bool every_config_here = true;  // a config read in another file cannot be fixed from here
+      if (neither_written) {
+        for (TSNode config : site.mstx.missing_in) {
+          const bool here = !ts_node_is_null(config) && IsType(config, "call") && !ts_node_eq(config, site.call);
+          every_config_here = every_config_here && here;
+          if (here) configs.push_back(config);
         }
-        const std::uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(arguments) + 1 : ts_node_end_byte(last);
-        fix.edits.push_back({at, at, std::string(ts_node_is_null(last) ? "" : ", ") + "mstx=True, msprof_tx=True"});
-        fix.message = "add `mstx=True, msprof_tx=True`";
+        if (!every_config_here) configs.clear();
+      }
+      Diagnostic& d = configs.size() > 1 ? context.Report(configs.front(), std::move(message), help)
+                                         : context.Report(anchor_setting, std::move(message), help);
+      d.notes = first.chain;
+      if (neither_written && every_config_here && configs.empty() && IsType(site.mstx.call, "call") &&
+          !ts_node_eq(site.mstx.call, site.call)) {
+        configs.push_back(site.mstx.call);
+      }
+      if (!configs.empty()) {
+        Fix fix;
+        for (TSNode config : configs) {
+          TSNode arguments = ChildByField(config, "arguments");
+          TSNode last{};
+          for (std::uint32_t i = 0; i < ts_node_named_child_count(arguments); ++i) {
+            TSNode child = ts_node_named_child(arguments, i);
+            if (!IsType(child, "comment")) last = child;
+          }
+          const std::uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(arguments) + 1 : ts_node_end_byte(last);
+          fix.edits.push_back({at, at, std::string(ts_node_is_null(last) ? "" : ", ") + "mstx=True, msprof_tx=True"});
+        }
+        fix.message = configs.size() > 1 ? "add `mstx=True, msprof_tx=True` to each of the " +
+                                               std::to_string(configs.size()) + " `_ExperimentalConfig(...)` calls"
+                                         : "add `mstx=True, msprof_tx=True`";
         d.fix = std::move(fix);
       } else if (IsType(site.msprof_tx.call, "call") && !ts_node_eq(site.msprof_tx.call, site.call)) {
         // `msprof_tx` (every torch_npu release reads it) set True where it is written as a False
