@@ -4,6 +4,8 @@
 #include <array>
 #include <unordered_map>
 
+#include "engine/numeric.h"
+
 namespace opmfu::engine {
 
 namespace {
@@ -70,7 +72,7 @@ Result<KernelSignatures> ReadKernelSignatures(Database& db) {
     const auto [start, end] = task->second;
     KernelSignatureGroup& group = signatures.groups[found->second];
     ++group.count;
-    group.duration += std::max<std::int64_t>(0, end - start);
+    group.duration = SaturatingAdd(group.duration, std::max<std::int64_t>(0, TaskDuration(start, end)));
     signatures.kernels.push_back({start, found->second});
   }
   return signatures;

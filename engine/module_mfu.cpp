@@ -324,7 +324,7 @@ Status DescribeOp(const MergedRows& in, const MfuCalculation& calculation, const
     }
     if (row != op.first_row) kernel_list += ", ";
     kernel_list += in.data.strings->View(link.kernel_name);
-    op.device_time += static_cast<double>(link.kernel_end - link.kernel_ts);
+    op.device_time += DifferenceOfInts(link.kernel_end, link.kernel_ts);
     const std::optional<std::uint32_t>& mfu = in.merged[row].mfu;  // -1.0 where the kernel got no MFU
     flat.op_mfu.push_back(mfu ? calculation.Mfu(calculation.results[*mfu]) : -1.0);
   }

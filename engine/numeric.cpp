@@ -2,12 +2,31 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace opmfu::engine {
 
 double Round2(double x) { return std::nearbyint(x * 100.0) / 100.0; }
 double Round4(double x) { return std::nearbyint(x * 10000.0) / 10000.0; }
+
+double DifferenceOfInts(std::int64_t end, std::int64_t start) {
+  std::int64_t difference = 0;
+  if (!__builtin_sub_overflow(end, start, &difference)) return static_cast<double>(difference);
+  return static_cast<double>(end) - static_cast<double>(start);
+}
+
+std::int64_t TaskDuration(std::int64_t start, std::int64_t end) {
+  std::int64_t difference = 0;
+  if (!__builtin_sub_overflow(end, start, &difference)) return difference;
+  return 0;  // the real SQLite computes is beyond int64, which "NULL->0 int" reads as 0
+}
+
+std::int64_t SaturatingAdd(std::int64_t total, std::int64_t add) {
+  std::int64_t sum = 0;
+  if (!__builtin_add_overflow(total, add, &sum)) return sum;
+  return add > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+}
 
 double PairwiseSum(std::span<const double> v) {
   const std::size_t n = v.size();

@@ -12,6 +12,7 @@
 
 #include "common/parallel.h"
 #include "common/sqlite.h"
+#include "engine/numeric.h"
 #include "engine/rank_reader.h"
 
 namespace opmfu::engine {
@@ -283,13 +284,6 @@ class GroupIndex {
   std::unordered_map<std::int64_t, std::pair<std::uint32_t, std::uint32_t>> sparse_;
 };
 
-// TASK.endNs - TASK.startNs as SQLite computes it (an overflow goes to a real), then NULL->0 int.
-std::int64_t TaskDuration(std::int64_t start, std::int64_t end) {
-  std::int64_t difference = 0;
-  if (!__builtin_sub_overflow(end, start, &difference)) return difference;
-  return CoerceInt(SQLITE_FLOAT, 0, static_cast<double>(end) - static_cast<double>(start), {});
-}
-
 struct Tables {
   std::vector<ModuleRange> modules;
   std::vector<FlopsRange> flops_ranges;
@@ -341,7 +335,7 @@ KernelSignatures GroupBySignature(const Tables& tables, const GroupIndex& tasks_
     }
     KernelSignatureGroup& group = signatures.groups[found->second];
     ++group.count;
-    group.duration += std::max<std::int64_t>(0, TaskDuration(task->start, task->end));
+    group.duration = SaturatingAdd(group.duration, std::max<std::int64_t>(0, TaskDuration(task->start, task->end)));
     signatures.kernels.push_back({task->start, found->second});
   }
   for (std::size_t g = 0; g < keys.size(); ++g) {

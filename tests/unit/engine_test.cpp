@@ -2,6 +2,7 @@
 // with rows written in the spec's tuple notation.
 
 #include <gtest/gtest.h>
+#include <limits>
 
 #include <cmath>
 #include <fstream>
@@ -132,6 +133,22 @@ TEST(Numeric, PythonReprOfFloats) {
   EXPECT_EQ(PythonFloatRepr(1.5e-05), "1.5e-05");
   EXPECT_EQ(PythonFloatRepr(0.0), "0.0");
   EXPECT_EQ(PythonFloatRepr(262.14399999999995), "262.14399999999995");
+}
+
+// Timestamps a damaged database may hold: no difference or sum is undefined behaviour (a fuzzed
+// rank with a kernel from INT64_MAX to -258 once overflowed in the module pass).
+TEST(Numeric, DifferencesAndSumsOfHostileTimestamps) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(DifferenceOfInts(1'700'000'000'000'000'500, 1'700'000'000'000'000'000), 500.0);  // exact at real magnitudes
+  EXPECT_EQ(DifferenceOfInts(-258, kMax), -258.0 - static_cast<double>(kMax));
+  EXPECT_EQ(DifferenceOfInts(kMax, kMin), static_cast<double>(kMax) - static_cast<double>(kMin));
+  EXPECT_EQ(TaskDuration(10, 25), 15);
+  EXPECT_EQ(TaskDuration(25, 10), -15);
+  EXPECT_EQ(TaskDuration(kMax, -258), 0);  // SQLite's real result is beyond int64: read as 0
+  EXPECT_EQ(SaturatingAdd(kMax - 1, 5), kMax);
+  EXPECT_EQ(SaturatingAdd(kMin + 1, -5), kMin);
+  EXPECT_EQ(SaturatingAdd(40, 2), 42);
 }
 
 TEST(Numeric, PairwiseSumMatchesNumpyStructure) {
