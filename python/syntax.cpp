@@ -210,4 +210,41 @@ std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode fun
   return std::nullopt;
 }
 
+TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_view item) {
+  TSNode last{};
+  const std::uint32_t count = ts_node_named_child_count(container);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(container, i);
+    if (!IsType(child, "comment")) last = child;
+  }
+  if (ts_node_is_null(last)) {
+    const std::uint32_t open = ts_node_start_byte(container) + 1;
+    return {open, open, std::string(item)};
+  }
+  const std::string& source = tree.source();
+  const std::uint32_t start = ts_node_start_byte(last);
+  std::uint32_t line_start = start;
+  while (line_start > 0 && source[line_start - 1] != '\n') --line_start;
+  const std::string_view before = std::string_view(source).substr(line_start, start - line_start);
+  const bool own_line =
+      before.find_first_not_of(" \t") == std::string_view::npos && line_start > ts_node_start_byte(container);
+  const TSNode next = ts_node_next_sibling(last);
+  const bool trailing_comma = !ts_node_is_null(next) && IsType(next, ",");
+  if (own_line) {
+    const std::uint32_t after = trailing_comma ? ts_node_end_byte(next) : ts_node_end_byte(last);
+    // A comment that ends the last item's line stays with that item.
+    std::uint32_t line_end = after;
+    while (line_end < source.size() && source[line_end] != '\n') ++line_end;
+    const std::string_view rest = std::string_view(source).substr(after, line_end - after);
+    const std::size_t hash = rest.find_first_not_of(" \t");
+    const bool comment = hash != std::string_view::npos && rest[hash] == '#';
+    std::string text = trailing_comma ? "" : ",";
+    if (comment) text += rest;
+    text += "\n" + std::string(before) + std::string(item) + (trailing_comma ? "," : "");
+    return {after, comment ? line_end : after, std::move(text)};
+  }
+  const std::uint32_t at = ts_node_end_byte(last);
+  return {at, at, ", " + std::string(item)};
+}
+
 }  // namespace opmfu::python

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/text_edit.h"
 #include "common/tree_sitter.h"
 
 namespace opmfu::python {
@@ -37,5 +38,12 @@ std::string_view LastComponent(std::string_view dotted);
 
 /// First line of a function's docstring, if its body starts with a string literal.
 std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode function_definition);
+
+/// The edit that adds `item` as the last element of a bracketed container (an argument list, a
+/// list, a parameter list), written as the container is laid out: one element per line (the last
+/// starts its line) puts `item` on a line of its own with the same indentation, keeping a trailing
+/// comma if there is one; otherwise `, item` follows the last element; an empty container gets
+/// `item` just inside its opening bracket. Comments are not elements.
+TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_view item);
 
 }  // namespace opmfu::python

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "python/syntax.h"
+
 namespace opmfu::rules {
 
 using python::Value;
@@ -187,19 +189,8 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
   if (!setting.written) {
     TSNode arguments = ChildByField(setting.call, "arguments");
     if (ts_node_is_null(arguments) || !IsType(arguments, "argument_list")) return std::nullopt;
-    TSNode last{};
-    const std::uint32_t count = ts_node_named_child_count(arguments);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      TSNode child = ts_node_named_child(arguments, i);
-      if (!IsType(child, "comment")) last = child;
-    }
     const std::string text = setting.name + "=" + replacement;
-    if (ts_node_is_null(last)) {
-      const std::uint32_t open = ts_node_start_byte(arguments) + 1;
-      fix.edits.push_back({open, open, text});
-    } else {
-      fix.edits.push_back({ts_node_end_byte(last), ts_node_end_byte(last), ", " + text});
-    }
+    fix.edits.push_back(python::AppendItemEdit(tree, arguments, text));
     fix.message = "add `" + text + "`";
     return fix;
   }
@@ -259,21 +250,12 @@ Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::s
 
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item) {
   if (ts_node_is_null(list) || !IsType(list, "list")) return std::nullopt;
-  TSNode last{};
   for (std::uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {
-    TSNode child = ts_node_named_child(list, i);
-    if (IsType(child, "comment")) continue;
-    if (IsType(child, "list_splat")) return std::nullopt;  // `[*xs]`: not a list of literals
-    last = child;
+    if (IsType(ts_node_named_child(list, i), "list_splat")) return std::nullopt;  // `[*xs]`: not a list of literals
   }
   Fix fix;
   fix.safe = true;
-  if (ts_node_is_null(last)) {
-    const std::uint32_t open = ts_node_start_byte(list) + 1;
-    fix.edits.push_back({open, open, item});
-  } else {
-    fix.edits.push_back({ts_node_end_byte(last), ts_node_end_byte(last), ", " + item});
-  }
+  fix.edits.push_back(python::AppendItemEdit(context.module().tree(), list, item));
   const SourcePosition at = context.module().tree().PositionAt(ts_node_start_byte(list));
   fix.message = "add `" + item + "` (line " + std::to_string(at.line) + ")";
   return fix;

@@ -1,5 +1,7 @@
 #include "rules/lint_checks.h"
 
+#include "python/syntax.h"
+
 namespace opmfu::rules {
 
 namespace {
@@ -77,14 +79,8 @@ void CheckMstx(LintCheckContext& context) {
       if (!configs.empty()) {
         Fix fix;
         for (TSNode config : configs) {
-          TSNode arguments = ChildByField(config, "arguments");
-          TSNode last{};
-          for (std::uint32_t i = 0; i < ts_node_named_child_count(arguments); ++i) {
-            TSNode child = ts_node_named_child(arguments, i);
-            if (!IsType(child, "comment")) last = child;
-          }
-          const std::uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(arguments) + 1 : ts_node_end_byte(last);
-          fix.edits.push_back({at, at, std::string(ts_node_is_null(last) ? "" : ", ") + "mstx=True, msprof_tx=True"});
+          fix.edits.push_back(python::AppendItemEdit(context.module().tree(), ChildByField(config, "arguments"),
+                                                     "mstx=True, msprof_tx=True"));
         }
         fix.message = configs.size() > 1 ? "add `mstx=True, msprof_tx=True` to each of the " +
                                                std::to_string(configs.size()) + " `_ExperimentalConfig(...)` calls"

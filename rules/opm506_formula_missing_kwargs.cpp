@@ -1,3 +1,4 @@
+#include "python/syntax.h"
 #include "rules/registry_checks.h"
 
 namespace opmfu::rules {
@@ -8,12 +9,10 @@ void CheckFormulaMissingKwargs(RuleCheckContext& context) {
     TSNode parameters = ChildByField(registration.function, "parameters");
     if (ts_node_is_null(parameters)) continue;
     bool has_kwargs = false;
-    TSNode last{};
     const std::uint32_t count = ts_node_named_child_count(parameters);
     for (std::uint32_t i = 0; i < count; ++i) {
       TSNode parameter = ts_node_named_child(parameters, i);
       if (IsType(parameter, "comment")) continue;
-      last = parameter;
       const bool typed_splat =
           IsType(parameter, "typed_parameter") && IsType(ts_node_named_child(parameter, 0), "dictionary_splat_pattern");
       has_kwargs = has_kwargs || IsType(parameter, "dictionary_splat_pattern") || typed_splat;
@@ -21,12 +20,7 @@ void CheckFormulaMissingKwargs(RuleCheckContext& context) {
     if (has_kwargs) continue;
     Fix fix;
     fix.message = "add `**kwargs` to the parameters of `" + registration.function_name + "`";
-    if (ts_node_is_null(last)) {
-      const std::uint32_t open = ts_node_start_byte(parameters) + 1;  // just after '('
-      fix.edits.push_back({open, open, "**kwargs"});
-    } else {
-      fix.edits.push_back({ts_node_end_byte(last), ts_node_end_byte(last), ", **kwargs"});
-    }
+    fix.edits.push_back(python::AppendItemEdit(context.file.tree, parameters, "**kwargs"));
     context
         .Report(ChildByField(registration.function, "name"),
                 "formula `" + registration.function_name +

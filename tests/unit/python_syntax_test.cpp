@@ -17,6 +17,35 @@ TSNode FirstAssignedValue(const SyntaxTree& tree) {
   return ChildByField(ts_node_named_child(statement, 0), "right");
 }
 
+// An item is added as the container is laid out: on the same line, or one per line with the last
+// item's indentation (keeping a trailing comma), or inside an empty container.
+TEST(AppendItemEdit, FollowsTheContainersLayout) {
+  struct Case {
+    const char* source;
+    const char* after;
+  };
+  const Case cases[] = {
+      {"x = [a, b]\n", "x = [a, b, c]\n"},
+      {"x = []\n", "x = [c]\n"},
+      {"x = [  # note\n]\n", "x = [c  # note\n]\n"},
+      {"x = [\n    a,\n    b\n]\n", "x = [\n    a,\n    b,\n    c\n]\n"},
+      {"x = [\n    a,\n    b,\n]\n", "x = [\n    a,\n    b,\n    c,\n]\n"},
+      {"x = [\n    a,\n    b,  # last\n]\n", "x = [\n    a,\n    b,  # last\n    c,\n]\n"},
+      {"x = [\n    a,\n    b  # last\n]\n", "x = [\n    a,\n    b,  # last\n    c\n]\n"},
+      {"x = [a,\n     b]\n", "x = [a,\n     b,\n     c]\n"},
+      {"x = f(a, b,\n      d)\n", "x = f(a, b,\n      d,\n      c)\n"},
+  };
+  for (const Case& c : cases) {
+    const SyntaxTree tree = Parse(c.source);
+    TSNode container = FirstAssignedValue(tree);
+    if (IsType(container, "call")) container = ChildByField(container, "arguments");
+    const TextEdit edit = AppendItemEdit(tree, container, "c");
+    auto fixed = ApplyEdits(tree.source(), {edit});
+    ASSERT_TRUE(fixed.ok()) << c.source;
+    EXPECT_EQ(*fixed, c.after) << c.source;
+  }
+}
+
 TEST(StringLiteralValue, DecodesPlainRawAndConcatenatedStrings) {
   struct Case {
     const char* source;
