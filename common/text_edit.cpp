@@ -11,6 +11,17 @@ namespace {
 
 Status SortAndValidate(std::string_view original, std::vector<TextEdit>& edits) {
   std::stable_sort(edits.begin(), edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  // The same edit twice (two findings one edit fixes) is applied once.
+  for (std::size_t i = 0; i < edits.size(); ++i) {
+    for (std::size_t j = i + 1; j < edits.size() && edits[j].begin == edits[i].begin;) {
+      const bool same = edits[j].end == edits[i].end && edits[j].replacement == edits[i].replacement;
+      if (same) {
+        edits.erase(edits.begin() + static_cast<std::ptrdiff_t>(j));
+      } else {
+        ++j;
+      }
+    }
+  }
   std::size_t previous_end = 0;
   for (const TextEdit& edit : edits) {
     if (edit.begin > edit.end || edit.end > original.size()) {

@@ -19,7 +19,8 @@ struct TextEdit {
 };
 
 /// Applies edits given against the same original text. They may come in any order but must not
-/// overlap; anything else is a usage error, not a silent merge.
+/// overlap; anything else is a usage error, not a silent merge. The same edit given twice (one
+/// edit that fixes two findings) is applied once.
 Result<std::string> ApplyEdits(std::string_view original, std::vector<TextEdit> edits);
 
 /// A unified diff (`--- a/path`, `+++ b/path`, hunks with `context` lines) of what `edits` do to

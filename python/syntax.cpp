@@ -238,6 +238,11 @@ TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_vi
     const std::string_view rest = std::string_view(source).substr(after, line_end - after);
     const std::size_t hash = rest.find_first_not_of(" \t");
     const bool comment = hash != std::string_view::npos && rest[hash] == '#';
+    if (trailing_comma && line_end < source.size() && (comment || hash == std::string_view::npos)) {
+      // A line of its own after the last item's line, which stays as it is.
+      const std::uint32_t next_line = line_end + 1;
+      return {next_line, next_line, std::string(before) + std::string(item) + ",\n"};
+    }
     std::string text = trailing_comma ? "" : ",";
     if (comment) text += rest;
     text += "\n" + std::string(before) + std::string(item) + (trailing_comma ? "," : "");

@@ -208,6 +208,30 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
   return fix;
 }
 
+std::optional<Fix> AddExperimentalConfigFix(const LintCheckContext& context, const linter::ProfilerCallSite& site) {
+  const auto absent = [&](const linter::Setting& setting) {
+    return !setting.written && !setting.where.valid() && ts_node_eq(setting.call, site.call);
+  };
+  if (!context.facts.module || !IsType(site.call, "call") || !absent(site.mstx) || !absent(site.msprof_tx) ||
+      !absent(site.export_type) || !absent(site.profiler_level)) {
+    return std::nullopt;
+  }
+  TSNode arguments = ChildByField(site.call, "arguments");
+  if (ts_node_is_null(arguments) || !IsType(arguments, "argument_list")) return std::nullopt;
+  const auto config = SpelledInFile(context, "torch_npu.profiler._ExperimentalConfig");
+  const auto level = SpelledInFile(context, "torch_npu.profiler.ProfilerLevel.Level1");
+  const auto text = SpelledInFile(context, "torch_npu.profiler.ExportType.Text");
+  const auto db = SpelledInFile(context, "torch_npu.profiler.ExportType.Db");
+  if (!config || !level || !text || !db) return std::nullopt;
+  const std::string item = "experimental_config=" + *config + "(profiler_level=" + *level + ", export_type=[" + *text +
+                           ", " + *db + "], mstx=True, msprof_tx=True)";
+  Fix fix;
+  fix.safe = true;
+  fix.edits.push_back(python::AppendItemEdit(context.module().tree(), arguments, item));
+  fix.message = "add `" + item + "`";
+  return fix;
+}
+
 const Value* EditableLiteral(const LintCheckContext& context, const linter::Setting& setting) {
   if (setting.where.valid() || !context.facts.module || !setting.written || setting.values.size() != 1) return nullptr;
   const Value& value = setting.values.front();

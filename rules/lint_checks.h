@@ -104,6 +104,14 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
 /// if/elif/else, match or conditional expression (an `if` alone only guards). nullptr otherwise.
 const python::Value* EditableLiteral(const LintCheckContext& context, const linter::Setting& setting);
 
+/// For a profile(...) call of this file that passes no `experimental_config` at all (its defaults
+/// are Level0, Text only, no MSTX): the one edit that adds a config with what MFU needs,
+/// `experimental_config=_ExperimentalConfig(profiler_level=Level1, export_type=[Text, Db], mstx=True,
+/// msprof_tx=True)`, each name spelled through the file's imports. OPM102, OPM103 and OPM104 each
+/// offer this same edit, which is applied once. nullopt when a config is passed or a name cannot
+/// be spelled.
+std::optional<Fix> AddExperimentalConfigFix(const LintCheckContext& context, const linter::ProfilerCallSite& site);
+
 /// A safe fix that writes `replacement` in place of the literal `node` ("replace `x` with `y`").
 Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::string& replacement);
 

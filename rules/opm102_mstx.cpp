@@ -86,6 +86,8 @@ void CheckMstx(LintCheckContext& context) {
                                                std::to_string(configs.size()) + " `_ExperimentalConfig(...)` calls"
                                          : "add `mstx=True, msprof_tx=True`";
         d.fix = std::move(fix);
+      } else if (auto added = AddExperimentalConfigFix(context, site)) {
+        d.fix = std::move(added);
       } else if (IsType(site.msprof_tx.call, "call") && !ts_node_eq(site.msprof_tx.call, site.call)) {
         // `msprof_tx` (every torch_npu release reads it) set True where it is written as a False
         // literal, or added to the config that lacks it.

@@ -30,8 +30,13 @@ void CheckExportType(LintCheckContext& context) {
         },
         "pass `export_type=[torch_npu.profiler.ExportType.Text, torch_npu.profiler.ExportType.Db]` (or just Db)");
     // Written here: Db is added, spelled as the Text already there is; the Text export is kept.
+    if (found == nullptr) continue;
+    if (auto added = AddExperimentalConfigFix(context, site)) {
+      found->fix = std::move(added);
+      continue;
+    }
     const python::Value* literal = EditableLiteral(context, site.export_type);
-    if (found == nullptr || literal == nullptr) continue;
+    if (literal == nullptr) continue;
     if (IsType(literal->node, "list") && ts_node_named_child_count(literal->node) > 0) {
       if (auto db = SpelledLike(context, ts_node_named_child(literal->node, 0), "Db")) {
         found->fix = AppendToListFix(context, literal->node, *db);

@@ -21,6 +21,12 @@ void CheckProfilerLevel(LintCheckContext& context) {
                                            "links msprof-analyze needs are missing");
         },
         "pass `profiler_level=torch_npu.profiler.ProfilerLevel.Level1` (or Level2) to _ExperimentalConfig");
+    if (found != nullptr && found->severity == Severity::kError) {
+      if (auto added = AddExperimentalConfigFix(context, site)) {
+        found->fix = std::move(added);
+        continue;
+      }
+    }
     // Not given in an _ExperimentalConfig(...) that exists: add it, named through the file's imports.
     if (found != nullptr && found->severity == Severity::kError && !site.profiler_level.written &&
         IsType(site.profiler_level.call, "call") && !ts_node_eq(site.profiler_level.call, site.call)) {
