@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -18,18 +17,6 @@ struct CheckDbFlags {
   std::string format = "text";
 };
 
-// What MFU needs of each recorded setting (shared/spec/collection-config.md).
-const std::map<std::string, std::string> kMfuNeeds = {
-    {"with_flops", "true"},
-    {"_msprof_tx", "true (or _mstx=true from torch_npu v26.1.0 on)"},
-    {"mstx_domain_include", "empty or containing mfu_flops"},
-    {"mstx_domain_exclude", "not containing mfu_flops"},
-    {"_export_type", "db among them"},
-    {"_profiler_level", "Level1 or Level2"},
-    {"activities", "CPU and NPU"},
-    {"record_shapes", "true"},
-};
-
 void PrintCheck(const engine::RankCheck& check, const std::string& root) {
   std::ostream& out = std::cout;
   const auto mark = [](bool ok) { return ok ? "  ok   " : "  MISSING "; };
@@ -40,11 +27,9 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
   // What the run recorded next to what MFU needs: the evidence for the verdict below.
   if (check.recorded) {
     out << "  recorded configuration (" << check.recorded->file.string() << "):\n";
-    const auto settings = engine::RecordedSettings(*check.recorded);
-    for (const auto& [name, value] : settings) {
-      const auto needed = kMfuNeeds.find(name);
-      out << "    " << name << ": " << value;
-      if (needed != kMfuNeeds.end()) out << "   [MFU needs: " << needed->second << "]";
+    for (const engine::RecordedEntry& entry : engine::RecordedSettings(*check.recorded)) {
+      out << "    " << entry.label << ": " << entry.value;
+      if (!entry.mfu_needs.empty()) out << "   [MFU needs: " << entry.mfu_needs << "]";
       out << "\n";
     }
   } else if (check.recorded_unreadable) {
@@ -101,11 +86,10 @@ nlohmann::ordered_json CheckJson(const engine::RankCheck& check, const std::stri
   nlohmann::ordered_json recorded = nullptr;
   if (check.recorded) {
     nlohmann::ordered_json settings = nlohmann::ordered_json::object();
-    for (const auto& [name, value] : engine::RecordedSettings(*check.recorded)) {
-      const auto needed = kMfuNeeds.find(name);
-      settings[name] = {{"value", value},
-                        {"mfu_needs", needed != kMfuNeeds.end() ? nlohmann::ordered_json(needed->second)
-                                                                : nlohmann::ordered_json(nullptr)}};
+    for (const engine::RecordedEntry& entry : engine::RecordedSettings(*check.recorded)) {
+      settings[entry.label] = {{"value", entry.value},
+                               {"mfu_needs", entry.mfu_needs.empty() ? nlohmann::ordered_json(nullptr)
+                                                                     : nlohmann::ordered_json(entry.mfu_needs)}};
     }
     recorded = {{"file", check.recorded->file.string()}, {"settings", settings}};
   }

@@ -27,23 +27,23 @@ std::string Spelled(const std::vector<std::string>& items, bool lower) {
   return joined;
 }
 
-std::optional<std::string> Bool(const std::optional<bool>& value) {
-  if (!value) return std::nullopt;
-  return *value ? "true" : "false";
-}
-
 // The recorded value of a traced setting, spelled like lint's; nullopt when not recorded.
-std::optional<std::string> Recorded(const engine::RecordedConfig& config, const std::string& name) {
-  if (name == "with_flops") return Bool(config.with_flops);
-  if (name == "record_shapes") return Bool(config.record_shapes);
-  if (name == "with_modules") return Bool(config.with_modules);
-  if (name == "msprof_tx") return Bool(config.msprof_tx);
-  if (name == "mstx") return Bool(config.mstx);
-  if (name == "profiler_level") return config.profiler_level;
-  if (name == "export_type" && config.export_type) return Spelled(*config.export_type, true);
-  if (name == "activities" && config.activities) {
-    // An empty list is recorded as given; torch_npu collects its default set for it.
-    return config.activities->empty() ? std::string("CPU,NPU") : Spelled(*config.activities, false);
+std::optional<std::string> Recorded(const engine::RecordedConfig& config, SettingId id) {
+  switch (Row(id).recorded_form) {
+    case RecordedForm::kBool:
+      if (const std::optional<bool> value = config.Bool(id)) return *value ? "true" : "false";
+      return std::nullopt;
+    case RecordedForm::kText:
+    case RecordedForm::kSchedule:
+      if (const std::string* value = config.Text(id)) return *value;
+      return std::nullopt;
+    case RecordedForm::kList: {
+      const std::vector<std::string>* value = config.List(id);
+      if (value == nullptr) return std::nullopt;
+      // An empty activity list is recorded as given; torch_npu collects its default set for it.
+      if (id == SettingId::kActivities && value->empty()) return std::string("CPU,NPU");
+      return Spelled(*value, /*lower=*/id == SettingId::kExportType);
+    }
   }
   return std::nullopt;
 }
@@ -66,7 +66,9 @@ Result<PredictionCheck> CheckPrediction(const std::vector<lint::TracedSite>& sit
     if (!config.ok()) return config.take_error();
     if (!*config) continue;
     std::string key;
-    for (const auto& [name, value] : engine::RecordedSettings(**config)) key += name + "=" + value + ";";
+    for (const engine::RecordedEntry& entry : engine::RecordedSettings(**config)) {
+      key += entry.label + "=" + entry.value + ";";
+    }
     auto [at, added] = runs.try_emplace(key, RecordedRun{**config, {}});
     at->second.ranks.push_back(rank.rank_id);
   }
@@ -97,7 +99,7 @@ Result<PredictionCheck> CheckPrediction(const std::vector<lint::TracedSite>& sit
       bool disagrees = false;
       nlohmann::ordered_json settings = nlohmann::ordered_json::array();
       for (const lint::TracedSetting& setting : site.settings) {
-        const std::optional<std::string> recorded = Recorded(run.config, setting.name);
+        const std::optional<std::string> recorded = Recorded(run.config, setting.id);
         const std::string traced = setting.values.empty() ? std::string("cannot tell")
                                    : setting.unknown      ? Join(setting.values, " | ") + " | cannot tell"
                                                           : Join(setting.values, " | ");

@@ -215,8 +215,10 @@ std::string NeverParsedCause(const RankLocation& location) {
                       (location.db_path.parent_path().filename() / location.db_path.filename()).string() +
                       ": the run was never parsed";
   auto recorded = ReadRecordedConfig(location.rank_directory, location.rank_id);
-  if (recorded.ok() && *recorded && (*recorded)->export_type) {
-    const auto& types = *(*recorded)->export_type;
+  const std::vector<std::string>* recorded_types =
+      recorded.ok() && *recorded ? (*recorded)->List(SettingId::kExportType) : nullptr;
+  if (recorded_types != nullptr) {
+    const auto& types = *recorded_types;
     if (std::none_of(types.begin(), types.end(), [](const std::string& t) { return t == "db"; })) {
       std::string list;
       for (const std::string& type : types) list += (list.empty() ? "" : ", ") + type;

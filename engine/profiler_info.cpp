@@ -44,6 +44,38 @@ std::optional<std::vector<std::string>> Strings(const json* value) {
   return strings;
 }
 
+// The schedule object as "wait=0 warmup=10 active=1 repeat=1 skip_first=40", its step counts only.
+std::optional<std::string> ScheduleText(const json* schedule) {
+  if (schedule == nullptr || !schedule->is_object()) return std::nullopt;
+  std::string text;
+  for (const char* key : {"wait", "warmup", "active", "repeat", "skip_first"}) {
+    if (const json* value = Member(*schedule, key); value != nullptr && value->is_number_integer()) {
+      text += (text.empty() ? "" : " ") + std::string(key) + "=" + value->dump();
+    }
+  }
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+// A recorded value read as its row's form says; nullopt when absent or of another type.
+std::optional<RecordedValue> Recorded(RecordedForm form, const json* value) {
+  const auto wrap = [](auto read) -> std::optional<RecordedValue> {
+    if (!read) return std::nullopt;
+    return RecordedValue(std::move(*read));
+  };
+  switch (form) {
+    case RecordedForm::kBool:
+      return wrap(Bool(value));
+    case RecordedForm::kText:
+      return wrap(Text(value));
+    case RecordedForm::kList:
+      return wrap(Strings(value));
+    case RecordedForm::kSchedule:
+      return wrap(ScheduleText(value));
+  }
+  return std::nullopt;
+}
+
 bool Contains(const std::vector<std::string>& values, const std::string& wanted) {
   return std::find(values.begin(), values.end(), wanted) != values.end();
 }
@@ -51,9 +83,23 @@ bool Contains(const std::vector<std::string>& values, const std::string& wanted)
 // ["a", "b"] -> "[a, b]", as the settings are written in profiler_info.json.
 std::string ListText(const std::vector<std::string>& values) { return "[" + Join(values, ", ") + "]"; }
 
-std::string BoolText(std::optional<bool> value) { return value ? (*value ? "true" : "false") : "not recorded"; }
-
 }  // namespace
+
+std::optional<bool> RecordedConfig::Bool(SettingId id) const {
+  const auto& value = values[static_cast<std::size_t>(id)];
+  if (!value || !std::holds_alternative<bool>(*value)) return std::nullopt;
+  return std::get<bool>(*value);
+}
+
+const std::string* RecordedConfig::Text(SettingId id) const {
+  const auto& value = values[static_cast<std::size_t>(id)];
+  return value ? std::get_if<std::string>(&*value) : nullptr;
+}
+
+const std::vector<std::string>* RecordedConfig::List(SettingId id) const {
+  const auto& value = values[static_cast<std::size_t>(id)];
+  return value ? std::get_if<std::vector<std::string>>(&*value) : nullptr;
+}
 
 std::optional<std::int64_t> RankFromProfilerInfoName(const fs::path& rank_directory) {
   std::error_code ec;
@@ -102,25 +148,12 @@ Result<std::optional<RecordedConfig>> ReadRecordedConfig(const fs::path& rank_di
   };
   const json& common = section("common_config");
   const json& experimental = section("experimental_config");
-  config.with_flops = Bool(Member(common, "with_flops"));
-  config.record_shapes = Bool(Member(common, "record_shapes"));
-  config.with_modules = Bool(Member(common, "with_modules"));
-  config.activities = Strings(Member(common, "activities"));
-  if (const json* schedule = Member(common, "schedule"); schedule != nullptr && schedule->is_object()) {
-    std::string text_schedule;
-    for (const char* key : {"wait", "warmup", "active", "repeat", "skip_first"}) {
-      if (const json* value = Member(*schedule, key); value != nullptr && value->is_number_integer()) {
-        text_schedule += (text_schedule.empty() ? "" : " ") + std::string(key) + "=" + value->dump();
-      }
-    }
-    if (!text_schedule.empty()) config.schedule = text_schedule;
+  for (const SettingRow& row : SettingRows()) {
+    if (row.recorded_section == RecordedSection::kNotRead) continue;
+    const json& holder = row.recorded_section == RecordedSection::kCommon ? common : experimental;
+    const std::string key(row.recorded_key);
+    config.values[static_cast<std::size_t>(row.id)] = Recorded(row.recorded_form, Member(holder, key.c_str()));
   }
-  config.msprof_tx = Bool(Member(experimental, "_msprof_tx"));
-  config.mstx = Bool(Member(experimental, "_mstx"));
-  config.profiler_level = Text(Member(experimental, "_profiler_level"));
-  config.export_type = Strings(Member(experimental, "_export_type"));
-  config.mstx_domain_include = Strings(Member(experimental, "_mstx_domain_include"));
-  config.mstx_domain_exclude = Strings(Member(experimental, "_mstx_domain_exclude"));
   config.torch_npu_version = Text(Member(root, "torch_npu_version"));
   config.cann_version = Text(Member(root, "cann_version"));
   if (const json* id = Member(root, "rank_id"); id != nullptr && id->is_number_integer()) {
@@ -131,21 +164,24 @@ Result<std::optional<RecordedConfig>> ReadRecordedConfig(const fs::path& rank_di
 
 std::vector<RecordedBlocker> FlopsBlockers(const RecordedConfig& config) {
   std::vector<RecordedBlocker> blockers;
-  if (config.with_flops == false) {
-    blockers.push_back({"with_flops=false", "torch_npu installs no FLOPs hooks, so no mfu_flops record is written"});
+  if (config.Bool(SettingId::kWithFlops) == false) {
+    blockers.push_back({SettingId::kWithFlops, "with_flops=false",
+                        "torch_npu installs no FLOPs hooks, so no mfu_flops record is written"});
   }
   // FLOPs records are msTX ranges. With both switches recorded off, none is written; mstx=true
   // alone works only from v26.1.0 final on, so that case is not a definite blocker.
-  if (config.msprof_tx == false && config.mstx != true) {
-    blockers.push_back({config.mstx ? "_msprof_tx=false, _mstx=false" : "_msprof_tx=false",
+  const std::optional<bool> mstx = config.Bool(SettingId::kMstx);
+  if (config.Bool(SettingId::kMsprofTx) == false && mstx != true) {
+    blockers.push_back({SettingId::kMsprofTx, mstx ? "_msprof_tx=false, _mstx=false" : "_msprof_tx=false",
                         "msTX is off, so no mfu_flops range is written"});
   }
-  if (config.mstx_domain_include && !config.mstx_domain_include->empty() &&
-      !Contains(*config.mstx_domain_include, "mfu_flops")) {
-    blockers.push_back({"mstx_domain_include=" + ListText(*config.mstx_domain_include),
+  const std::vector<std::string>* include = config.List(SettingId::kMstxDomainInclude);
+  const std::vector<std::string>* exclude = config.List(SettingId::kMstxDomainExclude);
+  if (include != nullptr && !include->empty() && !Contains(*include, "mfu_flops")) {
+    blockers.push_back({SettingId::kMstxDomainInclude, "mstx_domain_include=" + ListText(*include),
                         "the mfu_flops domain is not included, so its ranges are dropped"});
-  } else if (config.mstx_domain_exclude && Contains(*config.mstx_domain_exclude, "mfu_flops")) {
-    blockers.push_back({"mstx_domain_exclude=" + ListText(*config.mstx_domain_exclude),
+  } else if (exclude != nullptr && Contains(*exclude, "mfu_flops")) {
+    blockers.push_back({SettingId::kMstxDomainExclude, "mstx_domain_exclude=" + ListText(*exclude),
                         "the mfu_flops domain is excluded, so its ranges are dropped"});
   }
   return blockers;
@@ -153,24 +189,30 @@ std::vector<RecordedBlocker> FlopsBlockers(const RecordedConfig& config) {
 
 std::vector<RecordedBlocker> KernelBlockers(const RecordedConfig& config) {
   std::vector<RecordedBlocker> blockers;
-  if (config.activities && !config.activities->empty()) {
-    const bool cpu = std::any_of(config.activities->begin(), config.activities->end(),
-                                 [](const std::string& a) { return AsciiLower(a).find("cpu") != std::string::npos; });
-    const bool npu = std::any_of(config.activities->begin(), config.activities->end(),
-                                 [](const std::string& a) { return AsciiLower(a).find("npu") != std::string::npos; });
-    if (!cpu)
-      blockers.push_back({"activities=" + ListText(*config.activities), "no CPU activity, so no framework ops"});
-    if (!npu) blockers.push_back({"activities=" + ListText(*config.activities), "no NPU activity, so no kernels"});
+  if (const std::vector<std::string>* activities = config.List(SettingId::kActivities);
+      activities != nullptr && !activities->empty()) {
+    const auto has = [&](const char* kind) {
+      return std::any_of(activities->begin(), activities->end(),
+                         [&](const std::string& a) { return AsciiLower(a).find(kind) != std::string::npos; });
+    };
+    if (!has("cpu")) {
+      blockers.push_back(
+          {SettingId::kActivities, "activities=" + ListText(*activities), "no CPU activity, so no framework ops"});
+    }
+    if (!has("npu")) {
+      blockers.push_back(
+          {SettingId::kActivities, "activities=" + ListText(*activities), "no NPU activity, so no kernels"});
+    }
   }
-  if (config.profiler_level) {
-    const std::string level = AsciiLower(*config.profiler_level);
-    if (level == "level0" || level == "level_none") {
-      blockers.push_back({"_profiler_level=" + *config.profiler_level,
+  if (const std::string* level = config.Text(SettingId::kProfilerLevel)) {
+    const std::string lowered = AsciiLower(*level);
+    if (lowered == "level0" || lowered == "level_none") {
+      blockers.push_back({SettingId::kProfilerLevel, "_profiler_level=" + *level,
                           "kernels are not linked to framework ops and carry no shapes below Level1"});
     }
   }
-  if (config.record_shapes == false) {
-    blockers.push_back({"record_shapes=false", "kernels carry no input shapes"});
+  if (config.Bool(SettingId::kRecordShapes) == false) {
+    blockers.push_back({SettingId::kRecordShapes, "record_shapes=false", "kernels carry no input shapes"});
   }
   return blockers;
 }
@@ -182,24 +224,20 @@ std::string DescribeBlockers(const std::vector<RecordedBlocker>& blockers, const
   return "this run had " + settings + " (" + config.file.filename().string() + ")";
 }
 
-std::vector<std::pair<std::string, std::string>> RecordedSettings(const RecordedConfig& config) {
-  const auto strings = [](const std::optional<std::vector<std::string>>& values) {
-    return values ? ListText(*values) : std::string("not recorded");
-  };
-  return {
-      {"with_flops", BoolText(config.with_flops)},
-      {"_msprof_tx", BoolText(config.msprof_tx)},
-      {"_mstx", BoolText(config.mstx)},
-      {"mstx_domain_include", strings(config.mstx_domain_include)},
-      {"mstx_domain_exclude", strings(config.mstx_domain_exclude)},
-      {"_export_type", strings(config.export_type)},
-      {"_profiler_level", config.profiler_level.value_or("not recorded")},
-      {"activities", strings(config.activities)},
-      {"record_shapes", BoolText(config.record_shapes)},
-      {"with_modules", BoolText(config.with_modules)},
-      {"schedule", config.schedule.value_or("not recorded")},
-      {"torch_npu", config.torch_npu_version.value_or("not recorded")},
-  };
+std::vector<RecordedEntry> RecordedSettings(const RecordedConfig& config) {
+  std::vector<RecordedEntry> entries;
+  for (const SettingRow& row : SettingRows()) {
+    if (row.recorded_section == RecordedSection::kNotRead) continue;
+    std::string text = "not recorded";
+    if (const auto& value = config.values[static_cast<std::size_t>(row.id)]) {
+      if (const bool* flag = std::get_if<bool>(&*value)) text = *flag ? "true" : "false";
+      if (const std::string* word = std::get_if<std::string>(&*value)) text = *word;
+      if (const auto* list = std::get_if<std::vector<std::string>>(&*value)) text = ListText(*list);
+    }
+    entries.push_back({std::string(row.recorded_label), std::move(text), row.mfu_needs});
+  }
+  entries.push_back({"torch_npu", config.torch_npu_version.value_or("not recorded"), {}});
+  return entries;
 }
 
 }  // namespace opmfu::engine

@@ -3,39 +3,50 @@
 // each `*_ascend_pt` directory. The only evidence after the fact of what collection really used
 // (shared/spec/collection-config.md), so diagnoses quote it.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
+#include "common/profiler_settings.h"
 #include "common/result.h"
 
 namespace opmfu::engine {
 
+/// A recorded value in its row's RecordedForm: a bool, a text ("Level1"; the schedule as
+/// "wait=0 warmup=10 active=1 repeat=1 skip_first=40"), or a list of strings.
+using RecordedValue = std::variant<bool, std::string, std::vector<std::string>>;
+
 struct RecordedConfig {
   std::filesystem::path file;
-  // Each setting is absent when the file does not record it (older layouts lack some keys).
-  std::optional<bool> with_flops;
-  std::optional<bool> record_shapes;
-  std::optional<bool> with_modules;
-  std::optional<bool> msprof_tx;                        ///< experimental_config._msprof_tx
-  std::optional<bool> mstx;                             ///< experimental_config._mstx (newer releases)
-  std::optional<std::string> profiler_level;            ///< "Level0", "Level1", "Level2", "Level_none"
-  std::optional<std::vector<std::string>> export_type;  ///< a string in older layouts, a list in newer
-  std::optional<std::vector<std::string>> activities;   ///< e.g. "ProfilerActivity.CPU"
-  std::optional<std::vector<std::string>> mstx_domain_include;
-  std::optional<std::vector<std::string>> mstx_domain_exclude;
-  std::optional<std::string> schedule;  ///< "wait=0 warmup=10 active=1 repeat=1 skip_first=40"
+  /// Each setting the table says is recorded, by SettingId; absent when the file does not record
+  /// it (older layouts lack some keys) or records it in another type.
+  std::array<std::optional<RecordedValue>, kSettingCount> values{};
   std::optional<std::string> torch_npu_version;
   std::optional<std::string> cann_version;
   std::optional<std::int64_t> rank_id;
+
+  std::optional<bool> Bool(SettingId id) const;
+  const std::string* Text(SettingId id) const;               ///< nullptr when not recorded
+  const std::vector<std::string>* List(SettingId id) const;  ///< nullptr when not recorded
 };
 
 /// One recorded setting that keeps FLOPs records or their kernels out of OperatorMFU.
 struct RecordedBlocker {
+  SettingId id;         ///< the setting (the first one, for "_msprof_tx=false, _mstx=false")
   std::string setting;  ///< as recorded, e.g. "with_flops=false"
   std::string effect;   ///< what it does to MFU
+};
+
+/// A recorded setting as check-db lists it.
+struct RecordedEntry {
+  std::string label;           ///< "with_flops", "_msprof_tx", ..., "torch_npu"
+  std::string value;           ///< "true", "[db]", "not recorded"
+  std::string_view mfu_needs;  ///< what MFU needs of it; "" when nothing
 };
 
 /// Finds `profiler_info_<rank>.json` (else `profiler_info.json`, else the only
@@ -60,8 +71,8 @@ std::vector<RecordedBlocker> KernelBlockers(const RecordedConfig& config);
 /// "this run had with_flops=false, _msprof_tx=false (profiler_info_0.json)", or "" without blockers.
 std::string DescribeBlockers(const std::vector<RecordedBlocker>& blockers, const RecordedConfig& config);
 
-/// Every recorded setting MFU depends on, one "name: value" per entry, "not recorded" where the
-/// file lacks it; for `check-db`.
-std::vector<std::pair<std::string, std::string>> RecordedSettings(const RecordedConfig& config);
+/// Every setting the table says is recorded, in its order, then the torch_npu version; "not
+/// recorded" where the file lacks it; for `check-db`.
+std::vector<RecordedEntry> RecordedSettings(const RecordedConfig& config);
 
 }  // namespace opmfu::engine

@@ -103,7 +103,7 @@ std::string NoMatchReason(const MfuCalculation& calculation, bool shapes_all_una
     std::vector<RecordedBlocker> blockers;
     if (recorded) {
       for (RecordedBlocker& blocker : KernelBlockers(*recorded)) {
-        if (blocker.setting.rfind("record_shapes", 0) == 0 || blocker.setting.rfind("_profiler_level", 0) == 0) {
+        if (blocker.id == SettingId::kRecordShapes || blocker.id == SettingId::kProfilerLevel) {
           blockers.push_back(std::move(blocker));
         }
       }

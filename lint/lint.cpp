@@ -60,7 +60,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   // Launchers first (read on every core): they say which scripts run with which arguments.
   EffectiveRulesCache effective_rules(options.overrides, rules);
   std::vector<SharedEffective> launcher_effective;
-  rules::KnownLauncherSet known_launcher_set;
+  rules::KnownLauncherSet known_launcher_set(FilesOf(options));
   std::vector<std::vector<const linter::KnownLauncher*>> launcher_known;
   for (const std::string& path : launcher_paths) {
     OPMFU_ASSIGN_OR_RETURN(Config config, config_for(path, false));

@@ -13,6 +13,7 @@
 #include "common/config.h"
 #include "common/diagnostic.h"
 #include "common/file_reader.h"
+#include "common/profiler_settings.h"
 
 namespace opmfu::python {
 class ModuleCache;
@@ -54,6 +55,7 @@ struct LintOptions {
 /// spelled as torch_npu records it in profiler_info_<rank>.json (`true`, `Level1`, `db`,
 /// `CPU,NPU`); `unknown` when some path's value cannot be told.
 struct TracedSetting {
+  SettingId id{};    ///< its row in common/profiler_settings.h, which says what the run records of it
   std::string name;  ///< "with_flops", "profiler_level", "export_type", "activities", ...
   std::vector<std::string> values;
   bool unknown = false;

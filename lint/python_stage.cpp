@@ -34,24 +34,24 @@ std::unique_ptr<python::ModuleSet> ReadProgramModules(const ProgramPaths& paths,
 
 // One traced value as torch_npu records it in profiler_info_<rank>.json; nullopt when it cannot
 // be told. Lists are sorted and joined with ",".
-std::optional<std::string> RecordedSpelling(const std::string& setting, const python::Value& value) {
+std::optional<std::string> RecordedSpelling(SettingId setting, const python::Value& value) {
   using python::ValueKind;
   const auto item = [&](const python::Value& v) -> std::optional<std::string> {
-    if (v.kind == ValueKind::kEnum) return setting == "export_type" ? AsciiLower(v.text) : v.text;
-    if (v.kind == ValueKind::kString) return setting == "export_type" ? AsciiLower(v.text) : v.text;
+    if (v.kind == ValueKind::kEnum) return setting == SettingId::kExportType ? AsciiLower(v.text) : v.text;
+    if (v.kind == ValueKind::kString) return setting == SettingId::kExportType ? AsciiLower(v.text) : v.text;
     return std::nullopt;
   };
   switch (value.kind) {
     case ValueKind::kBool:
       return value.boolean ? "true" : "false";
     case ValueKind::kNone:
-      if (setting == "activities") return "CPU,NPU";  // torch_npu's default set
+      if (setting == SettingId::kActivities) return "CPU,NPU";  // torch_npu's default set
       return std::nullopt;
     case ValueKind::kEnum:
     case ValueKind::kString:
       return item(value);
     case ValueKind::kSequence: {
-      if (setting == "activities" && value.items.empty()) return "CPU,NPU";  // [] is "not given"
+      if (setting == SettingId::kActivities && value.items.empty()) return "CPU,NPU";  // [] is "not given"
       std::vector<std::string> items;
       for (const python::Value& element : value.items) {
         auto spelled = item(element);
@@ -76,16 +76,17 @@ TracedSite TraceSite(const linter::ProfilerCallSite& site, const python::PythonM
   // The settings profiler_info_<rank>.json records, in the table's listing order.
   std::vector<const linter::ProfilerSettingSpec*> recorded;
   for (const linter::ProfilerSettingSpec& spec : linter::ProfilerSettings()) {
-    if (spec.run_listing > 0 && spec.site != nullptr) recorded.push_back(&spec);
+    if (spec.Shared().run_listing > 0 && spec.site != nullptr) recorded.push_back(&spec);
   }
   std::sort(recorded.begin(), recorded.end(),
-            [](const auto* a, const auto* b) { return a->run_listing < b->run_listing; });
+            [](const auto* a, const auto* b) { return a->Shared().run_listing < b->Shared().run_listing; });
   for (const linter::ProfilerSettingSpec* spec : recorded) {
     const linter::Setting* setting = &(site.*spec->site);
     TracedSetting out;
+    out.id = spec->id;
     out.name = setting->name;
     for (const python::Value& value : setting->values) {
-      auto spelled = RecordedSpelling(setting->name, value);
+      auto spelled = RecordedSpelling(spec->id, value);
       if (!spelled) {
         out.unknown = true;
       } else if (std::find(out.values.begin(), out.values.end(), *spelled) == out.values.end()) {
@@ -95,6 +96,24 @@ TracedSite TraceSite(const linter::ProfilerCallSite& site, const python::PythonM
     traced.settings.push_back(std::move(out));
   }
   return traced;
+}
+
+// How many *_ascend_pt directories each fixed trace directory already holds (OPM112 says so).
+// Relative directories are taken from the script's directory, where runs usually start.
+void CountExistingRuns(const FileReader& files, linter::ProfilerFacts& facts, const std::string& path) {
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  for (linter::ProfilerCallSite& site : facts.sites) {
+    for (linter::TraceHandlerCall& handler : site.trace_handlers) {
+      if (!handler.fixed_directory) continue;
+      const std::filesystem::path fixed(*handler.fixed_directory);
+      const std::string directory = (fixed.is_absolute() ? fixed : base / fixed).string();
+      if (files.Stat(directory) != FileKind::kDirectory) continue;
+      auto entries = files.ListDirectory(directory);
+      if (!entries.ok()) continue;  // unreadable: the finding stands without the count
+      handler.existing_runs = static_cast<std::size_t>(std::count_if(
+          entries->begin(), entries->end(), [](const DirectoryEntry& e) { return e.name.ends_with("_ascend_pt"); }));
+    }
+  }
 }
 
 // The dp.init(dir) calls of a file: the configs they read, or the meta rules (OPM004) where none
@@ -192,6 +211,7 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
       if (site.api == linter::ProfilerApi::kTorchNpuProfile) outcome.sites.push_back(TraceSite(site, *facts.module));
     }
   }
+  CountExistingRuns(FilesOf(options), facts, input.path);
   FindInitConfigs(FilesOf(options), facts, input.path, effective, outcome, linted.diagnostics);
   // Two calls that share one config or mapping see the same setting at the same place: one finding.
   std::set<std::tuple<std::string, int, int, std::string>> reported;

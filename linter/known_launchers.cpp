@@ -24,7 +24,7 @@ const std::vector<std::string>& LauncherSettingNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (const ProfilerSettingSpec& setting : ProfilerSettings()) {
-      if (setting.launcher) out.emplace_back(setting.name);
+      if (setting.launcher) out.emplace_back(setting.Name());
     }
     return out;
   }();
@@ -616,7 +616,7 @@ class SiteBuilder {
     for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
       if (spec.site == nullptr) continue;
       if (spec.launcher) {
-        site.*spec.site = Build(std::string(spec.name));
+        site.*spec.site = Build(std::string(spec.Name()));
       } else {
         (site.*spec.site).where = anchor_.where;  // the package's call sets it; nothing to check
       }

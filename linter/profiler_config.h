@@ -64,6 +64,9 @@ struct TraceHandlerCall {
   /// or `os.path.join(...)` of fixed parts (`f"{base}/"` with `base = "./prof"`). nullopt when a
   /// part varies from run to run, or cannot be told.
   std::optional<std::string> fixed_directory;
+  /// How many `*_ascend_pt` directories `fixed_directory` already holds on the disk lint reads
+  /// (relative to the script's directory); filled by lint's Python stage through its FileReader.
+  std::size_t existing_runs = 0;
 };
 
 enum class ProfilerApi { kTorchNpuProfile, kKinetoProfile, kTorchProfile };

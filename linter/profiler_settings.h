@@ -1,5 +1,6 @@
 #pragma once
-// The torch_npu profiler settings opmfu knows, one row each: how the Python API spells a setting
+// The linter's half of the settings table: each row of common/profiler_settings.h (the name, what a
+// run records, what MFU needs), extended by its id with how the Python API spells the setting
 // (which call takes it, under which keyword and position), its key in the dynamic profiler's
 // profiler_config.json, whether a known-launcher description may compute it, its type, the
 // values torch_npu accepts and its default. The Python reader (profiler_config), the JSON reader
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/profiler_settings.h"
 #include "python/value.h"
 
 namespace opmfu::linter {
@@ -53,8 +55,9 @@ struct SettingDefault {
   std::string_view json{};    ///< in messages about profiler_config.json: "false", "\"Level0\"", "null"
 };
 
+/// A row of the settings table (common/profiler_settings.h) extended with the linter's spellings.
 struct ProfilerSettingSpec {
-  std::string_view name{};  ///< torch_npu's name: in messages, rules and launcher descriptions
+  SettingId id{};  ///< the shared row: name, what is recorded, what MFU needs, `decisive`, `run_listing`
   SettingType type = SettingType::kBool;
   std::span<const std::string_view> choices{};  ///< the values torch_npu accepts (members, list items), if few
   SettingDefault fallback;
@@ -67,18 +70,15 @@ struct ProfilerSettingSpec {
   std::string_view json_key{};
   std::string_view json_remedy{};  ///< the help of a finding on a traced JSON key: what MFU wants there
   bool launcher = false;           ///< a known-launcher description may compute it (its `settings:`)
-  /// `opmfu lint --run` holds the traced value against profiler_info_<rank>.json: its line in that
-  /// comparison (1 first, the settings MFU needs before the others); 0: not compared.
-  int run_listing = 0;
-  /// A wrong value leaves OperatorMFU empty (a reset of it is an error; of the others, a warning).
-  bool decisive = false;
   /// torch_npu writes the key itself when it loads the file (`is_valid`): what the file says does
   /// not matter, so its type is not checked.
   bool json_overwritten = false;
   /// The setting's place in ProfilerCallSite, where every reader traces it; nullptr for a setting
   /// that is only known (a JSON key checked for its place and type, not traced).
   Setting ProfilerCallSite::*site = nullptr;
-  std::string_view summary{};  ///< one line for docs/settings.md
+
+  const SettingRow& Shared() const { return Row(id); }
+  std::string_view Name() const { return Row(id).name; }
 };
 
 /// Every setting, in the order torch_npu reads them.

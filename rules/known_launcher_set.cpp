@@ -1,7 +1,6 @@
 #include "rules/known_launcher_set.h"
 
 #include "common/embedded_file.h"
-#include "common/file_io.h"
 
 namespace opmfu::rules {
 
@@ -27,7 +26,7 @@ Result<std::vector<const linter::KnownLauncher*>> KnownLauncherSet::For(
   for (const std::filesystem::path& path : added) {
     auto found = loaded_.find(path);
     if (found == loaded_.end()) {
-      auto text = ReadTextFile(path);
+      auto text = files_.ReadFile(path.string());
       if (!text.ok()) return Error::Usage("launcher description " + text.error().message);
       auto launcher = linter::ParseKnownLauncher(*text, path.string());
       if (!launcher.ok()) return Error::Usage(launcher.error().message);

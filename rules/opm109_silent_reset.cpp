@@ -34,7 +34,7 @@ std::optional<Reset> BoolReset(std::string_view name, const Value& v) {
   if (v.kind == ValueKind::kInt) reset.replacement = v.integer != 0 ? "True" : "False";
   // A setting MFU does not hang on (record_shapes, with_modules) still works when reset.
   const linter::ProfilerSettingSpec* row = linter::FindProfilerSetting(name);
-  reset.harmless = row != nullptr && !row->decisive;
+  reset.harmless = row != nullptr && !row->Shared().decisive;
   return reset;
 }
 

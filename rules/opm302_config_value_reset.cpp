@@ -23,7 +23,7 @@ const linter::ProfilerSettingSpec* RowOf(std::string_view key) {
 // Keys whose reset value leaves OperatorMFU empty; a reset of the others is a warning.
 bool Decisive(std::string_view key) {
   const linter::ProfilerSettingSpec* row = RowOf(key);
-  return row != nullptr && row->decisive;
+  return row != nullptr && row->Shared().decisive;
 }
 
 Fix Replace(const TextLocation& where, std::string replacement, const std::string& was) {

@@ -636,8 +636,10 @@ TEST(RankPolicy, NoMstxTableIsTheRootCauseWithTheRecordedSettings) {
             "no MSTX_EVENTS table: the run recorded no msTX events, so there are no FLOPs records; this run had "
             "with_flops=false, _msprof_tx=false (profiler_info_0.json)");
   ASSERT_TRUE(analysis->recorded.has_value());
-  EXPECT_EQ(analysis->recorded->profiler_level, "Level1");
-  EXPECT_EQ(analysis->recorded->export_type, std::vector<std::string>{"db"});  // a string in this older layout
+  ASSERT_NE(analysis->recorded->Text(SettingId::kProfilerLevel), nullptr);
+  EXPECT_EQ(*analysis->recorded->Text(SettingId::kProfilerLevel), "Level1");
+  ASSERT_NE(analysis->recorded->List(SettingId::kExportType), nullptr);  // a string in this older layout
+  EXPECT_EQ(*analysis->recorded->List(SettingId::kExportType), std::vector<std::string>{"db"});
 }
 
 TEST(RankPolicy, EachCauseInCausalOrder) {
@@ -736,7 +738,12 @@ TEST(RecordedConfig, LayoutsAndBlockers) {
   auto config = ReadRecordedConfig(dir.path(), 3);
   ASSERT_TRUE(config.ok() && config->has_value());
   const RecordedConfig& recorded = **config;
-  EXPECT_EQ(recorded.export_type, std::vector<std::string>{"text"});
+  ASSERT_NE(recorded.List(SettingId::kExportType), nullptr);
+  EXPECT_EQ(*recorded.List(SettingId::kExportType), std::vector<std::string>{"text"});
+  EXPECT_EQ(recorded.Bool(SettingId::kMsprofTx), false);
+  EXPECT_EQ(recorded.Bool(SettingId::kMstx), true);
+  EXPECT_EQ(recorded.Bool(SettingId::kRecordShapes), std::nullopt);  // not in this file
+  EXPECT_EQ(recorded.Text(SettingId::kWithFlops), nullptr);          // recorded, but as a bool
   EXPECT_EQ(recorded.torch_npu_version, "2.7.1");
   // _mstx=true alone works from v26.1.0 on: not a definite blocker. The excluded domain is.
   std::vector<std::string> flops;

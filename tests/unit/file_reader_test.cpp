@@ -23,6 +23,7 @@
 #include "linter/profiler_config.h"
 #include "linter/torch_npu.h"
 #include "python/project.h"
+#include "rules/known_launcher_set.h"
 #include "tests/test_support.h"
 
 namespace opmfu {
@@ -163,6 +164,49 @@ TEST(LintFromMemory, ASourcedFileAndTheYamlConfigItNamesLintAsOnDisk) {
       "run.sh", options);
   // The config's profile settings were read (OPM101: no with_flops there) through the sourced file.
   EXPECT_TRUE(rules.contains("OPM101")) << "the YAML config was not read";
+}
+
+// Issue 28: OPM112 counts the runs already in a fixed trace directory through the seam, so a
+// lint from memory says what a lint on disk says, and reads nothing from the disk.
+TEST(LintFromMemory, OPM112CountsTheRunsAlreadyInAFixedDirectoryAsOnDisk) {
+  lint::LintOptions options;
+  options.use_config = false;
+  const std::string script =
+      testing::ReadFile(testing::SourceDir() / "tests" / "fixtures" / "lint" / "opm112_fixed_directory.py");
+  const std::map<std::string, std::string> files = {{"train.py", script},
+                                                    {"result/worker_0_20260101_ascend_pt/profiler_info_0.json", "{}"},
+                                                    {"result/worker_1_20260101_ascend_pt/profiler_info_1.json", "{}"},
+                                                    {"result/notes.txt", "not a run"}};
+  EXPECT_TRUE(ExpectTheSameOnDiskAndInMemory(files, "train.py", options).contains("OPM112"));
+  FileMap in_memory_files;
+  for (const auto& [name, text] : files) in_memory_files.emplace((kNowhere / name).string(), text);
+  MemoryFileReader memory(in_memory_files);
+  options.files = &memory;
+  auto report = lint::LintPaths({(kNowhere / "train.py").string()}, options);
+  ASSERT_TRUE(report.ok());
+  bool counted = false;
+  for (const lint::LintedFile& file : report->files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      counted = counted || (d.rule_id == "OPM112" && d.message.ends_with("it already holds 2 *_ascend_pt directories"));
+    }
+  }
+  EXPECT_TRUE(counted) << "the two *_ascend_pt directories in memory were not counted";
+}
+
+// Issue 28: a launcher description a config adds (`launchers:`) is read through the seam too.
+TEST(KnownLauncherSet, ReadsAnAddedDescriptionThroughTheReader) {
+  const std::string path = (kNowhere / "launchers" / "mine.yaml").string();
+  MemoryFileReader memory(
+      FileMap{{path, testing::ReadFile(testing::SourceDir() / "rules" / "launchers" / "mindspeed.yaml")}});
+  rules::KnownLauncherSet launchers(memory);
+  auto known = launchers.For({path});
+  ASSERT_TRUE(known.ok()) << known.error().message;
+  ASSERT_FALSE(known->empty());
+  auto missing = rules::KnownLauncherSet(memory).For({(kNowhere / "none.yaml").string()});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("none.yaml: No such file or directory"), std::string::npos)
+      << missing.error().message;
+  EXPECT_FALSE(fs::exists(kNowhere));
 }
 
 TEST(MemoryFileReader, StatsListsAndResolvesTheDirectoriesItsPathsImply) {

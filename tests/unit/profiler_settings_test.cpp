@@ -6,6 +6,7 @@
 #include "linter/profiler_settings.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/profiler_info.h"
 #include "linter/dynamic_config.h"
 #include "linter/known_launchers.h"
 #include "linter/profiler_config.h"
@@ -27,7 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Name(const ProfilerSettingSpec& spec) { return std::string(spec.name); }
+std::string Name(const ProfilerSettingSpec& spec) { return std::string(spec.Name()); }
 
 TEST(SettingsTable, EveryRowHasASpellingAReaderReads) {
   std::set<std::string> names;
@@ -36,9 +38,9 @@ TEST(SettingsTable, EveryRowHasASpellingAReaderReads) {
   std::set<int> listings;
   for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
     SCOPED_TRACE(Name(spec));
-    EXPECT_FALSE(spec.name.empty());
-    EXPECT_TRUE(names.insert(Name(spec)).second) << "two rows named " << spec.name;
-    EXPECT_FALSE(spec.summary.empty()) << "docs/settings.md says what each setting does";
+    EXPECT_FALSE(spec.Name().empty());
+    EXPECT_TRUE(names.insert(Name(spec)).second) << "two rows named " << spec.Name();
+    EXPECT_FALSE(spec.Shared().summary.empty()) << "docs/settings.md says what each setting does";
     const bool python = spec.python_call != PythonCall::kNone;
     const bool json = spec.json_level != JsonLevel::kNone;
     EXPECT_EQ(python, !spec.python_keyword.empty()) << "a Python call and its keyword go together";
@@ -60,9 +62,9 @@ TEST(SettingsTable, EveryRowHasASpellingAReaderReads) {
       }
     }
     EXPECT_TRUE(!spec.launcher || spec.site != nullptr) << "a launcher computes only traced settings";
-    if (spec.run_listing > 0) {
+    if (spec.Shared().run_listing > 0) {
       EXPECT_NE(spec.site, nullptr) << "`lint --run` compares traced values";
-      EXPECT_TRUE(listings.insert(spec.run_listing).second) << "two settings on one `lint --run` line";
+      EXPECT_TRUE(listings.insert(spec.Shared().run_listing).second) << "two settings on one `lint --run` line";
     }
     const bool enumerated = spec.type == SettingType::kProfilerLevel || spec.type == SettingType::kExportType ||
                             spec.type == SettingType::kActivities;
@@ -93,7 +95,7 @@ std::string PythonValue(const ProfilerSettingSpec& spec) {
     case SettingType::kObject:
       return "{}";
     case SettingType::kCallable:
-      return spec.name == "on_trace_ready" ? "handler" : "print";
+      return spec.Name() == "on_trace_ready" ? "handler" : "print";
     case SettingType::kExperimentalConfig:
       return "config";
   }
@@ -120,11 +122,11 @@ TEST(SettingsTable, ThePythonReaderFindsEveryTracedSettingWhereTheTableSpellsIt)
   for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
     if (spec.site == nullptr) continue;
     const Setting& setting = site.*spec.site;
-    EXPECT_TRUE(setting.written) << spec.name << " is not read from " << source;
+    EXPECT_TRUE(setting.written) << spec.Name() << " is not read from " << source;
     EXPECT_EQ(setting.name, spec.python_keyword);
-    ASSERT_FALSE(setting.values.empty()) << spec.name;
+    ASSERT_FALSE(setting.values.empty()) << spec.Name();
     if (spec.type == SettingType::kBool) {
-      EXPECT_NE(setting.values.front().boolean, spec.fallback.boolean) << spec.name;
+      EXPECT_NE(setting.values.front().boolean, spec.fallback.boolean) << spec.Name();
     }
   }
   // Without arguments, every traced setting is its default, and the chain says so.
@@ -137,12 +139,12 @@ TEST(SettingsTable, ThePythonReaderFindsEveryTracedSettingWhereTheTableSpellsIt)
   const ProfilerFacts defaults = ReadProfilerFacts(std::make_unique<python::PythonModule>(std::move(*bare)));
   ASSERT_EQ(defaults.sites.size(), 1U);
   for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
-    if (spec.site == nullptr || spec.name == "on_trace_ready") continue;
+    if (spec.site == nullptr || spec.Name() == "on_trace_ready") continue;
     const Setting& setting = defaults.sites.front().*spec.site;
-    ASSERT_EQ(setting.values.size(), 1U) << spec.name;
+    ASSERT_EQ(setting.values.size(), 1U) << spec.Name();
     const python::Value& value = setting.values.front();
-    EXPECT_EQ(value.kind, spec.fallback.kind) << spec.name;
-    ASSERT_FALSE(value.chain.empty()) << spec.name;
+    EXPECT_EQ(value.kind, spec.fallback.kind) << spec.Name();
+    ASSERT_FALSE(value.chain.empty()) << spec.Name();
     EXPECT_EQ(value.chain.back().message,
               "`" + std::string(spec.python_keyword) + "` not given: defaults to " + std::string(spec.fallback.python));
   }
@@ -216,7 +218,7 @@ TEST(SettingsTable, ALauncherDescriptionMayComputeExactlyTheLauncherSettings) {
   std::string settings;
   for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
     if (!spec.launcher) continue;
-    settings += "  " + std::string(spec.name) +
+    settings += "  " + std::string(spec.Name()) +
                 ": {fixed: " + (spec.type == SettingType::kBool ? std::string("true") : std::string("[x]")) + "}\n";
   }
   auto launcher = ParseKnownLauncher(head + settings, "t.yaml");
@@ -232,9 +234,9 @@ TEST(SettingsTable, ALauncherDescriptionMayComputeExactlyTheLauncherSettings) {
       EXPECT_EQ((facts.sites.front().*spec.site).values.size(), 1U);
       continue;
     }
-    auto refused = ParseKnownLauncher(head + "  " + std::string(spec.name) + ": {fixed: true}\n", "t.yaml");
+    auto refused = ParseKnownLauncher(head + "  " + std::string(spec.Name()) + ": {fixed: true}\n", "t.yaml");
     ASSERT_FALSE(refused.ok());
-    EXPECT_NE(refused.error().message.find("unknown setting '" + std::string(spec.name) + "'"), std::string::npos)
+    EXPECT_NE(refused.error().message.find("unknown setting '" + std::string(spec.Name()) + "'"), std::string::npos)
         << refused.error().message;
   }
 }
@@ -278,11 +280,80 @@ TEST(SettingsTable, TheDocsAreTheTables) {
   // Every setting is in the generated page, under its own name, with every reader's spelling.
   const std::string page = testing::ReadFile(docs / "settings.md");
   for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
-    EXPECT_NE(page.find("| `" + Name(spec) + "` |"), std::string::npos) << spec.name;
+    EXPECT_NE(page.find("| `" + Name(spec) + "` |"), std::string::npos) << spec.Name();
     if (!spec.python_keyword.empty()) {
-      EXPECT_NE(page.find("(" + std::string(spec.python_keyword) + "=)"), std::string::npos) << spec.name;
+      EXPECT_NE(page.find("(" + std::string(spec.python_keyword) + "=)"), std::string::npos) << spec.Name();
     }
   }
+}
+
+// One table: every shared row (common/profiler_settings.h) is extended by exactly one linter row,
+// and every linter row extends a shared one. A setting is named once, by its id.
+TEST(SettingsTable, EveryLinterRowExtendsOneSharedRow) {
+  std::set<SettingId> extended;
+  for (const ProfilerSettingSpec& spec : ProfilerSettings()) {
+    EXPECT_TRUE(extended.insert(spec.id).second) << "two linter rows extend " << spec.Name();
+    EXPECT_EQ(FindSetting(spec.Name()), &spec.Shared());
+  }
+  for (const SettingRow& row : SettingRows()) {
+    EXPECT_TRUE(extended.contains(row.id)) << row.name << " has no linter row";
+    EXPECT_EQ(&Row(row.id), &row);
+  }
+}
+
+// What a recorded row needs to be read, listed by check-db and compared by `lint --run` is all in
+// its row: a profiler_info JSON with a value at every recorded key gives every value back, without
+// the engine naming a setting. (So a new recorded setting touches no engine or cli file.)
+TEST(SettingsTable, TheRunRecordReaderReadsEveryRecordedRowWhereTheTableSaysIt) {
+  nlohmann::json common = nlohmann::json::object();
+  nlohmann::json experimental = nlohmann::json::object();
+  for (const SettingRow& row : SettingRows()) {
+    if (row.recorded_section == RecordedSection::kNotRead) {
+      EXPECT_EQ(row.run_listing, 0) << row.name << ": `lint --run` compares only what the run records";
+      EXPECT_TRUE(row.mfu_needs.empty()) << row.name << ": check-db shows needs only of recorded settings";
+      continue;
+    }
+    EXPECT_FALSE(row.recorded_key.empty()) << row.name;
+    EXPECT_FALSE(row.recorded_label.empty()) << row.name;
+    nlohmann::json value;
+    switch (row.recorded_form) {
+      case RecordedForm::kBool:
+        value = true;
+        break;
+      case RecordedForm::kText:
+        value = "Level2";
+        break;
+      case RecordedForm::kList:
+        value = {"x", "y"};
+        break;
+      case RecordedForm::kSchedule:
+        value = {{"wait", 1}, {"active", 2}};
+        break;
+    }
+    (row.recorded_section == RecordedSection::kCommon ? common : experimental)[std::string(row.recorded_key)] = value;
+  }
+  testing::TempDir dir;
+  dir.Write("profiler_info_0.json",
+            nlohmann::json{{"config", {{"common_config", common}, {"experimental_config", experimental}}}}.dump());
+  auto config = engine::ReadRecordedConfig(dir.path(), 0);
+  ASSERT_TRUE(config.ok() && config->has_value());
+  const std::vector<engine::RecordedEntry> entries = engine::RecordedSettings(**config);
+  std::size_t at = 0;
+  for (const SettingRow& row : SettingRows()) {
+    if (row.recorded_section == RecordedSection::kNotRead) continue;
+    SCOPED_TRACE(std::string(row.name));
+    ASSERT_LT(at, entries.size());
+    EXPECT_EQ(entries[at].label, row.recorded_label);
+    EXPECT_EQ(entries[at].mfu_needs, row.mfu_needs);
+    const std::string expected = row.recorded_form == RecordedForm::kBool   ? "true"
+                                 : row.recorded_form == RecordedForm::kText ? "Level2"
+                                 : row.recorded_form == RecordedForm::kList ? "[x, y]"
+                                                                            : "wait=1 active=2";
+    EXPECT_EQ(entries[at].value, expected);
+    ++at;
+  }
+  ASSERT_EQ(at + 1, entries.size()) << "then the torch_npu version";
+  EXPECT_EQ(entries.back().label, "torch_npu");
 }
 
 }  // namespace
