@@ -212,7 +212,35 @@ constexpr char kOpaqueEnd = '\x02';
 
 ShellWord Clean(ShellWord word) {
   word.known = word.known && word.text.find(kOpaqueStart) == std::string::npos;
+  if (!word.spelled.empty() && word.text.find_first_of("\x01\x02") != std::string::npos) {
+    // Runs never cover a marker (they spell literal text), so each moves back by the markers
+    // before it.
+    std::vector<std::size_t> markers_before(word.text.size() + 1, 0);
+    for (std::size_t i = 0; i < word.text.size(); ++i) {
+      const char c = word.text[i];
+      markers_before[i + 1] = markers_before[i] + (c == kOpaqueStart || c == kOpaqueEnd ? 1 : 0);
+    }
+    for (SpelledRun& run : word.spelled) run.offset -= markers_before[std::min(run.offset, word.text.size())];
+  }
   std::erase_if(word.text, [](char c) { return c == kOpaqueStart || c == kOpaqueEnd; });
+  return word;
+}
+
+// Appends `right`'s text to `left`'s, its runs moved past `left`'s text.
+void AppendText(ShellWord& left, const ShellWord& right) {
+  for (SpelledRun run : right.spelled) {
+    run.offset += left.text.size();
+    left.spelled.push_back(std::move(run));
+  }
+  left.text += right.text;
+}
+
+// A word spelled exactly by the bytes at `at` (a plain word, a quoted string's content).
+ShellWord WithRun(ShellWord word, TextLocation at) {
+  if (!word.text.empty() && at.valid() && at.end_byte >= at.start_byte &&
+      at.end_byte - at.start_byte == word.text.size()) {
+    word.spelled.push_back({0, word.text.size(), std::move(at)});
+  }
   return word;
 }
 
@@ -447,6 +475,15 @@ class Evaluator {
     return {std::move(text), true, Where(node)};
   }
 
+  // A literal spelled byte for byte by `node` (or by `node` without its quotes).
+  ShellWord SpelledLiteral(std::string text, TSNode node, std::uint32_t quotes = 0) const {
+    ShellWord word = Literal(std::move(text), node);
+    TextLocation at = word.where;
+    at.start_byte += quotes;
+    at.end_byte -= std::min(at.end_byte - at.start_byte, quotes);
+    return WithRun(std::move(word), std::move(at));
+  }
+
   // The value of a variable as alternatives of word lists; `unset` alternatives come back empty
   // with `*unset` set, so the caller can apply a default.
   static std::vector<std::pair<const Words*, bool>> Lookup(const Environment& env, std::string_view name) {
@@ -480,19 +517,20 @@ class Evaluator {
         if (raw[i] == '\\' && i + 1 < raw.size()) ++i;  // an escaped character stands for itself
         text += raw[i];
       }
+      if (text.size() == raw.size()) return {{SpelledLiteral(std::move(text), node)}};
       return {{Literal(text, node)}};
     }
     if (kind == kRawString) {
       std::string_view raw = tree_->Text(node);
       if (raw.size() >= 2) raw = raw.substr(1, raw.size() - 2);
-      return {{Literal(std::string(raw), node)}};
+      return {{SpelledLiteral(std::string(raw), node, 1)}};
     }
     if (kind == kString) {
       // "...": one word, except "${ARRAY[@]}" which gives one word per element.
       WordAlternatives out = {{Literal("", node)}};
       for (TSNode part : NamedChildren(node)) {
         WordAlternatives parts = KindOf(part) == kStringContent
-                                     ? WordAlternatives{{Literal(std::string(tree_->Text(part)), part)}}
+                                     ? WordAlternatives{{SpelledLiteral(std::string(tree_->Text(part)), part)}}
                                      : Expand(part, env, true);
         out = Concatenate(out, parts, node);
       }
@@ -632,7 +670,7 @@ class Evaluator {
         }
         // `$R/../sub` names what R names: a word takes its start's anchoring.
         if (joined.back().text.empty()) joined.back().anchored = r.front().anchored;
-        joined.back().text += r.front().text;
+        AppendText(joined.back(), r.front());
         joined.back().known = joined.back().known && r.front().known;
         joined.back().where = Where(node);
         CapValue(joined.back());
@@ -708,7 +746,10 @@ class Evaluator {
       if (quoted && !all_elements) {
         // "$VAR": one word, the elements joined.
         ShellWord joined = words.front();
-        for (std::size_t i = 1; i < words.size(); ++i) joined.text += " " + words[i].text;
+        for (std::size_t i = 1; i < words.size(); ++i) {
+          joined.text += " ";
+          AppendText(joined, words[i]);
+        }
         out.push_back({joined});
         continue;
       }
@@ -722,7 +763,11 @@ class Evaluator {
         for (auto& [field, offset] : SplitFields(word.text)) {
           const TextLocation where = FieldLocation(word, offset, field.size());
           // The first field starts where the word does, so it names what the word names.
-          split.push_back({std::move(field), true, where, word.anchored && offset == 0});
+          ShellWord part = word.Part(offset, field.size());
+          part.known = true;
+          part.where = where;
+          part.anchored = word.anchored && offset == 0;
+          split.push_back(std::move(part));
         }
       }
       out.push_back(std::move(split));
@@ -1400,6 +1445,7 @@ class Evaluator {
     if (!value_hit_) value_hit_ = file_;
     word.text.resize(std::min<std::size_t>(word.text.size(), 256));
     word.known = false;
+    std::erase_if(word.spelled, [&](const SpelledRun& run) { return run.offset + run.size > word.text.size(); });
   }
   // An array past kMaxValueBytes in all, or kMaxArrayElements, keeps its first elements, the last
   // of them unknown.
@@ -1446,6 +1492,40 @@ class Evaluator {
 };
 
 }  // namespace
+
+ShellWord ShellWord::Part(std::size_t from, std::size_t size) const {
+  ShellWord part = *this;
+  from = std::min(from, text.size());
+  size = std::min(size, text.size() - from);
+  part.text = text.substr(from, size);
+  part.spelled.clear();
+  for (const SpelledRun& run : spelled) {
+    const std::size_t begin = std::max(run.offset, from);
+    const std::size_t end = std::min(run.offset + run.size, from + size);
+    if (begin >= end) continue;
+    TextLocation at = run.at;
+    at.start_byte += static_cast<std::uint32_t>(begin - run.offset);
+    at.end_byte = at.start_byte + static_cast<std::uint32_t>(end - begin);
+    part.spelled.push_back({begin - from, end - begin, std::move(at)});
+  }
+  return part;
+}
+
+std::optional<TextLocation> ShellWord::SpelledAt(std::size_t from, std::size_t size) const {
+  for (const SpelledRun& run : spelled) {
+    if (run.offset > from || run.offset + run.size < from + size) continue;
+    TextLocation at = run.at;
+    at.start_byte += static_cast<std::uint32_t>(from - run.offset);
+    at.end_byte = at.start_byte + static_cast<std::uint32_t>(size);
+    if (!at.source || at.end_byte > at.source->text->size()) return std::nullopt;
+    // The bytes there must still spell it (a run is only ever made from them).
+    if (std::string_view(*at.source->text).substr(at.start_byte, size) != std::string_view(text).substr(from, size)) {
+      return std::nullopt;
+    }
+    return at;
+  }
+  return std::nullopt;
+}
 
 const ShellWord* Launch::Exported(std::string_view name) const {
   if (!environment) return nullptr;

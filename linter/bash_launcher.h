@@ -19,6 +19,15 @@
 
 namespace opmfu::linter {
 
+/// A stretch of a word's text that a launcher spells literally, byte for byte (`level0` in
+/// `LEVEL=${LEVEL:-level0}`, carried through `$LEVEL`, concatenation and word splitting): where a
+/// fix may rewrite that part of the word.
+struct SpelledRun {
+  std::size_t offset = 0;  ///< in the word's text
+  std::size_t size = 0;
+  TextLocation at;  ///< the bytes that spell it
+};
+
 /// One word after expansion. `known` is false when part of it is only known at run time
 /// (`$(date)`, `$RANDOM`, an unset variable without a default).
 struct ShellWord {
@@ -29,6 +38,13 @@ struct ShellWord {
   /// written relative to where opmfu runs but absolute in the launcher: a later `cd` elsewhere
   /// does not move what it names.
   bool anchored = false;
+  /// The parts of `text` spelled literally somewhere, in order, not overlapping.
+  std::vector<SpelledRun> spelled{};
+
+  /// The word's text [from, from + size), with its runs clipped to it.
+  ShellWord Part(std::size_t from, std::size_t size = std::string::npos) const;
+  /// Where text [from, from + size) is spelled literally by one run, if it is.
+  std::optional<TextLocation> SpelledAt(std::size_t from, std::size_t size) const;
 };
 
 /// A command that runs a Python script, on one path through the launcher.

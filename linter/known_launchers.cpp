@@ -299,6 +299,14 @@ Note StepAt(const ShellWord& word, std::string message) {
   return note;
 }
 
+// The bytes that spell `text`, the end of `word`, where the launcher writes it literally
+// (`level0` in `--profile-level level0`, `key=level0` or `LEVEL=level0` ... `key=$LEVEL`): what a
+// fix may rewrite. nullopt when the text is built at run time or not written in one piece.
+std::optional<TextLocation> LiteralValueAt(const ShellWord& word, std::string_view text) {
+  if (!word.known || text.empty() || !word.text.ends_with(text)) return std::nullopt;
+  return word.SpelledAt(word.text.size() - text.size(), text.size());
+}
+
 bool ParseBool(std::string_view text) { return AsciiLower(text) == "true" || text == "1"; }
 
 // Hydra list syntax: [a,b], ['a', "b"], or one bare item.
@@ -333,9 +341,7 @@ std::map<std::string, OptionValue> ReadFlags(const KnownLauncher& launcher, cons
       if (option.type == KnownOption::Type::kBool) {
         value.flag_set = true;
       } else if (equals != std::string::npos) {
-        ShellWord inline_value = words[i];
-        inline_value.text = text.substr(equals + 1);
-        value.values.push_back(std::move(inline_value));
+        value.values.push_back(words[i].Part(equals + 1));
       } else {
         for (std::size_t j = i + 1; j < words.size() && !words[j].text.starts_with("--"); ++j) {
           value.values.push_back(words[j]);
@@ -355,6 +361,7 @@ std::map<std::string, std::map<std::string, OptionValue>> ReadHydra(const KnownL
   for (const ShellWord& word : launch.arguments) {
     std::string_view text = word.text;
     while (text.starts_with('+') || text.starts_with('~')) text.remove_prefix(1);
+    const std::size_t key_start = word.text.size() - text.size();
     const std::size_t equals = text.find('=');
     if (equals == std::string_view::npos) continue;
     const std::string_view key = text.substr(0, equals);
@@ -374,12 +381,15 @@ std::map<std::string, std::map<std::string, OptionValue>> ReadHydra(const KnownL
       if (option.type == KnownOption::Type::kBool) {
         value.flag_set = ParseBool(raw);
       } else {
-        const std::vector<std::string> items =
-            option.type == KnownOption::Type::kList ? HydraList(raw) : std::vector<std::string>{std::string(raw)};
-        for (const std::string& item : items) {
-          ShellWord part = word;
-          part.text = item;
-          value.values.push_back(std::move(part));
+        if (option.type == KnownOption::Type::kList) {
+          for (const std::string& item : HydraList(raw)) {
+            ShellWord part = word;
+            part.text = item;
+            part.spelled.clear();
+            value.values.push_back(std::move(part));
+          }
+        } else {
+          value.values.push_back(word.Part(key_start + equals + 1));
         }
       }
       out[prefix][option.id] = std::move(value);
@@ -564,6 +574,16 @@ class SiteBuilder {
           if (IsProfilerLevel(name) && mapped != rule.map.end()) {
             value.kind = ValueKind::kEnum;
             value.container = "ProfilerLevel";
+          }
+          const OptionValue* given = Given(rule.option);
+          if (given != nullptr && given->values.size() == 1 && !rule.map.empty()) {
+            if (auto at = LiteralValueAt(given->values.front(), text)) {
+              LauncherOptionValue spelled{*at, {}};
+              for (const auto& [option_value, setting_value] : rule.map) {
+                spelled.option_for.try_emplace(setting_value, option_value);
+              }
+              setting.launcher_option = std::move(spelled);
+            }
           }
         }
         value.chain.push_back(Origin(rule.option));

@@ -21,6 +21,14 @@
 namespace opmfu::linter {
 
 /// One setting of a call site: where it is written and what it can be.
+/// A known launcher's option that computes a setting, where the launcher writes the option's value
+/// literally (`--profile-level level0`, `...npu.level=level0`), and the option value that gives
+/// each setting value (`Level1` -> `level1`): what a fix rewrites, in the launcher.
+struct LauncherOptionValue {
+  TextLocation value;  ///< exactly the bytes that spell the value
+  std::map<std::string, std::string> option_for;
+};
+
 struct Setting {
   std::string name;      ///< "with_flops", "profiler_level", ...
   bool written = false;  ///< passed explicitly (or through **mapping); else `values` is the default
@@ -38,6 +46,8 @@ struct Setting {
   /// `anchor`, and what to write there (the rules' own help speaks Python).
   TextLocation where;
   std::string remedy;
+  /// Set by a known launcher when its option's value is written literally there.
+  std::optional<LauncherOptionValue> launcher_option;
 };
 
 /// An argument of a call that a setting's value is, traced when the facts are read.

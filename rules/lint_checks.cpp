@@ -272,6 +272,25 @@ Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::s
   return fix;
 }
 
+std::optional<Fix> LauncherOptionFix(const Diagnostic& finding, const linter::Setting& setting,
+                                     const std::string& wanted) {
+  if (!setting.launcher_option) return std::nullopt;
+  const linter::LauncherOptionValue& option = *setting.launcher_option;
+  const auto replacement = option.option_for.find(wanted);
+  if (replacement == option.option_for.end() || !option.value.valid() || option.value.file() != finding.file) {
+    return std::nullopt;
+  }
+  const std::string_view written =
+      std::string_view(*option.value.source->text)
+          .substr(option.value.start_byte, option.value.end_byte - option.value.start_byte);
+  Fix fix;
+  fix.safe = true;
+  fix.edits.push_back({option.value.start_byte, option.value.end_byte, replacement->second});
+  fix.message = "replace `" + std::string(written) + "` with `" + replacement->second + "` (line " +
+                std::to_string(option.value.range().start.line) + ")";
+  return fix;
+}
+
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item) {
   if (ts_node_is_null(list) || !IsType(list, "list")) return std::nullopt;
   for (std::uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {

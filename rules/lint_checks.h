@@ -115,6 +115,13 @@ std::optional<Fix> AddExperimentalConfigFix(const LintCheckContext& context, con
 /// A safe fix that writes `replacement` in place of the literal `node` ("replace `x` with `y`").
 Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::string& replacement);
 
+/// For a setting a known launcher computes from an option whose value it writes literally
+/// (`--profile-level level0`, `...npu.level=level0`): rewrite that value to the option value that
+/// gives `wanted` (`level1` for Level1). nullopt when the value is not written literally in the
+/// finding's own file, or no option value gives `wanted`.
+std::optional<Fix> LauncherOptionFix(const Diagnostic& finding, const linter::Setting& setting,
+                                     const std::string& wanted);
+
 /// A safe fix that adds `item` as the last element of the list literal `list` ("add `item`").
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item);
 

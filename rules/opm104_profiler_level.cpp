@@ -22,6 +22,10 @@ void CheckProfilerLevel(LintCheckContext& context) {
         },
         "pass `profiler_level=torch_npu.profiler.ProfilerLevel.Level1` (or Level2) to _ExperimentalConfig");
     if (found != nullptr && found->severity == Severity::kError) {
+      if (auto rewritten = LauncherOptionFix(*found, site.profiler_level, "Level1")) {
+        found->fix = std::move(rewritten);  // `--profile-level level0` in a known launcher: level1 there
+        continue;
+      }
       if (auto added = AddExperimentalConfigFix(context, site)) {
         found->fix = std::move(added);
         continue;

@@ -92,7 +92,9 @@ constexpr RuleInfo kRules[] = {
    .fix_note = "safe when the level is a string literal or a `ProfilerLevel` member written as the argument or a "
                "variable's value, outside a branch (`--fix` writes `'Level1'` or `ProfilerLevel.Level1`), or when an "
                "`_ExperimentalConfig(...)` does not pass it (`--fix` adds `profiler_level=ProfilerLevel.Level1`, named "
-               "through the file's imports)"},
+               "through the file's imports), or when a known launcher's level option is written literally in the "
+               "launcher, directly or through a variable (`--profile-level level0`, `LEVEL=${LEVEL:-level0}`, "
+               "`...npu.level=$LEVEL`: `--fix` writes `level1` where `level0` is spelled)"},
   {.id = "OPM105",
    .name = "mfu-domain-filtered",
    .severity = kError,

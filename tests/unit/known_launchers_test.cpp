@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/file_reader.h"
+#include "linter/bash_launcher.h"
 #include "linter/profiler_config.h"
 #include "rules/known_launcher_set.h"
 #include "tests/test_support.h"
@@ -123,6 +125,43 @@ TEST(KnownLaunchers, AnAddedDescriptionIsUsedByLint) {
   auto broken = testing::RunOpmfu({"lint", (dir.path() / "run.sh").string()});
   EXPECT_EQ(broken.exit_code, 2) << broken.out << broken.err;
   EXPECT_NE(broken.err.find("big.yaml:1: 'match' is required"), std::string::npos) << broken.err;
+}
+
+// The bytes that spell a launch argument literally, carried through a default, a variable, word
+// splitting, concatenation and run-time parts (what a fix rewrites in the launcher).
+TEST(SpelledRuns, FollowALiteralThroughVariablesSplittingAndConcatenation) {
+  const std::string source =
+      "L=${L:-level0}\n"
+      "A=\"--x $RANDOM --level ${L} --key=pre$L\"\n"
+      "M=lev\"el0\"\n"
+      "python t.py $A \"$M\" 'quoted'\n";
+  auto facts = ReadLauncher("run.sh", source, DiskFiles());
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  ASSERT_EQ(facts->launches.size(), 1U);
+  const std::vector<ShellWord>& words = facts->launches.front().arguments;
+  ASSERT_EQ(words.size(), 7U);
+  const auto spelled = [&](const ShellWord& word, std::size_t from, std::size_t size) -> std::string {
+    const auto at = word.SpelledAt(from, size);
+    if (!at) return "none";
+    return std::to_string(at->range().start.line) + ":" + std::to_string(at->range().start.column) + " " +
+           source.substr(at->start_byte, at->end_byte - at->start_byte);
+  };
+  EXPECT_EQ(words[0].text, "--x");
+  EXPECT_EQ(spelled(words[0], 0, 3), "2:4 --x");
+  EXPECT_FALSE(words[1].known);  // $RANDOM
+  EXPECT_EQ(words[3].text, "level0");
+  EXPECT_EQ(spelled(words[3], 0, 6), "1:8 level0");  // the default, through ${L} split out of $A
+  EXPECT_EQ(words[4].text, "--key=prelevel0");
+  EXPECT_EQ(spelled(words[4], 9, 6), "1:8 level0");  // after a literal prefix written elsewhere
+  EXPECT_EQ(spelled(words[4], 6, 9), "none");        // `pre` and `level0` are two runs
+  EXPECT_EQ(words[5].text, "level0");
+  EXPECT_EQ(spelled(words[5], 0, 6), "none");  // `lev"el0"`: not spelled in one piece
+  EXPECT_EQ(spelled(words[5], 3, 3), "3:7 el0");
+  EXPECT_EQ(spelled(words[6], 0, 6), "4:22 quoted");
+  // A part of a word keeps what is spelled in it.
+  const ShellWord part = words[4].Part(6);
+  EXPECT_EQ(part.text, "prelevel0");
+  EXPECT_EQ(spelled(part, 3, 6), "1:8 level0");
 }
 
 }  // namespace
