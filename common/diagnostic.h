@@ -52,7 +52,7 @@ bool SameHop(const Note& a, const Note& b);
 /// A fix the tool can apply. `safe` fixes are applied by --fix; the others only shown.
 struct Fix {
   std::string message;
-  std::vector<TextEdit> edits;  ///< byte offsets into the diagnostic's file
+  std::vector<TextEdit> edits;  ///< byte offsets into the diagnostic's file, or into `edit.file`
   bool safe = true;
 };
 

@@ -188,7 +188,9 @@ std::string FormatJson(const std::vector<Diagnostic>& diagnostics, const FormatO
     if (d.fix) {
       json edits = json::array();
       for (const TextEdit& edit : d.fix->edits) {
-        edits.push_back({{"begin_byte", edit.begin}, {"end_byte", edit.end}, {"content", edit.replacement}});
+        json one = {{"begin_byte", edit.begin}, {"end_byte", edit.end}, {"content", edit.replacement}};
+        if (!edit.file.empty()) one["filename"] = edit.file;  // another file than the finding's
+        edits.push_back(std::move(one));
       }
       fix = {{"message", d.fix->message}, {"applicability", d.fix->safe ? "safe" : "unsafe"}, {"edits", edits}};
     }

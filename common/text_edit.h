@@ -16,6 +16,9 @@ struct TextEdit {
   std::size_t begin = 0;
   std::size_t end = 0;
   std::string replacement;
+  /// The file edited, when not the one the edit belongs to (a finding in a script whose value a
+  /// launcher spells: the fix edits the launcher). Empty: the diagnostic's own file.
+  std::string file{};
 };
 
 /// Applies edits given against the same original text. They may come in any order but must not

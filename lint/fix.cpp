@@ -65,20 +65,51 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
   again.files = &texts;
   std::map<std::string, FixedFile> fixed;  // by path as reported
   for (int pass = 0;; ++pass) {
-    // Every file's fixed text for this pass, against the text the last lint read.
+    // Every edited file's fixed text for this pass, against the text the last lint read. An edit
+    // may land in another file than its finding's (a launcher that spells a script's value): the
+    // edits are gathered by the file they edit.
+    struct Target {
+      std::string path;  // as reported, or as the edit names it
+      const LintedFile* linted = nullptr;
+      std::vector<TextEdit> edits;
+    };
+    std::map<std::string, Target> targets;  // by Key(path)
+    for (const LintedFile& file : result.report.files) {
+      Target& own = targets[Key(file.path)];
+      own.path = file.path;
+      own.linted = &file;
+    }
+    for (const LintedFile& file : result.report.files) {
+      for (TextEdit& edit : SafeEdits(file, options)) {
+        Target& target = targets[Key(edit.file.empty() ? file.path : edit.file)];
+        if (target.path.empty()) target.path = edit.file;
+        edit.file.clear();
+        target.edits.push_back(std::move(edit));
+      }
+    }
     struct Change {
-      const LintedFile* file;
+      std::string path;
+      std::string original;
       std::string text;
       std::size_t edits;
     };
     std::vector<Change> changes;
-    for (const LintedFile& file : result.report.files) {
-      std::vector<TextEdit> edits = SafeEdits(file, options);
-      if (edits.empty()) continue;
-      const std::size_t count = edits.size();
-      auto text = ApplyEdits(file.source, std::move(edits));
-      if (!text.ok()) return Error::Input(file.path + ": the fixes overlap: " + text.error().message);
-      if (*text != file.source) changes.push_back({&file, std::move(*text), count});
+    for (auto& [key, target] : targets) {
+      if (target.edits.empty()) continue;
+      // A linted file that did not parse cleanly takes no fix, from its own findings or others'.
+      if (target.linted != nullptr && !target.linted->parsed_cleanly) continue;
+      std::string original;
+      if (target.linted != nullptr) {
+        original = target.linted->source;
+      } else {
+        auto read = texts.ReadFile(target.path);
+        if (!read.ok()) return Error::Input(target.path + ": a fix edits it, but " + read.error().message);
+        original = std::move(*read);
+      }
+      const std::size_t count = target.edits.size();
+      auto text = ApplyEdits(original, std::move(target.edits));
+      if (!text.ok()) return Error::Input(target.path + ": the fixes overlap: " + text.error().message);
+      if (*text != original) changes.push_back({target.path, std::move(original), std::move(*text), count});
     }
     if (changes.empty()) break;
     if (pass == kMaxFixPasses) {  // the report stays that of the texts as they are
@@ -86,11 +117,11 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
       break;
     }
     for (Change& change : changes) {
-      const LintedFile& file = *change.file;
-      FixedFile& entry = fixed.try_emplace(file.path, FixedFile{file.path, file.source, {}, 0}).first->second;
+      FixedFile& entry =
+          fixed.try_emplace(change.path, FixedFile{change.path, std::move(change.original), {}, 0}).first->second;
       entry.fixed = change.text;
       entry.edits += change.edits;
-      texts.Set(file.path, std::move(change.text));
+      texts.Set(change.path, std::move(change.text));
     }
     OPMFU_ASSIGN_OR_RETURN(result.report, LintPaths(paths, again));
     ++result.passes;

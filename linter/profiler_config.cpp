@@ -174,6 +174,7 @@ std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& l
       out.origin.file = shell.where.file();
       out.origin.position = shell.where.range().start;
       out.origin.message = "`" + shell.text + "`";
+      out.spelled = shell.SpelledAt(0, shell.text.size());
       return out;
     };
     python::ScriptInvocation invocation;

@@ -151,12 +151,18 @@ std::optional<Value> Tracer::PassedValue(const ArgparseArgument& argument, const
       } else {
         const LaunchWord* source = nullptr;
         std::string text;
+        std::optional<TextLocation> spelled;
         if (joined) {
           source = &words[i];
           text = word.substr(option.size() + 1);
+          if (source->spelled && word == typed) {  // `--opt=value` spelled whole: its value part
+            spelled = source->spelled;
+            spelled->start_byte += static_cast<std::uint32_t>(option.size() + 1);
+          }
         } else if (i + 1 < words.size()) {
           source = &words[i + 1];
           text = source->text;
+          spelled = source->spelled;
         }
         if (source == nullptr) continue;
         step = source->origin;
@@ -173,6 +179,7 @@ std::optional<Value> Tracer::PassedValue(const ArgparseArgument& argument, const
         } else {
           value.kind = ValueKind::kString;
           value.text = text;
+          value.spelled_in_launcher = spelled;
         }
       }
       value.chain = {step};

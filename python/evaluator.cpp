@@ -1089,6 +1089,16 @@ Values Tracer::Lookup(const Values& containers, const Values& keys, TSNode use, 
         found = true;
         Value item = container.items[i];
         PrependNotes(item.chain, key.chain);
+        if (key.kind == ValueKind::kString && key.spelled_in_launcher) {
+          auto lookup = std::make_shared<KeyedLookup>();
+          lookup->key_at = *key.spelled_in_launcher;
+          for (std::size_t k = 0; k < container.keys.size(); ++k) {
+            if (container.keys[k].kind == ValueKind::kString) {
+              lookup->entries.emplace_back(container.keys[k].text, container.items[k]);
+            }
+          }
+          item.looked_up = std::move(lookup);
+        }
         out.push_back(WithStep(std::move(item), StepAt(use, "`" + Spelling(use) + "` with key " + key.Describe())));
       }
       if (!found) {

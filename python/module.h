@@ -27,6 +27,8 @@ struct LaunchWord {
   std::string text;
   bool known = true;
   Note origin;  ///< "`--profile-level level0`" at train.sh:12
+  /// Where the launcher spells `text` literally, byte for byte, when it does.
+  std::optional<TextLocation> spelled;
 };
 
 /// How one launch command runs the script: its argv (after the script) and exported environment.

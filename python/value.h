@@ -3,15 +3,28 @@
 // message (Python spelling, or JSON spelling for a value read from a JSON file).
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/diagnostic.h"
+#include "common/text_location.h"
 #include "common/tree_sitter.h"
 
 namespace opmfu::python {
 
 class PythonModule;
+struct Value;
+
+/// An item looked up in a literal mapping by a string key that a launcher spells
+/// (`LEVELS[args.profile_level]`, `--profile-level level0`): where the key is spelled, and each
+/// string key of the mapping with the value it gives, so a fix can write the key that gives a
+/// good value there.
+struct KeyedLookup {
+  TextLocation key_at;
+  std::vector<std::pair<std::string, Value>> entries;
+};
 
 enum class ValueKind {
   kUnknown,  ///< see Value::unknown_reason
@@ -47,6 +60,10 @@ struct Value {
   std::vector<Note> chain;
   std::string unknown_reason;
   bool from_json = false;  ///< read from a JSON file: described as JSON (`true`, `"db"`, `null`)
+  /// A string a launcher passes, spelled literally there (a fix may rewrite it in the launcher).
+  std::optional<TextLocation> spelled_in_launcher;
+  /// Looked up in a mapping by such a string (see KeyedLookup).
+  std::shared_ptr<const KeyedLookup> looked_up;
 
   bool is_true() const { return kind == ValueKind::kBool && boolean; }
   /// How the value reads in a message: `True`, `'level1'`, `ProfilerLevel.Level0`, `['text']`.

@@ -291,6 +291,32 @@ std::optional<Fix> LauncherOptionFix(const Diagnostic& finding, const linter::Se
   return fix;
 }
 
+std::optional<Fix> LauncherKeyFix(const linter::Setting& setting,
+                                  const std::function<bool(const python::Value&)>& good) {
+  if (setting.values.size() != 1 || !setting.values.front().looked_up) return std::nullopt;
+  const python::KeyedLookup& lookup = *setting.values.front().looked_up;
+  const TextLocation& at = lookup.key_at;
+  if (!at.valid() || at.end_byte > at.source->text->size() || at.end_byte <= at.start_byte) return std::nullopt;
+  const auto chosen =
+      std::find_if(lookup.entries.begin(), lookup.entries.end(), [&](const auto& entry) { return good(entry.second); });
+  if (chosen == lookup.entries.end()) return std::nullopt;
+  // The key is written into a shell word as it is: nothing that bash would read otherwise.
+  if (chosen->first.empty() ||
+      chosen->first.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+          std::string::npos) {
+    return std::nullopt;
+  }
+  const std::string_view written =
+      std::string_view(*at.source->text).substr(at.start_byte, at.end_byte - at.start_byte);
+  Fix fix;
+  fix.safe = true;
+  fix.edits.push_back({at.start_byte, at.end_byte, chosen->first, at.file()});
+  fix.message = "replace `" + std::string(written) + "` with `" + chosen->first + "` in " +
+                std::filesystem::path(at.file()).filename().string() + " (line " +
+                std::to_string(at.range().start.line) + ")";
+  return fix;
+}
+
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item) {
   if (ts_node_is_null(list) || !IsType(list, "list")) return std::nullopt;
   for (std::uint32_t i = 0; i < ts_node_named_child_count(list); ++i) {

@@ -122,6 +122,13 @@ Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::s
 std::optional<Fix> LauncherOptionFix(const Diagnostic& finding, const linter::Setting& setting,
                                      const std::string& wanted);
 
+/// For a setting whose one value was looked up in a literal mapping by a key a launcher spells
+/// (`LEVELS[args.profile_level]` with `--profile-level level0`): rewrite the key in the launcher to
+/// the mapping's key whose value is `good`. nullopt otherwise, or when no key or several differently
+/// valued keys could be meant.
+std::optional<Fix> LauncherKeyFix(const linter::Setting& setting,
+                                  const std::function<bool(const python::Value&)>& good);
+
 /// A safe fix that adds `item` as the last element of the list literal `list` ("add `item`").
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item);
 

@@ -26,6 +26,12 @@ void CheckProfilerLevel(LintCheckContext& context) {
         found->fix = std::move(rewritten);  // `--profile-level level0` in a known launcher: level1 there
         continue;
       }
+      if (auto rewritten = LauncherKeyFix(site.profiler_level, [](const python::Value& v) {
+            return (v.kind == python::ValueKind::kEnum || v.kind == python::ValueKind::kString) && v.text == "Level1";
+          })) {
+        found->fix = std::move(rewritten);  // LEVELS[args.level] with `--level level0` from a launcher
+        continue;
+      }
       if (auto added = AddExperimentalConfigFix(context, site)) {
         found->fix = std::move(added);
         continue;

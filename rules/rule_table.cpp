@@ -94,7 +94,9 @@ constexpr RuleInfo kRules[] = {
                "`_ExperimentalConfig(...)` does not pass it (`--fix` adds `profiler_level=ProfilerLevel.Level1`, named "
                "through the file's imports), or when a known launcher's level option is written literally in the "
                "launcher, directly or through a variable (`--profile-level level0`, `LEVEL=${LEVEL:-level0}`, "
-               "`...npu.level=$LEVEL`: `--fix` writes `level1` where `level0` is spelled)"},
+               "`...npu.level=$LEVEL`: `--fix` writes `level1` where `level0` is spelled), or when the level is looked up "
+               "in a literal mapping by a key a launcher spells (`LEVELS[args.profile_level]` with `--profile-level "
+               "level0`: `--fix` writes the key that gives Level1 in the launcher)"},
   {.id = "OPM105",
    .name = "mfu-domain-filtered",
    .severity = kError,

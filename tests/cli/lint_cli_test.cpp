@@ -49,6 +49,30 @@ TEST(LintCli, FixRewritesTheSafeFixesAndTheFileThenLintsClean) {
   EXPECT_EQ(again.out.find("OPM109"), std::string::npos) << again.out;
 }
 
+// Issue 30: `opmfu lint --fix examples/broken_train.sh` leaves no MFU-blocking error. The level
+// comes from the launcher (`LEVEL=${LEVEL:-level0}` ... `--profile-level ${LEVEL}`) into
+// `LEVELS[args.profile_level]`: the fix edits the launcher, where the key is spelled; --diff
+// shows both files, and a fresh lint agrees with what --fix printed.
+TEST(LintCli, FixOfTheBrokenExampleEditsTheLauncherAndLeavesNoMfuBlockingError) {
+  testing::TempDir dir;
+  const fs::path examples = testing::SourceDir() / "examples";
+  const fs::path launcher = dir.Write("broken_train.sh", testing::ReadFile(examples / "broken_train.sh"));
+  dir.Write("broken_train.py", testing::ReadFile(examples / "broken_train.py"));
+  auto preview = RunOpmfu({"lint", "--no-config", "--diff", "broken_train.sh"}, dir.path());
+  EXPECT_NE(preview.out.find("+++ b/broken_train.sh"), std::string::npos) << preview.out;
+  EXPECT_NE(preview.out.find("+LEVEL=${LEVEL:-level1}"), std::string::npos) << preview.out;
+  EXPECT_NE(preview.out.find("+++ b/broken_train.py"), std::string::npos) << preview.out;
+
+  auto fixed = RunOpmfu({"lint", "--no-config", "--fix", "--output-format", "concise", "broken_train.sh"}, dir.path());
+  EXPECT_NE(fixed.err.find("Fixed 1 finding in broken_train.sh"), std::string::npos) << fixed.err;
+  EXPECT_NE(testing::ReadFile(launcher).find("LEVEL=${LEVEL:-level1}\n"), std::string::npos);
+  auto again = RunOpmfu({"lint", "--no-config", "--output-format", "concise", "broken_train.sh"}, dir.path());
+  EXPECT_EQ(again.out, fixed.out);
+  for (const char* blocking : {"OPM101", "OPM102", "OPM103", "OPM104", "OPM105", "OPM106", "OPM108"}) {
+    EXPECT_EQ(again.out.find(blocking), std::string::npos) << blocking << " after --fix:\n" << again.out;
+  }
+}
+
 // Two configs lack mstx; one lint places the finding at one of them. --fix lints again after its
 // fixes, so the findings it prints (here the other config's, which has no safe fix yet) and its
 // exit code are a fresh lint's, and --diff shows what --fix writes (issue 30, class 4).

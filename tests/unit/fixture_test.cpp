@@ -113,18 +113,39 @@ struct FileFixes {
   std::vector<const Diagnostic*> fixed;
 };
 
-// The safe fixes `opmfu lint --fix` applies: those of findings in files that parsed cleanly.
+// The safe fixes `opmfu lint --fix` applies: those of findings in files that parsed cleanly, each
+// edit in the file it names (a launcher that spells a script's value) or its finding's.
 std::vector<FileFixes> SafeFixes(const FixtureRun& run) {
   std::vector<FileFixes> out;
+  const auto canonical = [](const std::string& path) { return fs::weakly_canonical(fs::absolute(path)).string(); };
+  std::map<std::string, std::size_t> slot;  // by canonical path
+  const auto fixes_of = [&](const FixtureFile& file) -> FileFixes& {
+    auto [at, added] = slot.try_emplace(canonical(file.path), out.size());
+    if (added) out.push_back({&file, {}, {}});
+    return out[at->second];
+  };
   for (const FixtureFile& file : run.files) {
-    FileFixes fixes{&file, {}, {}};
     for (const Diagnostic& d : file.diagnostics) {
       if (!d.fix || !d.fix->safe || !file.parsed_cleanly) continue;
-      fixes.edits.insert(fixes.edits.end(), d.fix->edits.begin(), d.fix->edits.end());
-      fixes.fixed.push_back(&d);
+      for (TextEdit edit : d.fix->edits) {
+        const FixtureFile* target = &file;
+        if (!edit.file.empty()) {
+          const auto named = std::find_if(run.files.begin(), run.files.end(), [&](const FixtureFile& other) {
+            return canonical(other.path) == canonical(edit.file);
+          });
+          if (named == run.files.end()) {
+            ADD_FAILURE() << d.file << ": a fix edits " << edit.file << ", which the fixture's run did not read";
+            continue;
+          }
+          target = &*named;
+          edit.file.clear();
+        }
+        fixes_of(*target).edits.push_back(std::move(edit));
+      }
+      fixes_of(file).fixed.push_back(&d);
     }
-    if (!fixes.fixed.empty()) out.push_back(std::move(fixes));
   }
+  std::erase_if(out, [](const FileFixes& fixes) { return fixes.edits.empty(); });
   return out;
 }
 
