@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <span>
 #include <utility>
 
 #include "common/file_io.h"
@@ -212,7 +213,7 @@ constexpr char kOpaqueEnd = '\x02';
 
 ShellWord Clean(ShellWord word) {
   word.known = word.known && word.text.find(kOpaqueStart) == std::string::npos;
-  if (!word.spelled.empty() && word.text.find_first_of("\x01\x02") != std::string::npos) {
+  if (word.HasRuns() && word.text.find_first_of("\x01\x02") != std::string::npos) {
     // Runs never cover a marker (they spell literal text), so each moves back by the markers
     // before it.
     std::vector<std::size_t> markers_before(word.text.size() + 1, 0);
@@ -220,7 +221,9 @@ ShellWord Clean(ShellWord word) {
       const char c = word.text[i];
       markers_before[i + 1] = markers_before[i] + (c == kOpaqueStart || c == kOpaqueEnd ? 1 : 0);
     }
-    for (SpelledRun& run : word.spelled) run.offset -= markers_before[std::min(run.offset, word.text.size())];
+    std::vector<SpelledRun> moved = word.Runs();
+    for (SpelledRun& run : moved) run.offset -= markers_before[std::min(run.offset, word.text.size())];
+    word.SetRuns(std::move(moved));
   }
   std::erase_if(word.text, [](char c) { return c == kOpaqueStart || c == kOpaqueEnd; });
   return word;
@@ -228,9 +231,15 @@ ShellWord Clean(ShellWord word) {
 
 // Appends `right`'s text to `left`'s, its runs moved past `left`'s text.
 void AppendText(ShellWord& left, const ShellWord& right) {
-  for (SpelledRun run : right.spelled) {
-    run.offset += left.text.size();
-    left.spelled.push_back(std::move(run));
+  // The left word's runs are fixed to its text before it grows: a shared window would otherwise
+  // widen over runs that spell something else.
+  if (right.HasRuns() || left.HasRuns()) {
+    std::vector<SpelledRun> joined = left.Runs();
+    for (SpelledRun run : right.Runs()) {
+      run.offset += left.text.size();
+      joined.push_back(std::move(run));
+    }
+    left.SetRuns(std::move(joined));
   }
   left.text += right.text;
 }
@@ -239,7 +248,7 @@ void AppendText(ShellWord& left, const ShellWord& right) {
 ShellWord WithRun(ShellWord word, TextLocation at) {
   if (!word.text.empty() && at.valid() && at.end_byte >= at.start_byte &&
       at.end_byte - at.start_byte == word.text.size()) {
-    word.spelled.push_back({0, word.text.size(), std::move(at)});
+    word.SetRuns({{0, word.text.size(), std::move(at)}});
   }
   return word;
 }
@@ -1445,7 +1454,7 @@ class Evaluator {
     if (!value_hit_) value_hit_ = file_;
     word.text.resize(std::min<std::size_t>(word.text.size(), 256));
     word.known = false;
-    std::erase_if(word.spelled, [&](const SpelledRun& run) { return run.offset + run.size > word.text.size(); });
+    // Runs past the kept text are clipped when read.
   }
   // An array past kMaxValueBytes in all, or kMaxArrayElements, keeps its first elements, the last
   // of them unknown.
@@ -1494,28 +1503,50 @@ class Evaluator {
 }  // namespace
 
 ShellWord ShellWord::Part(std::size_t from, std::size_t size) const {
-  ShellWord part = *this;
   from = std::min(from, text.size());
   size = std::min(size, text.size() - from);
-  part.text = text.substr(from, size);
-  part.spelled.clear();
-  for (const SpelledRun& run : spelled) {
-    const std::size_t begin = std::max(run.offset, from);
-    const std::size_t end = std::min(run.offset + run.size, from + size);
+  // Member by member: copying the whole word first would copy its whole text for each field.
+  ShellWord part{text.substr(from, size), known, where, anchored};
+  part.spelled = spelled;
+  part.spelled_count = spelled_count;
+  part.spelled_from = spelled_from + static_cast<std::uint32_t>(from);  // the runs are shared, read through the window
+  return part;
+}
+
+void ShellWord::SetRuns(std::vector<SpelledRun> runs) {
+  spelled_from = 0;
+  spelled_count = static_cast<std::uint32_t>(runs.size());
+  if (runs.empty()) {
+    spelled = nullptr;
+    return;
+  }
+  std::shared_ptr<SpelledRun[]> made = std::make_shared<SpelledRun[]>(runs.size());
+  std::move(runs.begin(), runs.end(), made.get());
+  spelled = std::move(made);
+}
+
+std::vector<SpelledRun> ShellWord::Runs() const {
+  std::vector<SpelledRun> out;
+  if (!spelled) return out;
+  for (const SpelledRun& run : std::span(spelled.get(), spelled_count)) {
+    const std::size_t begin = std::max<std::size_t>(run.offset, spelled_from);
+    const std::size_t end = std::min(run.offset + run.size, spelled_from + text.size());
     if (begin >= end) continue;
     TextLocation at = run.at;
     at.start_byte += static_cast<std::uint32_t>(begin - run.offset);
     at.end_byte = at.start_byte + static_cast<std::uint32_t>(end - begin);
-    part.spelled.push_back({begin - from, end - begin, std::move(at)});
+    out.push_back({begin - spelled_from, end - begin, std::move(at)});
   }
-  return part;
+  return out;
 }
 
 std::optional<TextLocation> ShellWord::SpelledAt(std::size_t from, std::size_t size) const {
-  for (const SpelledRun& run : spelled) {
-    if (run.offset > from || run.offset + run.size < from + size) continue;
+  if (!HasRuns() || from + size > text.size()) return std::nullopt;
+  const std::size_t wanted = spelled_from + from;  // in the runs' offsets
+  for (const SpelledRun& run : std::span(spelled.get(), spelled_count)) {
+    if (run.offset > wanted || run.offset + run.size < wanted + size) continue;
     TextLocation at = run.at;
-    at.start_byte += static_cast<std::uint32_t>(from - run.offset);
+    at.start_byte += static_cast<std::uint32_t>(wanted - run.offset);
     at.end_byte = at.start_byte + static_cast<std::uint32_t>(size);
     if (!at.source || at.end_byte > at.source->text->size()) return std::nullopt;
     // The bytes there must still spell it (a run is only ever made from them).

@@ -38,8 +38,20 @@ struct ShellWord {
   /// written relative to where opmfu runs but absolute in the launcher: a later `cd` elsewhere
   /// does not move what it names.
   bool anchored = false;
-  /// The parts of `text` spelled literally somewhere, in order, not overlapping.
-  std::vector<SpelledRun> spelled{};
+  /// The parts of `text` spelled literally somewhere, in order, not overlapping; null for none.
+  /// Shared and never changed once made: words are copied on every path through a launcher, and a
+  /// copy must cost no allocation.
+  /// Where `text` starts in the runs' offsets: a part of a word (a field split out of it) shares
+  /// its runs instead of copying them. (Beside the bools: a launcher holds many words.)
+  std::uint32_t spelled_from = 0;
+  std::uint32_t spelled_count = 0;                ///< how many runs `spelled` holds
+  std::shared_ptr<const SpelledRun[]> spelled{};  ///< one allocation for the runs and their count
+
+  bool HasRuns() const { return spelled != nullptr; }
+  /// The runs in this word's own offsets, clipped to its text.
+  std::vector<SpelledRun> Runs() const;
+  /// Sets the runs, given in this word's own offsets.
+  void SetRuns(std::vector<SpelledRun> runs);
 
   /// The word's text [from, from + size), with its runs clipped to it.
   ShellWord Part(std::size_t from, std::size_t size = std::string::npos) const;

@@ -385,7 +385,7 @@ std::map<std::string, std::map<std::string, OptionValue>> ReadHydra(const KnownL
           for (const std::string& item : HydraList(raw)) {
             ShellWord part = word;
             part.text = item;
-            part.spelled.clear();
+            part.SetRuns({});
             value.values.push_back(std::move(part));
           }
         } else {

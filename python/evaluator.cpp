@@ -1094,7 +1094,12 @@ Values Tracer::Lookup(const Values& containers, const Values& keys, TSNode use, 
           lookup->key_at = *key.spelled_in_launcher;
           for (std::size_t k = 0; k < container.keys.size(); ++k) {
             if (container.keys[k].kind == ValueKind::kString) {
-              lookup->entries.emplace_back(container.keys[k].text, container.items[k]);
+              // What a rule asks of an entry: its kind and text, not its provenance.
+              Value gives;
+              gives.kind = container.items[k].kind;
+              gives.text = container.items[k].text;
+              gives.container = container.items[k].container;
+              lookup->entries.emplace_back(container.keys[k].text, std::move(gives));
             }
           }
           item.looked_up = std::move(lookup);
