@@ -229,11 +229,22 @@ ShellWord Clean(ShellWord word) {
   return word;
 }
 
+// The most spelled runs a word keeps.
+constexpr std::size_t kMaxSpelledRuns = 64;
+
 // Appends `right`'s text to `left`'s, its runs moved past `left`'s text.
 void AppendText(ShellWord& left, const ShellWord& right) {
   // The left word's runs are fixed to its text before it grows: a shared window would otherwise
   // widen over runs that spell something else.
   if (right.HasRuns() || left.HasRuns()) {
+    // A word put together from many literals (`a=$a$a` forty times, `A="$A x"` in a loop) keeps
+    // no runs: a fix rewrites one literal, and counting past a few would make every append cost
+    // as much as all the ones before it.
+    if (std::size_t{left.spelled_count} + right.spelled_count > kMaxSpelledRuns) {
+      left.SetRuns({});
+      left.text += right.text;
+      return;
+    }
     std::vector<SpelledRun> joined = left.Runs();
     for (SpelledRun run : right.Runs()) {
       run.offset += left.text.size();

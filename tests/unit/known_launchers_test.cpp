@@ -158,6 +158,19 @@ TEST(SpelledRuns, FollowALiteralThroughVariablesSplittingAndConcatenation) {
   EXPECT_EQ(spelled(words[5], 0, 6), "none");  // `lev"el0"`: not spelled in one piece
   EXPECT_EQ(spelled(words[5], 3, 3), "3:7 el0");
   EXPECT_EQ(spelled(words[6], 0, 6), "4:22 quoted");
+  // A word put together from more literals than a fix would rewrite keeps none (each append of
+  // `a=$a$a` would otherwise copy them all: the doubling launcher of issue 27).
+  {
+    std::string doubling = "A=ab\n";
+    for (int i = 0; i < 7; ++i) doubling += "A=$A$A\n";  // 128 runs of `ab`
+    doubling += "python t.py \"$A\"\n";
+    auto doubled = ReadLauncher("d.sh", doubling, DiskFiles());
+    ASSERT_TRUE(doubled.ok());
+    const ShellWord& word = doubled->launches.front().arguments.front();
+    EXPECT_EQ(word.text.size(), 256U);
+    EXPECT_FALSE(word.HasRuns());
+    EXPECT_FALSE(word.SpelledAt(0, 2));
+  }
   // A part of a word keeps what is spelled in it.
   const ShellWord part = words[4].Part(6);
   EXPECT_EQ(part.text, "prelevel0");
