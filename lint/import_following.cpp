@@ -1,9 +1,12 @@
 #include "lint/import_following.h"
 
 #include <filesystem>
+#include <memory>
+#include <vector>
 
 #include "common/parallel.h"
 #include "lint/stage.h"
+#include "linter/profiler_config.h"
 #include "python/project.h"
 
 namespace opmfu::lint {
@@ -37,14 +40,26 @@ void FollowImports(std::vector<Input>& inputs, std::map<std::string, std::size_t
                                         paths->self);
   });
   for (std::size_t i = 0; i < count; ++i) {
+    // What input i's launches pass, converted once for every module its imports reach.
+    std::shared_ptr<const std::vector<python::ScriptInvocation>> passed;
     for (const fs::path& module : closures[i]) {
       auto [known, added] = by_identity.emplace(Identity(FilesOf(options), module.string()), inputs.size());
       if (added) inputs.push_back(MakeInput(DisplayPath(module.string()), true));
       Input& reached = inputs[known->second];
       if (reached.entry || !reached.launches.empty()) continue;  // its own program, or already reached
       reached.entry = inputs[i].path;
-      reached.inherited = inputs[i].launches;
-      reached.inherited.insert(reached.inherited.end(), inputs[i].inherited.begin(), inputs[i].inherited.end());
+      if (passed == nullptr) {
+        if (inputs[i].launches.empty()) {
+          passed = inputs[i].inherited;
+        } else {
+          std::vector<python::ScriptInvocation> invocations = linter::InvocationsOf(inputs[i].launches);
+          if (inputs[i].inherited != nullptr) {
+            invocations.insert(invocations.end(), inputs[i].inherited->begin(), inputs[i].inherited->end());
+          }
+          passed = std::make_shared<const std::vector<python::ScriptInvocation>>(std::move(invocations));
+        }
+      }
+      reached.inherited = passed;
     }
   }
 }

@@ -73,7 +73,9 @@ fs::path ProjectRoot(const LintOptions& options, const fs::path& start) {
 // Where the program of an input starts: its entry script's directory, or the launcher's.
 fs::path RootStart(const Input& input) {
   if (!input.launches.empty()) return fs::path(input.launches.front().launcher).parent_path();
-  if (!input.inherited.empty()) return fs::path(input.inherited.front().launcher).parent_path();
+  if (input.inherited != nullptr && !input.inherited->empty()) {
+    return fs::path(input.inherited->front().launcher).parent_path();
+  }
   return fs::path(input.entry.value_or(input.path)).parent_path();
 }
 

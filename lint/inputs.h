@@ -3,6 +3,7 @@
 // files, launchers and dynamic-profiler configs, each file once; and how a found path is named.
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include "lint/lint.h"
 #include "linter/bash_launcher.h"
+#include "python/module.h"
 
 namespace opmfu::lint {
 
@@ -18,8 +20,9 @@ struct Input {
   bool from_directory = false;  ///< may be skipped when it cannot matter
   bool from_stdin = false;
   std::vector<linter::Launch> launches;  ///< the launcher commands that run it
-  /// Launches of a script that imports this module (bound, but not its own command line).
-  std::vector<linter::Launch> inherited;
+  /// The invocations of the launches of a script that imports this module (bound, but not its own
+  /// command line), shared by every module that script reaches; null when none.
+  std::shared_ptr<const std::vector<python::ScriptInvocation>> inherited;
   /// The program this module belongs to: the entry script whose imports reach it (itself if none).
   std::optional<std::string> entry;
   std::optional<std::string> source;  ///< read ahead (to find entry points), moved into the lint

@@ -405,13 +405,16 @@ bool NeedsProgram(const python::PythonModule& module, const std::vector<Launch>&
 
 ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr,
                                 std::unique_ptr<python::ModuleSet> program, std::vector<Launch> launches,
-                                const std::vector<Launch>& inherited) {
+                                std::shared_ptr<const std::vector<python::ScriptInvocation>> inherited) {
   ProfilerFacts facts;
-  std::vector<python::ScriptInvocation> invocations = InvocationsOf(launches);
-  for (python::ScriptInvocation& invocation : InvocationsOf(inherited)) invocations.push_back(std::move(invocation));
+  if (!launches.empty()) {  // its own command lines first, then the inherited ones
+    std::vector<python::ScriptInvocation> invocations = InvocationsOf(launches);
+    if (inherited != nullptr) invocations.insert(invocations.end(), inherited->begin(), inherited->end());
+    inherited = std::make_shared<const std::vector<python::ScriptInvocation>>(std::move(invocations));
+  }
   facts.launches = std::move(launches);
   const python::PythonModule& module = *module_ptr;
-  const python::Tracer tracer(module, program.get(), std::move(invocations));
+  const python::Tracer tracer(module, program.get(), std::move(inherited));
   // Only a torch.profiler call asks whether the program imports transfer_to_npu (that reads the
   // import closure).
   facts.transfers_to_npu = false;

@@ -160,11 +160,12 @@ bool NeedsProgram(const python::PythonModule& module, const std::vector<Launch>&
 
 /// Reads the facts, tracing `module` within `program` (its other modules, read beforehand; null:
 /// the file alone). Argparse and environment lookups see what `launches` pass; `inherited` are
-/// launches of a script that imports this module: traced the same way, but not this file's own
+/// the invocations of the launches of a script that imports this module (InvocationsOf, made once
+/// and shared by every module the script reaches): traced the same way, but not this file's own
 /// command line (no OPM201/OPM202 here).
 ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module,
                                 std::unique_ptr<python::ModuleSet> program = nullptr, std::vector<Launch> launches = {},
-                                const std::vector<Launch>& inherited = {});
+                                std::shared_ptr<const std::vector<python::ScriptInvocation>> inherited = nullptr);
 
 /// The invocations (argv and environment) of launches, for a python::Tracer.
 std::vector<python::ScriptInvocation> InvocationsOf(const std::vector<Launch>& launches);

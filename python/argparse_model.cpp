@@ -27,7 +27,7 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
   }
   // Launchers first: a value they pass wins over every default; one that passes nothing leaves it.
   Values out;
-  bool defaults_needed = context_->invocations.empty();
+  bool defaults_needed = invocations().empty();
   auto found = module_->argparse_.find(dest);
   // An option no module of the program defines (a framework's parser, reached through its
   // `get_args()`): read from the launch by argparse's naming convention, `--dest-name`.
@@ -41,7 +41,7 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
     conventional->option = option;
     conventional->action = "unknown";  // a flag or a value: told by the word after it
   }
-  for (const ScriptInvocation& invocation : context_->invocations) {
+  for (const ScriptInvocation& invocation : invocations()) {
     std::optional<Value> passed = found != module_->argparse_.end() ? PassedValue(found->second.front(), invocation)
                                   : conventional                    ? PassedValue(*conventional, invocation)
                                                                     : std::nullopt;
@@ -59,7 +59,7 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
     }
     return out;
   }
-  if (found == module_->argparse_.end() && conventional && !context_->invocations.empty()) {
+  if (found == module_->argparse_.end() && conventional && !invocations().empty()) {
     out.push_back(Unknown(use, "`" + conventional->option +
                                    "` is not passed by the launcher, and no add_argument in this file or the "
                                    "modules it imports defines it (its default is set elsewhere)"));
@@ -73,7 +73,7 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
   }
   const ArgparseArgument& argument = found->second.front();
   std::string label = "argparse default of `" + argument.option + "`";
-  if (!context_->invocations.empty()) label += " (a launcher does not pass it)";
+  if (!invocations().empty()) label += " (a launcher does not pass it)";
   if (!ts_node_is_null(argument.default_value)) {
     for (Value value : ResolveIn(argument.default_value, depth + 1)) {
       out.push_back(WithStep(std::move(value), StepAt(argument.default_value, label)));

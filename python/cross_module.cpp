@@ -13,10 +13,15 @@
 
 namespace opmfu::python {
 
-Tracer::Tracer(const PythonModule& module, const ModuleSet* program, std::vector<ScriptInvocation> invocations,
-               std::size_t step_budget)
+Tracer::Tracer(const PythonModule& module, const ModuleSet* program,
+               std::shared_ptr<const std::vector<ScriptInvocation>> invocations, std::size_t step_budget)
     : module_(&module),
-      owned_(std::make_unique<const Context>(Context{program, std::move(invocations), step_budget, 0, {}})),
+      owned_(std::make_unique<const Context>(Context{
+          program,
+          invocations != nullptr ? std::move(invocations) : std::make_shared<const std::vector<ScriptInvocation>>(),
+          step_budget,
+          0,
+          {}})),
       context_(owned_.get()) {}
 
 Tracer::~Tracer() = default;

@@ -18,8 +18,8 @@ Values Tracer::ResolveEnvironment(TSNode call, int depth) const {
   TSNode key = ts_node_named_child_count(arguments) > 0 ? ts_node_named_child(arguments, 0) : TSNode{};
   const std::string name = ts_node_is_null(key) ? "?" : StringLiteralValue(module_->tree_, key).value_or(Spelling(key));
   Values exported;
-  bool unset_somewhere = context_->invocations.empty();
-  for (const ScriptInvocation& invocation : context_->invocations) {
+  bool unset_somewhere = invocations().empty();
+  for (const ScriptInvocation& invocation : invocations()) {
     auto found = invocation.environment.find(name);
     if (found == invocation.environment.end()) {
       unset_somewhere = true;

@@ -886,7 +886,7 @@ Values Tracer::ResolveCall(TSNode call, int depth) const {
       } else {
         Append(out, ResolveReturns(callee.node, call, depth));
       }
-    } else if (callee.kind == ValueKind::kModule && !context_->invocations.empty() &&
+    } else if (callee.kind == ValueKind::kModule && !invocations().empty() &&
                LastComponent(callee.text) == "get_args" && callee.text.find('.') != std::string::npos &&
                (program() == nullptr ||
                 !program()->locator().Locate(callee.text.substr(0, callee.text.rfind('.')), module_->path_))) {
@@ -1022,7 +1022,7 @@ Values Tracer::ResolveSubscript(TSNode subscript, int depth) const {
     if (container.kind == ValueKind::kModule && container.text == "os.environ") {
       const std::string name = keys.size() == 1 && keys[0].kind == ValueKind::kString ? keys[0].text : "?";
       Values out;
-      for (const ScriptInvocation& invocation : context_->invocations) {
+      for (const ScriptInvocation& invocation : invocations()) {
         auto found = invocation.environment.find(name);
         if (found == invocation.environment.end() || !found->second.known) {
           out.push_back(Unknown(subscript, "read from $" + name + ", which the launcher does not set"));

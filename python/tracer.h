@@ -33,8 +33,10 @@ class Tracer {
   /// `module` and `program` (the program's other modules; null: the file traced alone) must
   /// outlive the tracer. `invocations`: the launches that run the file; argparse and environment
   /// lookups take the values they pass (an option a launch does not pass keeps its default).
-  /// Without any, defaults are used.
-  Tracer(const PythonModule& module, const ModuleSet* program, std::vector<ScriptInvocation> invocations,
+  /// Without any (null), defaults are used. Shared: every module a program's launches reach is
+  /// traced with the same ones.
+  Tracer(const PythonModule& module, const ModuleSet* program,
+         std::shared_ptr<const std::vector<ScriptInvocation>> invocations,
          std::size_t step_budget = kDefaultStepBudget);
   Tracer(Tracer&&) noexcept = default;
   Tracer& operator=(Tracer&&) noexcept = default;
@@ -43,7 +45,7 @@ class Tracer {
   ~Tracer();
 
   const PythonModule& module() const { return *module_; }
-  const std::vector<ScriptInvocation>& invocations() const { return context_->invocations; }
+  const std::vector<ScriptInvocation>& invocations() const { return *context_->invocations; }
 
   /// The possible values of an expression.
   Values Resolve(TSNode expression) const;
@@ -90,7 +92,7 @@ class Tracer {
   /// the steps the current question has taken.
   struct Context {
     const ModuleSet* program;
-    std::vector<ScriptInvocation> invocations;
+    std::shared_ptr<const std::vector<ScriptInvocation>> invocations;  ///< never null
     std::size_t step_budget;
     mutable std::size_t steps_taken = 0;
     mutable std::map<const PythonModule*, bool> patched;  ///< ImportsPatch, per module, on first use
