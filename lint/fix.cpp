@@ -40,10 +40,13 @@ class FixedFiles final : public FileReader {
   std::map<std::string, std::string> texts_;
 };
 
+bool IsStdin(const std::string& path, const LintOptions& options) {
+  return options.stdin_source.has_value() && Key(path) == Key(options.stdin_filename);
+}
+
 // The safe fixes of one linted file, when it may be fixed at all.
 std::vector<TextEdit> SafeEdits(const LintedFile& file, const LintOptions& options) {
-  const bool from_stdin = options.stdin_source.has_value() && file.path == options.stdin_filename;
-  if (from_stdin || !file.parsed_cleanly) return {};
+  if (IsStdin(file.path, options) || !file.parsed_cleanly) return {};
   return SafeFixEdits(file.diagnostics);
 }
 
@@ -98,6 +101,9 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
       if (target.edits.empty()) continue;
       // A linted file that did not parse cleanly takes no fix, from its own findings or others'.
       if (target.linted != nullptr && !target.linted->parsed_cleanly) continue;
+      // Nor does the standard input, from another file's finding either: its name may be that of
+      // a file on disk, which --fix would then overwrite with the piped text.
+      if (IsStdin(target.path, options)) continue;
       std::string original;
       if (target.linted != nullptr) {
         original = target.linted->source;

@@ -9,6 +9,7 @@
 
 #include "common/file_io.h"
 #include "common/text.h"
+#include "lint/fix.h"
 #include "lint/lint.h"
 #include "linter/bash_syntax_check.h"
 #include "tests/fixture_run.h"
@@ -59,6 +60,36 @@ TEST(Lint, DirectoriesSkipFilesThatCannotMatterAndSurviveSymlinkLoops) {
   EXPECT_EQ(report->skipped_without_profiler, 1U);
   ASSERT_EQ(report->files.size(), 1U);
   EXPECT_EQ(fs::path(report->files.front().path).filename(), "train.py");
+}
+
+TEST(LintFix, AnEditAimedAtTheStandardInputFromAnotherFilesFindingIsNotApplied) {
+  // The piped text is named after a file on disk; a fix another file's finding aims at that name
+  // must not turn into a write of the piped text over the file.
+  testing::TempDir dir;
+  const std::string script = dir.Write("train.py", "LEVEL = 'level0'\n").string();
+  LintOptions options;
+  options.use_config = false;
+  options.keep_sources = true;
+  options.stdin_source = "LEVEL = 'level0'\n";
+  options.stdin_filename = script;
+  LintReport first;
+  LintedFile piped;
+  piped.path = script;
+  piped.source = *options.stdin_source;
+  LintedFile launcher;
+  launcher.path = (dir.path() / "run.sh").string();
+  launcher.source = "python train.py\n";
+  Diagnostic finding;
+  finding.rule_id = "OPM104";
+  finding.file = launcher.path;
+  finding.fix = Fix{"use level1", {TextEdit{9, 15, "level1", script}}, true};
+  launcher.diagnostics.push_back(finding);
+  first.files = {piped, launcher};
+  auto fixed = lint::FixInMemory({"-"}, options, first);
+  ASSERT_TRUE(fixed.ok()) << fixed.error().message;
+  EXPECT_TRUE(fixed->files.empty());
+  EXPECT_EQ(fixed->passes, 0);
+  EXPECT_EQ(testing::ReadFile(script), "LEVEL = 'level0'\n");
 }
 
 TEST(Lint, DeeplyNestedExpressionsDoNotOverflowTheStack) {
