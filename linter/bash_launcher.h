@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/diagnostic.h"
@@ -31,6 +32,12 @@ struct SpelledRun {
 /// One word after expansion. `known` is false when part of it is only known at run time
 /// (`$(date)`, `$RANDOM`, an unset variable without a default).
 struct ShellWord {
+  ShellWord() = default;
+  /// A word without spelled runs (SetRuns adds them). A constructor rather than braces: the run
+  /// fields come after these, and a member added between them must not shift a brace list.
+  ShellWord(std::string word_text, bool is_known, TextLocation location, bool is_anchored = false)
+      : text(std::move(word_text)), known(is_known), where(std::move(location)), anchored(is_anchored) {}
+
   std::string text;
   bool known = true;
   TextLocation where;
@@ -38,14 +45,14 @@ struct ShellWord {
   /// written relative to where opmfu runs but absolute in the launcher: a later `cd` elsewhere
   /// does not move what it names.
   bool anchored = false;
-  /// The parts of `text` spelled literally somewhere, in order, not overlapping; null for none.
-  /// Shared and never changed once made: words are copied on every path through a launcher, and a
-  /// copy must cost no allocation.
   /// Where `text` starts in the runs' offsets: a part of a word (a field split out of it) shares
   /// its runs instead of copying them. (Beside the bools: a launcher holds many words.)
   std::uint32_t spelled_from = 0;
-  std::uint32_t spelled_count = 0;                ///< how many runs `spelled` holds
-  std::shared_ptr<const SpelledRun[]> spelled{};  ///< one allocation for the runs and their count
+  std::uint32_t spelled_count = 0;  ///< how many runs `spelled` holds
+  /// The parts of `text` spelled literally somewhere, in order, not overlapping; null for none.
+  /// Shared and never changed once made: words are copied on every path through a launcher, and a
+  /// copy must cost no allocation. One allocation for the runs and their count.
+  std::shared_ptr<const SpelledRun[]> spelled{};
 
   bool HasRuns() const { return spelled != nullptr; }
   /// The runs in this word's own offsets, clipped to its text.
