@@ -22,7 +22,6 @@ using lint::LintedFile;
 using lint::LintOptions;
 using lint::LintPaths;
 using lint::LintReport;
-using lint::LintRuleDescriptors;
 
 namespace fs = std::filesystem;
 
@@ -114,7 +113,6 @@ using lint::LintedFile;
 using lint::LintOptions;
 using lint::LintPaths;
 using lint::LintReport;
-using lint::LintRuleDescriptors;
 
 TEST(LintLaunchers, AGeneratedTenThousandLineLauncherIsReadAndItsLaunchFollowed) {
   testing::TempDir dir;
@@ -179,7 +177,6 @@ using lint::LintedFile;
 using lint::LintOptions;
 using lint::LintPaths;
 using lint::LintReport;
-using lint::LintRuleDescriptors;
 
 namespace fs = std::filesystem;
 
