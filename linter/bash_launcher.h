@@ -51,7 +51,7 @@ struct ShellWord {
   std::uint32_t spelled_count = 0;  ///< how many runs `spelled` holds
   /// The parts of `text` spelled literally somewhere, in order, not overlapping; null for none.
   /// Shared and never changed once made: words are copied on every path through a launcher, and a
-  /// copy must cost no allocation. One allocation for the runs and their count.
+  /// copy must cost no allocation. One allocation holds all of them.
   std::shared_ptr<const SpelledRun[]> spelled{};
 
   bool HasRuns() const { return spelled != nullptr; }

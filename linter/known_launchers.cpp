@@ -383,10 +383,7 @@ std::map<std::string, std::map<std::string, OptionValue>> ReadHydra(const KnownL
       } else {
         if (option.type == KnownOption::Type::kList) {
           for (const std::string& item : HydraList(raw)) {
-            ShellWord part = word;
-            part.text = item;
-            part.SetRuns({});
-            value.values.push_back(std::move(part));
+            value.values.emplace_back(item, word.known, word.where, word.anchored);  // an item is not spelled
           }
         } else {
           value.values.push_back(word.Part(key_start + equals + 1));

@@ -272,6 +272,24 @@ Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::s
   return fix;
 }
 
+namespace {
+
+// A safe fix that writes `replacement` over the bytes at `at` in a launcher ("replace `x` with
+// `y`"); `other_file`: the launcher is not the finding's file, so the edit and message name it.
+Fix ReplaceInLauncherFix(const TextLocation& at, const std::string& replacement, bool other_file) {
+  const std::string_view written =
+      std::string_view(*at.source->text).substr(at.start_byte, at.end_byte - at.start_byte);
+  Fix fix;
+  fix.safe = true;
+  fix.edits.push_back({at.start_byte, at.end_byte, replacement, other_file ? at.file() : std::string()});
+  fix.message = "replace `" + std::string(written) + "` with `" + replacement + "`" +
+                (other_file ? " in " + std::filesystem::path(at.file()).filename().string() : std::string()) +
+                " (line " + std::to_string(at.range().start.line) + ")";
+  return fix;
+}
+
+}  // namespace
+
 std::optional<Fix> LauncherOptionFix(const Diagnostic& finding, const linter::Setting& setting,
                                      const std::string& wanted) {
   if (!setting.launcher_option) return std::nullopt;
@@ -280,15 +298,7 @@ std::optional<Fix> LauncherOptionFix(const Diagnostic& finding, const linter::Se
   if (replacement == option.option_for.end() || !option.value.valid() || option.value.file() != finding.file) {
     return std::nullopt;
   }
-  const std::string_view written =
-      std::string_view(*option.value.source->text)
-          .substr(option.value.start_byte, option.value.end_byte - option.value.start_byte);
-  Fix fix;
-  fix.safe = true;
-  fix.edits.push_back({option.value.start_byte, option.value.end_byte, replacement->second});
-  fix.message = "replace `" + std::string(written) + "` with `" + replacement->second + "` (line " +
-                std::to_string(option.value.range().start.line) + ")";
-  return fix;
+  return ReplaceInLauncherFix(option.value, replacement->second, false);
 }
 
 std::optional<Fix> LauncherKeyFix(const linter::Setting& setting,
@@ -306,15 +316,7 @@ std::optional<Fix> LauncherKeyFix(const linter::Setting& setting,
           std::string::npos) {
     return std::nullopt;
   }
-  const std::string_view written =
-      std::string_view(*at.source->text).substr(at.start_byte, at.end_byte - at.start_byte);
-  Fix fix;
-  fix.safe = true;
-  fix.edits.push_back({at.start_byte, at.end_byte, chosen->first, at.file()});
-  fix.message = "replace `" + std::string(written) + "` with `" + chosen->first + "` in " +
-                std::filesystem::path(at.file()).filename().string() + " (line " +
-                std::to_string(at.range().start.line) + ")";
-  return fix;
+  return ReplaceInLauncherFix(at, chosen->first, true);
 }
 
 std::optional<Fix> AppendToListFix(const LintCheckContext& context, TSNode list, const std::string& item) {

@@ -124,8 +124,8 @@ std::optional<Fix> LauncherOptionFix(const Diagnostic& finding, const linter::Se
 
 /// For a setting whose one value was looked up in a literal mapping by a key a launcher spells
 /// (`LEVELS[args.profile_level]` with `--profile-level level0`): rewrite the key in the launcher to
-/// the mapping's key whose value is `good`. nullopt otherwise, or when no key or several differently
-/// valued keys could be meant.
+/// the first of the mapping's keys (in its order) whose value is `good`. nullopt otherwise: no such
+/// key, or one that is not a plain shell word.
 std::optional<Fix> LauncherKeyFix(const linter::Setting& setting,
                                   const std::function<bool(const python::Value&)>& good);
 
