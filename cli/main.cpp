@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/cli_support.h"
+#include "cli/msprof_compat.h"
 #include "common/file_io.h"
 #include "common/parse_allocator.h"
 #include "common/text.h"
@@ -86,19 +87,41 @@ Status CheckSubcommandNames(CLI::App& app, int argc, char** argv) {
   return Ok();
 }
 
-int Run(int argc, char** argv) {
+int Run(int original_argc, char** original_argv) {
   if (Status abi = CheckGrammarAbi(); !abi.ok()) {
     std::cerr << "opmfu: error: " << abi.error().message << "\n";
     return kExitUsage;
   }
   InstallCheckedStdout();
+  // msprof-analyze's command line (`opmfu -m operator_mfu -d DIR`, `opmfu cluster ...`, a link named
+  // msprof-analyze) is `opmfu analyze ...`: rewritten before anything reads argv.
+  const std::vector<std::string> given(original_argv + 1, original_argv + original_argc);
+  const Result<UpstreamCommandLine> upstream = ReadUpstreamCommandLine(original_argv[0], given);
+  std::vector<std::string> words = {original_argv[0]};
+  if (upstream.ok() && upstream->ask == UpstreamCommandLine::Ask::kAnalyze) {
+    words.push_back("analyze");
+    words.insert(words.end(), upstream->analyze_args.begin(), upstream->analyze_args.end());
+  } else {
+    if (!upstream.ok() && (given.empty() || given.front() != "analyze")) words.push_back("analyze");
+    words.insert(words.end(), given.begin(), given.end());
+  }
+  std::vector<char*> rewritten;
+  for (std::string& word : words) rewritten.push_back(word.data());
+  rewritten.push_back(nullptr);
+  const int argc = static_cast<int>(words.size());
+  char** argv = rewritten.data();
   if (AsksForAgentLine(argc, argv)) {
     SetAgentMode();
   } else {
     SetJsonMode(AsksForJson(argc, argv));
   }
+  if (!upstream.ok()) return ReportError(upstream.error());
+  if (upstream->ask == UpstreamCommandLine::Ask::kVersion) {
+    std::cout << VersionText() << "\n";
+    return kExitOk;
+  }
   CLI::App app{"opmfu: operator-level MFU for PyTorch on Ascend, from collection config to analysis", "opmfu"};
-  app.set_version_flag("--version", VersionText());
+  app.set_version_flag("-V,-v,--version", VersionText());
   app.footer(kExitCodeHelp);
   app.require_subcommand(0, 1);
 

@@ -33,6 +33,30 @@ void CollectUpstreamExtras(const CLI::App& command, UpstreamFlags& flags);
 Result<std::string> CheckUpstreamFlags(const UpstreamFlags& flags, const std::string& export_type,
                                        const std::vector<std::string>& option_names);
 
+/// What a command line in msprof-analyze's shape asks of opmfu: `msprof-analyze [cluster] -m operator_mfu
+/// -d DIR ...` spelled `opmfu [cluster] -m operator_mfu ...` or run through a link named `msprof-analyze`.
+struct UpstreamCommandLine {
+  enum class Ask {
+    kNotUpstream,  ///< opmfu's own command line: parse it as it is
+    kAnalyze,      ///< run `opmfu analyze <analyze_args>`
+    kVersion,      ///< upstream's eager -V/-v/--version
+  };
+  Ask ask = Ask::kNotUpstream;
+  std::vector<std::string> analyze_args;
+};
+
+/// Reads `args` (argv without the program) in msprof-analyze's shape, as its click group does: no known
+/// subcommand means `cluster`; `-V`/`-v`/`--version` anywhere print the version (in `opmfu analyze`
+/// itself `-v` stays --verbose); `-H` is help. A usage error for what opmfu does not implement:
+/// another `-m` (upstream's default `all` included, when `-m` is given) or upstream's `advisor`,
+/// `compare` and `auto-completion`, naming the msprof-analyze command to run instead.
+Result<UpstreamCommandLine> ReadUpstreamCommandLine(std::string_view program, const std::vector<std::string>& args);
+
+/// The usage error for `-m MODE` other than operator_mfu in `words` (the words after `analyze`, or an
+/// upstream-shaped command line), naming the msprof-analyze command to run; Ok when -m is operator_mfu
+/// or absent.
+Status CheckUpstreamMode(const std::vector<std::string>& words);
+
 /// A path as upstream reads it: a leading `=` dropped (`-d=dir`), `~` expanded from $HOME.
 std::string UpstreamPath(std::string path);
 

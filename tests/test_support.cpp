@@ -114,9 +114,10 @@ RunResult RunOpmfuWith(const std::vector<std::string>& args, const RunOptions& o
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
-  std::vector<std::string> argv_storage = {OPMFU_BINARY};
+  const std::string program = options.program.empty() ? std::string(OPMFU_BINARY) : options.program.string();
+  std::vector<std::string> argv_storage = {program};
   if (options.unprivileged && ::geteuid() == 0) {
-    argv_storage = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", OPMFU_BINARY};
+    argv_storage = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", program};
   }
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;

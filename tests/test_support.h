@@ -92,6 +92,8 @@ struct RunOptions {
   /// RLIMIT_AS for the child (`ulimit -v`): what hostile input may cost. Ignored in sanitizer
   /// builds, whose shadow memory alone is terabytes of address space.
   std::optional<std::uint64_t> address_space_limit;
+  /// What is run instead of the built opmfu's own path: a link to it (the name it is called by matters).
+  std::filesystem::path program;
 };
 
 /// Whether RunOptions::unprivileged can drop root here (setpriv exists); false as non-root, who

@@ -155,7 +155,96 @@ TEST_F(UpstreamCommandLines, WhatOperatorMfuCannotDoIsOneLineAndExitTwo) {
   EXPECT_NE(mode.err.find("--parallel_mode serial: msprof-analyze knows only concurrent"), std::string::npos);
   const auto other = RunOpmfu({"analyze", "-d", demo_.string(), "-m", "communication_time"});
   EXPECT_EQ(other.exit_code, 2);
-  EXPECT_NE(other.err.find("opmfu analyze runs operator_mfu only"), std::string::npos);
+  EXPECT_EQ(other.err,
+            "opmfu: error: -m communication_time: opmfu implements only msprof-analyze's operator_mfu; for "
+            "communication_time run msprof-analyze itself (pip install msprof-analyze): msprof-analyze -d " +
+                demo_.string() + " -m communication_time\n");
+}
+
+// The same command lines with only the program's name changed: `opmfu -m operator_mfu ...`, `opmfu cluster
+// ...` and a link named msprof-analyze are `opmfu analyze ...`.
+TEST_F(UpstreamCommandLines, UpstreamsOwnShapeWithOnlyTheProgramRenamedIsAnalyze) {
+  const fs::path out = dir_.path() / "out";
+  const fs::path link = dir_.path() / "bin" / "msprof-analyze";
+  fs::create_directories(link.parent_path());
+  fs::create_symlink(OPMFU_BINARY, link);
+  const std::vector<std::vector<std::string>> lines = {
+      {"-m", "operator_mfu", "-d", "./result", "--export_type", "db", "-o", out.string()},
+      {"cluster", "-m", "operator_mfu", "-d", "./result", "-o", out.string()},
+      {"--profiling_path=./result", "--mode", "operator_mfu", "--output_path", out.string(), "--force"},
+  };
+  for (const auto& line : lines) {
+    for (const bool through_link : {false, true}) {
+      testing::RunOptions options;
+      options.cwd = dir_.path();
+      if (through_link) options.program = link;
+      const auto result = testing::RunOpmfuWith(line, options);
+      const std::string spelled = ::testing::PrintToString(line) + (through_link ? " (msprof-analyze)" : "");
+      ASSERT_EQ(result.exit_code, 0) << spelled << "\n" << result.err;
+      EXPECT_NE(result.out.find("OperatorMFU"), std::string::npos) << spelled << "\n" << result.out;
+      ExpectSameRows(out, spelled);
+      fs::remove_all(out);
+    }
+  }
+  // Through the link, upstream's default command is implied even without -m.
+  testing::RunOptions options;
+  options.cwd = dir_.path();
+  options.program = link;
+  ASSERT_EQ(testing::RunOpmfuWith({"-d", "./result", "-o", out.string()}, options).exit_code, 0);
+  ExpectSameRows(out, "msprof-analyze -d ./result");
+  // The agent line, in upstream's shape.
+  const auto agent = RunOpmfu({"--agent", "-m", "operator_mfu", "-d", demo_.string(), "-o", out.string()}, {},
+                              {{"MSPROF_ANALYZE_LOG_FILE", (dir_.path() / "agent.log").string()}});
+  ASSERT_EQ(agent.exit_code, 0) << agent.err;
+  EXPECT_EQ(nlohmann::json::parse(agent.out)["status"], "success");
+}
+
+TEST_F(UpstreamCommandLines, UpstreamsVersionFlagsAndOtherModesAndCommands) {
+  const fs::path link = dir_.path() / "msprof-analyze";
+  fs::create_symlink(OPMFU_BINARY, link);
+  testing::RunOptions through_link;
+  through_link.program = link;
+  const std::string version = RunOpmfu({"--version"}).out;
+  ASSERT_EQ(version.rfind("opmfu ", 0), 0U) << version;
+  // click's eager -V/-v/--version: on the group and on `cluster`, whatever else the line holds.
+  for (const std::vector<std::string>& line : {std::vector<std::string>{"-V"},
+                                               {"-v"},
+                                               {"-m", "operator_mfu", "-d", demo_.string(), "-v"},
+                                               {"cluster", "-V", "-d", demo_.string()}}) {
+    const auto direct = RunOpmfu(line);
+    EXPECT_EQ(direct.exit_code, 0) << ::testing::PrintToString(line) << direct.err;
+    EXPECT_EQ(direct.out, version) << ::testing::PrintToString(line);
+    const auto linked = testing::RunOpmfuWith(line, through_link);
+    EXPECT_EQ(linked.exit_code, 0) << ::testing::PrintToString(line) << linked.err;
+    EXPECT_EQ(linked.out, version) << ::testing::PrintToString(line);
+  }
+  EXPECT_FALSE(fs::exists(demo_ / "cluster_analysis_output"));
+  // In opmfu's own `analyze`, -v stays --verbose.
+  const auto verbose = RunOpmfu({"analyze", "-d", demo_.string(), "-o", (dir_.path() / "v").string(), "-v"});
+  EXPECT_EQ(verbose.exit_code, 0) << verbose.err;
+  EXPECT_NE(verbose.out.find("OperatorMFU"), std::string::npos);
+  // Another mode: one line naming the upstream command, nothing written.
+  const auto mode = RunOpmfu({"cluster", "-m", "communication_matrix", "-d", "./result"}, dir_.path());
+  EXPECT_EQ(mode.exit_code, 2);
+  EXPECT_EQ(mode.err,
+            "opmfu: error: -m communication_matrix: opmfu implements only msprof-analyze's operator_mfu; for "
+            "communication_matrix run msprof-analyze itself (pip install msprof-analyze): msprof-analyze -m "
+            "communication_matrix -d ./result\n");
+  const auto all = testing::RunOpmfuWith({"--mode=all", "-d", demo_.string()}, through_link);
+  EXPECT_EQ(all.exit_code, 2);
+  EXPECT_NE(all.err.find("-m all: opmfu implements only msprof-analyze's operator_mfu"), std::string::npos) << all.err;
+  const auto compare = testing::RunOpmfuWith({"compare", "-d", "a", "-bp", "b"}, through_link);
+  EXPECT_EQ(compare.exit_code, 2);
+  EXPECT_EQ(compare.err,
+            "opmfu: error: msprof-analyze compare: opmfu implements only msprof-analyze's cluster -m operator_mfu; run "
+            "msprof-analyze itself for compare (pip install msprof-analyze): msprof-analyze compare -d a -bp b\n");
+  EXPECT_FALSE(fs::exists(demo_ / "cluster_analysis_output"));
+  // opmfu's own command line is untouched: help, an unknown command.
+  EXPECT_EQ(RunOpmfu({"--help"}).exit_code, 0);
+  EXPECT_NE(RunOpmfu({"analyse"}).err.find("unknown command 'analyse'"), std::string::npos);
+  const auto help = testing::RunOpmfuWith({"-H"}, through_link);
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--profiling_path"), std::string::npos) << help.out;
 }
 
 TEST_F(UpstreamCommandLines, AgentModePrintsItsLineWhateverHappens) {
