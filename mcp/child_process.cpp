@@ -19,9 +19,6 @@ extern char** environ;
 namespace opmfu::mcp {
 namespace {
 
-// The JSON a command prints is at most a few MB on real runs; past this it is cut and the call
-// fails rather than the server growing without bound.
-constexpr std::size_t kMaxStdout = std::size_t{256} << 20;
 // stderr is a message for people: its beginning says what went wrong.
 constexpr std::size_t kMaxStderr = std::size_t{1} << 20;
 // The descriptor the child sees its progress pipe as.
@@ -129,7 +126,7 @@ ChildStream ChildProcess::ReadFrom(int fd) {
   const auto size = static_cast<std::size_t>(n);
   switch (stream) {
     case ChildStream::kStdout:
-      AppendCapped(stdout_text_, buffer, size, kMaxStdout, &truncated_);
+      AppendCapped(stdout_text_, buffer, size, kMaxResultBytes, &truncated_);
       break;
     case ChildStream::kStderr:
       AppendCapped(stderr_text_, buffer, size, kMaxStderr, nullptr);

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ namespace opmfu::mcp {
 /// The environment variable naming the descriptor `opmfu analyze` writes "DONE TOTAL\n" to after
 /// each rank (the MCP server turns those lines into notifications/progress).
 inline constexpr const char* kProgressFdVariable = "OPMFU_PROGRESS_FD";
+
+/// A command's JSON past this is not passed on (the call fails, naming the limit): a tool result is
+/// sent as one JSON-RPC line holding the JSON twice (text and structuredContent), and a client has to
+/// hold that line whole.
+inline constexpr std::size_t kMaxResultBytes = std::size_t{8} << 20;
 
 /// Which of a child's streams a read came from.
 enum class ChildStream { kStdout, kStderr, kProgress };
@@ -53,7 +59,7 @@ class ChildProcess {
   const std::string& standard_error() const { return stderr_text_; }
   /// Complete progress lines not yet taken.
   std::vector<std::string> TakeProgressLines();
-  /// stdout grew past the limit and was cut.
+  /// stdout grew past kMaxResultBytes and was cut.
   bool output_truncated() const { return truncated_; }
 
  private:

@@ -3,8 +3,10 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <utility>
 
 #include "mcp/child_process.h"
 
@@ -22,8 +24,6 @@ constexpr int kInvalidParams = -32602;
 // Newest first: what this server speaks (the MCP specification's revisions).
 constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
-// A request is a few KB; a line this long is a broken client, not a request.
-constexpr std::size_t kMaxLine = std::size_t{16} << 20;
 // stderr passed on to the client: its head says what went wrong.
 constexpr std::size_t kMaxStderrShown = 8192;
 
@@ -36,13 +36,6 @@ constexpr const char* kInstructions =
     "outside the roots. Every result is the command's JSON (docs/schema/).";
 
 bool IsId(const json& id) { return id.is_string() || id.is_number_integer(); }
-
-// The method of a message, "" when it has none (or not a string): safe on anything a client sends.
-std::string MethodOf(const json& message) {
-  if (!message.is_object()) return "";
-  const auto method = message.find("method");
-  return method != message.end() && method->is_string() ? method->get<std::string>() : "";
-}
 
 // file:///a%20b -> /a b; other schemes are not directories this server can use.
 std::optional<std::filesystem::path> PathOfFileUri(const std::string& uri) {
@@ -91,6 +84,39 @@ json ToolError(const std::string& message) {
   return {{"content", json::array({TextContent(message)})}, {"isError", true}};
 }
 
+// Whether `text` nests arrays and objects deeper than `limit` (brackets inside strings do not
+// count). Checked before parsing: a copy or a dump of a value is recursive, so a line of 100,000
+// brackets must never become a value.
+bool NestsDeeperThan(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+// What to do when a result is too large: the arguments that narrow each tool's output.
+std::string NarrowingHint(const ToolDefinition& tool) {
+  const std::string_view name = tool.name;
+  if (name == "lint" || name == "registry_check") return "lint fewer paths per call, or pass select";
+  if (name == "report" || name == "audit") return "pass rank_list or top to ask for less";
+  return "ask for less in one call";
+}
+
 }  // namespace
 
 Server::Server(ServerOptions options) : options_(std::move(options)) {
@@ -104,22 +130,55 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {
   }
 }
 
+bool Server::Saturated() const { return waiting_.size() >= kMaxWaitingCalls || waiting_bytes_ >= kMaxWaitingBytes; }
+
 int Server::Run() {
   while (!output_broken_) {
-    ProcessQueued();
-    if (input_closed_ || output_broken_) break;
-    if (!ReadInput(-1)) break;
+    StartWaitingCalls();
+    if (input_closed_ && running_.empty() && waiting_.empty() && blocked_.empty()) break;
+    // One poll over the client's input (unless the waiting calls fill their bound) and every running
+    // command's streams: each call goes on while the others run and the client is answered.
+    std::vector<pollfd> fds;
+    std::vector<RunningCall*> owners;
+    const bool reading = !input_closed_ && !Saturated();
+    if (reading) {
+      fds.push_back({options_.input_fd, POLLIN, 0});
+      owners.push_back(nullptr);
+    }
+    for (RunningCall& call : running_) {
+      for (const int fd : call.child.OpenDescriptors()) {
+        fds.push_back({fd, POLLIN, 0});
+        owners.push_back(&call);
+      }
+    }
+    if (fds.empty()) break;  // nothing can change any more (cannot happen: a waiting call starts above)
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) == 0) continue;
+      if (owners[i] == nullptr) {
+        ReadInput();
+      } else if (!owners[i]->cancelled) {
+        ReadChild(*owners[i], fds[i].fd);
+      }
+    }
+    // Finished calls are answered (and cancelled ones dropped) after the poll round, so no pointer
+    // above outlives its call.
+    for (auto call = running_.begin(); call != running_.end();) {
+      if (!call->cancelled && !call->child.Drained()) {
+        ++call;
+        continue;
+      }
+      if (!call->cancelled) FinishCall(*call);
+      call = running_.erase(call);
+    }
   }
-  // Whatever arrived before the end is still answered.
-  ProcessQueued();
   return output_broken_ ? 3 : 0;
 }
 
-bool Server::ReadInput(int timeout_ms) {
-  pollfd fd{options_.input_fd, POLLIN, 0};
-  const int ready = ::poll(&fd, 1, timeout_ms);
-  if (ready < 0) return errno == EINTR;
-  if (ready == 0) return true;
+void Server::ReadInput() {
   char buffer[65536];
   ssize_t n = -1;
   do {
@@ -127,16 +186,29 @@ bool Server::ReadInput(int timeout_ms) {
   } while (n < 0 && errno == EINTR);
   if (n <= 0) {
     input_closed_ = true;
-    return false;
+    // The roots will never come: the calls waiting for them are answered, not run with roots the
+    // client never gave.
+    if (pending_roots_request_) {
+      pending_roots_request_.reset();
+      for (const WaitingCall& call : blocked_) {
+        Send({{"jsonrpc", "2.0"},
+              {"id", call.id},
+              {"result", ToolError("the client closed its input before answering roots/list: nothing was run")}});
+      }
+      blocked_.clear();
+      blocked_bytes_ = 0;
+    }
+    return;
   }
   std::string_view chunk(buffer, static_cast<std::size_t>(n));
   while (!chunk.empty()) {
     const std::size_t newline = chunk.find('\n');
     const std::string_view piece = chunk.substr(0, newline);
     if (!skipping_long_line_) input_.append(piece);
-    if (input_.size() > kMaxLine) {
+    if (input_.size() > kMaxLineBytes) {
       input_.clear();
-      if (!skipping_long_line_) SendError(nullptr, kInvalidRequest, "a message longer than 16 MB");
+      input_.shrink_to_fit();
+      if (!skipping_long_line_) SendError(nullptr, kInvalidRequest, "a message longer than 4 MB");
       skipping_long_line_ = true;
     }
     if (newline == std::string_view::npos) break;
@@ -149,32 +221,47 @@ bool Server::ReadInput(int timeout_ms) {
     input_.clear();
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    // A line that is not JSON stays in the queue as a discarded value: answers keep their order.
-    json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    // Answered at once even mid-run: liveness checks, cancellations, answers to our requests.
-    const bool is_ping = MethodOf(message) == "ping";
-    const bool is_cancel = MethodOf(message) == "notifications/cancelled";
-    const bool is_response = message.is_object() && !message.contains("method") && message.contains("id");
-    if (running_id_ && (is_ping || is_cancel || is_response)) {
-      Process(message);
-    } else {
-      queue_.push_back(std::move(message));
+    if (NestsDeeperThan(line, kMaxNesting)) {
+      SendError(nullptr, kInvalidRequest,
+                "a message nested deeper than " + std::to_string(kMaxNesting) + " arrays or objects");
+      continue;
     }
-  }
-  return true;
-}
-
-void Server::ProcessQueued() {
-  while (!queue_.empty() && !output_broken_) {
-    json message = std::move(queue_.front());
-    queue_.pop_front();
-    Process(message);
+    // A line that is not JSON is a discarded value: Dispatch answers it with a parse error.
+    const json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    Process(message, line.size());
   }
 }
 
-void Server::Process(const json& message) {
+void Server::ReadChild(RunningCall& call, int fd) {
+  if (call.child.ReadFrom(fd) == ChildStream::kStdout) {
+    // Past the bound nothing more of it is used: stop the command now rather than read on.
+    if (call.child.output_truncated()) call.child.Kill();
+    return;
+  }
+  for (const std::string& line : call.child.TakeProgressLines()) {
+    // "DONE TOTAL" after each rank.
+    std::size_t done = 0;
+    std::size_t total = 0;
+    if (std::sscanf(line.c_str(), "%zu %zu", &done, &total) != 2 || static_cast<double>(done) <= call.progress) {
+      continue;
+    }
+    call.progress = static_cast<double>(done);
+    Notify(call, total, std::to_string(done) + " of " + std::to_string(total) + " ranks done");
+  }
+}
+
+void Server::StartWaitingCalls() {
+  while (!waiting_.empty() && running_.size() < kMaxRunningCalls && !output_broken_) {
+    WaitingCall call = std::move(waiting_.front());
+    waiting_.pop_front();
+    waiting_bytes_ -= std::min(waiting_bytes_, call.bytes);
+    StartCall(call.id, call.params);
+  }
+}
+
+void Server::Process(const json& message, std::size_t bytes) {
   try {
-    Dispatch(message);
+    Dispatch(message, bytes);
   } catch (const json::exception& error) {
     // A field of the wrong type deep in params: the request is answered, the server goes on.
     const json id = message.is_object() && message.contains("id") && IsId(message["id"]) ? message["id"] : json();
@@ -182,7 +269,7 @@ void Server::Process(const json& message) {
   }
 }
 
-void Server::Dispatch(const json& message) {
+void Server::Dispatch(const json& message, std::size_t bytes) {
   if (message.is_discarded()) {
     SendError(nullptr, kParseError, "parse error: not valid JSON");
     return;
@@ -223,10 +310,10 @@ void Server::Dispatch(const json& message) {
     SendError(nullptr, kInvalidRequest, "id must be a string or an integer");
     return;
   }
-  HandleRequest(id, method, params);
+  HandleRequest(id, method, params, bytes);
 }
 
-void Server::HandleRequest(const json& id, const std::string& method, const json& params) {
+void Server::HandleRequest(const json& id, const std::string& method, const json& params, std::size_t bytes) {
   if (method == "initialize") {
     Initialize(id, params);
   } else if (method == "ping") {
@@ -236,12 +323,23 @@ void Server::HandleRequest(const json& id, const std::string& method, const json
     for (const ToolDefinition& tool : Tools()) tools.push_back(ToolListing(tool));
     Send({{"jsonrpc", "2.0"}, {"id", id}, {"result", {{"tools", tools}}}});
   } else if (method == "tools/call") {
-    if (pending_roots_request_) {
-      // Paths cannot be resolved before the client said its roots.
-      blocked_.push_back({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
-      return;
+    // A call that names no tool is answered at once; the others take their turn.
+    if (!params.contains("name") || !params["name"].is_string()) {
+      SendError(id, kInvalidParams, "tools/call needs the tool's name");
+    } else if (FindTool(params["name"].get<std::string>()) == nullptr) {
+      SendError(id, kInvalidParams, "unknown tool: " + params["name"].get<std::string>());
+    } else if (!pending_roots_request_) {
+      waiting_.push_back({id, params, bytes});
+      waiting_bytes_ += bytes;
+    } else if (blocked_.size() < kMaxWaitingCalls && blocked_bytes_ + bytes <= kMaxWaitingBytes) {
+      // Paths cannot be resolved before the client said its roots: the call waits for them.
+      blocked_.push_back({id, params, bytes});
+      blocked_bytes_ += bytes;
+    } else {
+      Send({{"jsonrpc", "2.0"},
+            {"id", id},
+            {"result", ToolError("too many calls wait for the client's answer to roots/list: answer it first")}});
     }
-    CallTool(id, params);
   } else {
     SendError(id, kMethodNotFound, "method not found: " + method);
   }
@@ -251,7 +349,7 @@ void Server::HandleNotification(const std::string& method, const json& params) {
   if (method == "notifications/initialized" || method == "notifications/roots/list_changed") {
     if (!roots_from_flag_ && client_has_roots_) AskForRoots();
   } else if (method == "notifications/cancelled") {
-    if (running_id_ && params.contains("requestId") && params["requestId"] == *running_id_) running_cancelled_ = true;
+    if (params.contains("requestId")) Cancel(params["requestId"]);
   }
   // Other notifications need no answer and change nothing here.
 }
@@ -270,8 +368,29 @@ void Server::HandleResponse(const json& message) {
   roots_ = std::move(roots);
   // The calls that waited run now, before anything read later.
   while (!blocked_.empty()) {
-    queue_.push_front(std::move(blocked_.back()));
+    waiting_bytes_ += blocked_.back().bytes;
+    waiting_.push_front(std::move(blocked_.back()));
     blocked_.pop_back();
+  }
+  blocked_bytes_ = 0;
+}
+
+void Server::Cancel(const json& request_id) {
+  // A cancelled request gets no answer (the MCP specification's cancellation rule).
+  for (auto [calls, bytes] : {std::pair{&waiting_, &waiting_bytes_}, std::pair{&blocked_, &blocked_bytes_}}) {
+    for (auto call = calls->begin(); call != calls->end(); ++call) {
+      if (call->id != request_id) continue;
+      *bytes -= std::min(*bytes, call->bytes);
+      calls->erase(call);
+      return;
+    }
+  }
+  // Dropped after the poll round that read this (Run): its descriptors may still be in that round.
+  for (RunningCall& call : running_) {
+    if (call.id != request_id || call.cancelled) continue;
+    (void)call.child.Terminate();
+    call.cancelled = true;
+    return;
   }
 }
 
@@ -309,103 +428,62 @@ const Roots& Server::CurrentRoots() {
   return roots_;
 }
 
-void Server::CallTool(const json& id, const json& params) {
-  if (!params.contains("name") || !params["name"].is_string()) {
-    SendError(id, kInvalidParams, "tools/call needs the tool's name");
-    return;
-  }
+void Server::StartCall(const json& id, const json& params) {
   const std::string name = params["name"].get<std::string>();
-  const ToolDefinition* tool = FindTool(name);
-  if (tool == nullptr) {
-    SendError(id, kInvalidParams, "unknown tool: " + name);
-    return;
-  }
+  const ToolDefinition* tool = FindTool(name);  // known: HandleRequest checked it
   const json arguments = params.contains("arguments") ? params["arguments"] : json::object();
   json progress_token;
   if (params.contains("_meta") && params["_meta"].is_object() && params["_meta"].contains("progressToken")) {
     progress_token = params["_meta"]["progressToken"];
   }
-  bool cancelled = false;
-  json result = RunTool(*tool, arguments, id, progress_token, cancelled);
-  // A cancelled request gets no answer (the MCP specification's cancellation rule).
-  if (!cancelled) Send({{"jsonrpc", "2.0"}, {"id", id}, {"result", result}});
-}
-
-json Server::RunTool(const ToolDefinition& tool, const json& arguments, const json& id, const json& progress_token,
-                     bool& cancelled) {
+  const auto answer = [&](json result) { Send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}); };
   const Roots& roots = CurrentRoots();
-  auto command_line = BuildCommandLine(tool, arguments, roots);
+  auto command_line = BuildCommandLine(*tool, arguments, roots);
   // Arguments that do not fit are a result the model can read and correct, not a protocol error.
-  if (!command_line.ok()) return ToolError(std::string(tool.name) + ": " + command_line.error().message);
+  if (!command_line.ok()) return answer(ToolError(name + ": " + command_line.error().message));
   std::vector<std::string> argv = {options_.executable.string()};
   argv.insert(argv.end(), command_line->begin(), command_line->end());
   auto child = ChildProcess::Start(argv, roots.directories.empty() ? "/" : roots.directories.front().string());
-  if (!child.ok()) return ToolError(child.error().message);
+  if (!child.ok()) return answer(ToolError(child.error().message));
+  running_.push_back(RunningCall{id, tool, progress_token, std::move(*child), 0});
+  Notify(running_.back(), json(), "opmfu " + name + " started");
+}
 
-  double progress = 0;
-  const bool wants_progress = !progress_token.is_null();
-  const auto notify = [&](double value, const json& total, const std::string& message) {
-    if (!wants_progress) return;
-    json params = {{"progressToken", progress_token}, {"progress", value}, {"message", message}};
-    if (!total.is_null()) params["total"] = total;
-    Send({{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}});
-  };
-  notify(progress, json(), "opmfu " + std::string(tool.name) + " started");
+void Server::Notify(RunningCall& call, const json& total, const std::string& message) {
+  if (call.progress_token.is_null()) return;
+  json params = {{"progressToken", call.progress_token}, {"progress", call.progress}, {"message", message}};
+  if (!total.is_null()) params["total"] = total;
+  Send({{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}});
+}
 
-  running_id_ = id;
-  running_cancelled_ = false;
-  while (!child->Drained() && !running_cancelled_) {
-    std::vector<pollfd> fds;
-    for (int fd : child->OpenDescriptors()) fds.push_back({fd, POLLIN, 0});
-    if (!input_closed_) fds.push_back({options_.input_fd, POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (const pollfd& fd : fds) {
-      if ((fd.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      if (fd.fd == options_.input_fd) {
-        // A closed client ends the run: nobody would read its answer.
-        if (!ReadInput(0)) running_cancelled_ = true;
-        continue;
-      }
-      if (child->ReadFrom(fd.fd) != ChildStream::kProgress) continue;
-      for (const std::string& line : child->TakeProgressLines()) {
-        // "DONE TOTAL" after each rank.
-        std::size_t done = 0;
-        std::size_t total = 0;
-        if (std::sscanf(line.c_str(), "%zu %zu", &done, &total) != 2 || static_cast<double>(done) <= progress) {
-          continue;
-        }
-        progress = static_cast<double>(done);
-        notify(progress, total, std::to_string(done) + " of " + std::to_string(total) + " ranks done");
-      }
-    }
+void Server::FinishCall(RunningCall& call) {
+  json result = ToolResult(*call.tool, call);
+  Send({{"jsonrpc", "2.0"}, {"id", call.id}, {"result", std::move(result)}});
+}
+
+json Server::ToolResult(const ToolDefinition& tool, RunningCall& call) {
+  ChildProcess& child = call.child;
+  const int exit_code = child.Wait();
+  if (child.output_truncated()) {
+    return ToolError(std::string(tool.name) + ": the result passed " + std::to_string(kMaxResultBytes >> 20) +
+                     " MB of JSON, more than one answer may carry; nothing was returned: " + NarrowingHint(tool));
   }
-  running_id_.reset();
-  if (running_cancelled_) {
-    (void)child->Terminate();
-    cancelled = true;
-    return json();
-  }
-  const int exit_code = child->Wait();
-  if (child->output_truncated()) return ToolError("the command's output passed 256 MB and was cut");
-
-  const std::string& out = child->standard_output();
-  const json document = json::parse(out, nullptr, /*allow_exceptions=*/false);
+  const std::string& out = child.standard_output();
+  json document = json::parse(out, nullptr, /*allow_exceptions=*/false);
   const bool is_error_object = document.is_object() && document.contains("error") && document.size() == 1;
-  std::string standard_error = child->standard_error();
+  std::string standard_error = child.standard_error();
   if (standard_error.size() > kMaxStderrShown) standard_error.resize(kMaxStderrShown);
   if ((exit_code != 0 && exit_code != 1) || document.is_discarded() || is_error_object) {
     json failure = ToolError(FailureMessage(document, standard_error, exit_code));
     if (!standard_error.empty()) failure["content"].push_back(TextContent("stderr:\n" + standard_error));
     return failure;
   }
-  json structured = StructuredContent(tool, document);
   json content = json::array({TextContent(SummarizeResult(tool, document, exit_code)),
                               TextContent(document.dump(-1, ' ', false, json::error_handler_t::replace))});
   if (!standard_error.empty()) content.push_back(TextContent("stderr:\n" + standard_error));
-  return {{"content", content}, {"structuredContent", structured}, {"isError", false}};
+  return {{"content", std::move(content)},
+          {"structuredContent", StructuredContent(tool, std::move(document))},
+          {"isError", false}};
 }
 
 void Server::Send(const json& message) {

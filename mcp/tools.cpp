@@ -152,7 +152,8 @@ std::vector<ToolDefinition> MakeTools() {
        "Compute OperatorMFU and ModuleMFU",
        "msprof-analyze's operator_mfu analysis: writes cluster_analysis_output/ (OperatorMFU and ModuleMFU tables, row "
        "for row as upstream) under output_path, else under profiling_path, and returns what it wrote with the "
-       "time-weighted MFU. Reports progress per rank.",
+       "compute kernels' time-weighted MFU (compute_time_weighted_mfu, the headline report gives; "
+       "time_weighted_mfu weighs every row, auxiliary kernels included, as upstream). Reports progress per rank.",
        {"analyze"},
        {"--format", "json"},
        "analyze.schema.json",
@@ -410,6 +411,10 @@ Result<std::string> ResolvePath(const ToolArgument& argument, const std::string&
     if (roots.directories.empty()) return Error::Usage(std::string(argument.name) + ": no root to resolve it against");
     path = roots.directories.front() / path;
   }
+  // A path that is only read goes to the command as the client spelled it (made absolute): a venv's
+  // bin/python is a link to the base interpreter, and run through the link it is the venv (its
+  // sys.path, and the name an error gives). Written paths are resolved for the roots check.
+  if (argument.path == PathUse::kRead) return path.string();
   return Resolved(path).string();
 }
 
@@ -476,10 +481,12 @@ std::string WrapKey(const ToolDefinition& tool, const json& schema) {
 
 }  // namespace
 
-json StructuredContent(const ToolDefinition& tool, const json& document) {
+json StructuredContent(const ToolDefinition& tool, json document) {
+  // An object is structuredContent as it is: lint with run prints {findings, run}, which the skill
+  // tells agents to read as structuredContent.run.
+  if (document.is_object()) return document;
   const std::string key = WrapKey(tool, DocumentedSchema(tool));
-  if (key.empty()) return document;
-  return {{key, document}};
+  return {{key.empty() ? std::string("result") : key, std::move(document)}};
 }
 
 json OutputSchema(const ToolDefinition& tool) {
@@ -500,9 +507,23 @@ json OutputSchema(const ToolDefinition& tool) {
     definitions = std::move(*defs);
     schema.erase("$defs");
   }
+  json properties = {{key, schema}};
+  // A document that is an array or an object (lint: its findings, or {findings, run} with run): the
+  // object's own properties, the array under the key, as StructuredContent puts them.
+  if (const auto choices = schema.find("oneOf"); choices != schema.end() && choices->is_array()) {
+    json array_form;
+    for (const json& choice : *choices) {
+      if (choice.value("type", "") == "object" && choice.contains("properties")) {
+        properties = choice["properties"];
+      } else {
+        array_form = choice;
+      }
+    }
+    if (!properties.contains(key) && !array_form.is_null()) properties[key] = array_form;
+  }
   json wrapped = {{"type", "object"},
                   {"description", schema.value("description", "")},
-                  {"properties", {{key, schema}}},
+                  {"properties", std::move(properties)},
                   {"required", json::array({key})}};
   if (!definitions.empty()) wrapped["$defs"] = std::move(definitions);
   return wrapped;
@@ -630,16 +651,27 @@ std::string SummarizeResult(const ToolDefinition& tool, const json& result, int 
     out << ratio.get<double>() * 100 << "%";
     return out.str();
   };
-  if (result.is_array()) {
+  const json* findings = &result;
+  if (result.is_object() && result.contains("findings") && result["findings"].is_array()) {
+    findings = &result["findings"];  // lint with run: {findings, run}
+  }
+  if (findings->is_array()) {
+    const json& list = *findings;
     std::size_t errors = 0;
-    for (const json& finding : result) errors += finding.value("severity", "") == "error" ? 1 : 0;
-    text << result.size() << (result.size() == 1 ? " finding" : " findings") << " (" << errors << " errors)";
-    if (!result.empty()) text << "; first: " << result[0].value("code", "") << " " << result[0].value("message", "");
+    for (const json& finding : list) errors += finding.value("severity", "") == "error" ? 1 : 0;
+    text << list.size() << (list.size() == 1 ? " finding" : " findings") << " (" << errors << " errors)";
+    if (!list.empty()) text << "; first: " << list[0].value("code", "") << " " << list[0].value("message", "");
+    if (findings != &result) text << "; the run's comparison in structuredContent.run";
   } else if (name == "analyze" && result.is_object()) {
     text << result.value("operator_mfu_rows", 0) << " OperatorMFU rows, " << result.value("module_mfu_rows", 0)
          << " ModuleMFU rows";
+    // The headline is report's: the compute kernels' MFU. The every-row figure (auxiliary kernels
+    // inherit their range's FLOPs, often at thousands of percent) is named as what it is.
+    if (result.contains("compute_time_weighted_mfu") && result["compute_time_weighted_mfu"].is_number()) {
+      text << ", compute-kernel MFU " << percent(result["compute_time_weighted_mfu"]);
+    }
     if (result.contains("time_weighted_mfu") && result["time_weighted_mfu"].is_number()) {
-      text << ", time-weighted MFU " << percent(result["time_weighted_mfu"]);
+      text << " (every row, as msprof-analyze weighs them: " << percent(result["time_weighted_mfu"]) << ")";
     }
     text << ", " << result.value("failed_ranks", 0) << " failed ranks; written to "
          << result.value("output_directory", std::string("?"));
@@ -652,7 +684,7 @@ std::string SummarizeResult(const ToolDefinition& tool, const json& result, int 
   } else if (name == "report" && result.is_object() && result.contains("summary")) {
     const json& summary = result["summary"];
     if (summary.contains("weighted_mfu") && summary["weighted_mfu"].is_number()) {
-      text << "time-weighted MFU " << percent(summary["weighted_mfu"]);
+      text << "compute-kernel MFU " << percent(summary["weighted_mfu"]);
     } else {
       text << "no MFU";
     }

@@ -61,8 +61,9 @@ nlohmann::json ToolListing(const ToolDefinition& tool);
 /// The output schema (the docs/schema/ file, made an object schema when the JSON is not one).
 nlohmann::json OutputSchema(const ToolDefinition& tool);
 
-/// The command's JSON as structuredContent: itself, or under wrap_key when it is not an object.
-nlohmann::json StructuredContent(const ToolDefinition& tool, const nlohmann::json& document);
+/// The command's JSON as structuredContent: itself when it is an object (lint with run), else under
+/// wrap_key (lint's findings array).
+nlohmann::json StructuredContent(const ToolDefinition& tool, nlohmann::json document);
 
 /// Roots the client gave (or --root): relative paths are resolved against the first; written
 /// paths must lie inside one.

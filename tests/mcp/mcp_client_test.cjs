@@ -50,7 +50,9 @@ for (const [tool, file] of Object.entries(schemaOf)) {
 function checkResult(tool, result) {
   assert.equal(result.isError, false, `${tool}: ${JSON.stringify(result.content)}`);
   assert.ok(result.structuredContent, `${tool}: no structuredContent`);
-  const document = wrappedUnder[tool] ? result.structuredContent[wrappedUnder[tool]] : result.structuredContent;
+  // An array (lint's findings) comes under its key; an object (lint with run: {findings, run}) as it is.
+  const printed = JSON.parse(result.content[1].text);
+  const document = Array.isArray(printed) ? result.structuredContent[wrappedUnder[tool]] : result.structuredContent;
   const valid = validators[tool](document);
   assert.ok(valid, `${tool}: ${JSON.stringify(validators[tool].errors)}`);
   assert.equal(result.content[0].type, 'text');
@@ -109,7 +111,13 @@ async function workflow(root) {
     }));
     assert.ok(selected.length > 0 && selected.length < findings.length, 'select was not passed on');
     assert.ok(selected.every((finding) => finding.code === findings[0].code));
-    checkResult('lint', await client.callTool({ name: 'lint', arguments: { paths: ['prof/example'], run: 'prof' } }));
+    // With run, structuredContent.run is the comparison (what the skill tells agents to read).
+    const compared = await client.callTool({ name: 'lint', arguments: { paths: ['prof/example'], run: 'prof' } });
+    checkResult('lint', compared);
+    assert.ok(Array.isArray(compared.structuredContent.findings), JSON.stringify(compared.structuredContent).slice(0, 300));
+    assert.ok(compared.structuredContent.run && typeof compared.structuredContent.run === 'object',
+      JSON.stringify(compared.structuredContent).slice(0, 300));
+    assert.match(compared.content[0].text, /structuredContent\.run/);
 
     const formulas = 'prof/example/_flops_formulas.py';
     const listing = checkResult('registry_list', await client.callTool({ name: 'registry_list', arguments: { formulas } }));
@@ -120,10 +128,11 @@ async function workflow(root) {
     assert.equal(checked.all_can_produce_mfu, true);
 
     const progress = [];
-    const analysis = checkResult('analyze', await client.callTool(
+    const analysisResult = await client.callTool(
       { name: 'analyze', arguments: { profiling_path: 'prof' } }, undefined,
       { onprogress: (note) => progress.push(note) },
-    ));
+    );
+    const analysis = checkResult('analyze', analysisResult);
     assert.equal(analysis.failed_ranks, 0);
     assert.ok(analysis.operator_mfu_rows > 0);
     assert.ok(fs.existsSync(path.join(root, 'prof', 'cluster_analysis_output', 'cluster_analysis.db')));
@@ -133,8 +142,16 @@ async function workflow(root) {
     assert.ok(progress.length >= 1 && progress[0].progress === 0, `progress: ${JSON.stringify(progress)}`);
     for (let i = 1; i < progress.length; ++i) assert.ok(progress[i].progress > progress[i - 1].progress, 'progress must grow');
 
-    const report = checkResult('report', await client.callTool({ name: 'report', arguments: { profiling_path: 'prof', top: 3 } }));
+    const reportResult = await client.callTool({ name: 'report', arguments: { profiling_path: 'prof', top: 3 } });
+    const report = checkResult('report', reportResult);
     assert.equal(report.lowest.length, 3, 'top was not passed on');
+    // One headline basis: analyze's summary leads with the compute kernels' MFU, report's headline,
+    // and names the every-row figure as such.
+    const headline = `compute-kernel MFU ${(report.summary.weighted_mfu * 100).toFixed(2)}%`;
+    assert.ok(reportResult.content[0].text.startsWith(headline), reportResult.content[0].text);
+    assert.equal(analysis.compute_time_weighted_mfu, report.summary.weighted_mfu);
+    assert.ok(analysisResult.content[0].text.includes(`, ${headline} (every row, as msprof-analyze weighs them: `),
+      analysisResult.content[0].text);
     checkResult('report', await client.callTool({
       name: 'report', arguments: { db: 'prof/cluster_analysis_output/cluster_analysis.db' },
     }));
@@ -159,7 +176,29 @@ async function workflow(root) {
     // A failed gate (exit 1) is a result, not an error.
     const failed = checkResult('gate', await client.callTool({ name: 'gate', arguments: { profiling_path: 'prof', min_mfu: 0.99 } }));
     assert.equal(failed.passed, false);
+
+    // registry_list names the interpreter it was asked for, not the one a link leads to.
+    fs.mkdirSync(path.join(root, 'env', 'bin'), { recursive: true });
+    fs.symlinkSync('/usr/bin/python3', path.join(root, 'env', 'bin', 'python'));
+    const notFound = errorText(await client.callTool({ name: 'registry_list', arguments: { python: 'env/bin/python' } }));
+    assert.ok(notFound.includes(`sys.path of ${path.join(root, 'env', 'bin', 'python')} `), notFound);
   });
+}
+
+// A result too large for one answer: one error naming the bound and how to narrow the call.
+async function boundedResults(root) {
+  // 14 scripts of 1,050 profiler calls without FLOPs: about 10 MB of findings (lint reports 1,000 per file).
+  const many = path.join(root, 'many');
+  fs.mkdirSync(many);
+  const calls = Array.from({ length: 1050 }, (_, i) => `p${i} = torch_npu.profiler.profile(with_flops=False)`);
+  for (let i = 0; i < 14; ++i) fs.writeFileSync(path.join(many, `train${i}.py`), ['import torch_npu', ...calls, ''].join('\n'));
+  await withClient(root, async (client) => {
+    const text = errorText(await client.callTool({ name: 'lint', arguments: { paths: ['many'] } }));
+    assert.match(text, /^lint: the result passed 8 MB of JSON.*lint fewer paths per call, or pass select$/, text);
+    // The server goes on.
+    checkResult('flops', await client.callTool({ name: 'flops', arguments: { target: 'mm', inputs: ['[2,2]', '[2,2]'] } }));
+  });
+  fs.rmSync(many, { recursive: true, force: true });
 }
 
 async function badCalls(root) {
@@ -253,12 +292,99 @@ async function rawProtocol(root) {
 
 }
 
+// A raw client: lines written as they come, every answer collected by id.
+function rawClient(root) {
+  const server = childProcess.spawn(opmfu, ['mcp', '--root', root], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const client = { server, lines: [], order: [] };
+  let buffered = '';
+  const waiters = [];
+  server.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const message = JSON.parse(buffered.slice(0, newline));
+      buffered = buffered.slice(newline + 1);
+      client.lines.push(message);
+      if (message.id !== undefined) client.order.push(message.id);
+      for (let i = waiters.length - 1; i >= 0; --i) {
+        if (client.lines.some((line) => line.id === waiters[i].id)) waiters.splice(i, 1)[0].resolve();
+      }
+    }
+  });
+  client.send = (message) => server.stdin.write((typeof message === 'string' ? message : JSON.stringify(message)) + '\n');
+  client.answer = (id) => new Promise((resolve) => {
+    if (client.lines.some((line) => line.id === id)) resolve(); else waiters.push({ id, resolve });
+  }).then(() => client.lines.find((line) => line.id === id));
+  client.closed = new Promise((resolve) => server.on('close', resolve));
+  client.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return client;
+}
+
+// Independent calls run at once: a quick call is answered while a slow one still runs, and every
+// call read before stdin closed is answered before the server exits.
+async function concurrentCalls(root) {
+  // An "interpreter" that takes 1 s per question (registry_list asks it twice before it fails).
+  const slow = path.join(root, 'slow-python');
+  fs.writeFileSync(slow, '#!/bin/sh\nsleep 1\nexit 1\n', { mode: 0o755 });
+  const slowish = path.join(root, 'slowish-python');
+  fs.writeFileSync(slowish, '#!/bin/sh\nsleep 0.2\nexit 1\n', { mode: 0o755 });
+  const client = rawClient(root);
+  await client.answer('init');
+  const call = (id, name, args) => client.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const started = Date.now();
+  call('slow', 'registry_list', { python: slow });
+  call('quick', 'flops', { target: 'mm', inputs: ['[4096,4096]', '[4096,4096]'] });
+  const quick = await client.answer('quick');
+  assert.equal(quick.result.isError, false, JSON.stringify(quick));
+  // Answered while the slow call still runs (a serial server answers it after the slow one).
+  assert.deepEqual(client.order, ['init', 'quick'], `after ${Date.now() - started} ms`);
+  // Two more, then the client closes its end: all three are still answered.
+  call('slow2', 'registry_list', { python: slowish });
+  call('slow3', 'registry_list', { python: slowish });
+  client.server.stdin.end();
+  assert.equal(await client.closed, 0);
+  for (const id of ['slow', 'slow2', 'slow3']) {
+    const answer = client.lines.find((line) => line.id === id);
+    assert.ok(answer && answer.result && answer.result.isError === true, `${id}: ${JSON.stringify(answer)}`);
+  }
+}
+
+function peakRssKb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)[1]);
+}
+
+// What a hostile client sends: a message nested 100,000 deep, lines past the bound: each refused
+// in one error, the server alive and small.
+async function hostileLines(root) {
+  const client = rawClient(root);
+  await client.answer('init');
+  client.send('{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"a":' + '['.repeat(100000) + ']'.repeat(100000) + '}}');
+  client.send({ jsonrpc: '2.0', id: 'after-deep', method: 'ping' });
+  await client.answer('after-deep');
+  const deep = client.lines.find((line) => line.error && /nested deeper than 64/.test(line.error.message));
+  assert.ok(deep, JSON.stringify(client.lines.slice(-3)));
+  const big = `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"${'x'.repeat(16 << 20)}"}}`;
+  for (let i = 0; i < 6; ++i) client.send(big);
+  client.send({ jsonrpc: '2.0', id: 'after-big', method: 'ping' });
+  await client.answer('after-big');
+  assert.equal(client.lines.filter((line) => line.error && /longer than 4 MB/.test(line.error.message)).length, 6);
+  const rss = peakRssKb(client.server.pid);
+  assert.ok(rss < 100 * 1024, `peak RSS ${rss} KB after six 16 MB lines`);
+  client.server.stdin.end();
+  assert.equal(await client.closed, 0);
+}
+
 (async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'opmfu-mcp-'));
   try {
     await workflow(root);
     await badCalls(root);
+    await boundedResults(root);
     await rawProtocol(root);
+    await concurrentCalls(root);
+    await hostileLines(root);
     console.log('mcp client test passed');
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
