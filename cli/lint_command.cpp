@@ -1,5 +1,6 @@
 // `opmfu lint PATH...`: flags in, lint::LintPaths, findings out.
 
+#include <algorithm>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -108,7 +109,13 @@ int RunLint(const LintFlags& flags) {
     *report = std::move(fixed->report);
   }
   std::vector<Diagnostic> diagnostics;
+  // --fix leaves a file that did not parse cleanly as it is: its fixes are shown, not counted.
+  int not_applied = 0;
   for (lint::LintedFile& file : report->files) {
+    if (!file.parsed_cleanly) {
+      not_applied += static_cast<int>(std::count_if(file.diagnostics.begin(), file.diagnostics.end(),
+                                                    [](const Diagnostic& d) { return d.fix && d.fix->safe; }));
+    }
     diagnostics.insert(diagnostics.end(), std::make_move_iterator(file.diagnostics.begin()),
                        std::make_move_iterator(file.diagnostics.end()));
   }
@@ -152,7 +159,9 @@ int RunLint(const LintFlags& flags) {
   const bool terminal_format =
       format == OutputFormat::kFull || format == OutputFormat::kConcise || format == OutputFormat::kGcc;
   if (terminal_format && chatty) {
-    std::cerr << SummaryLine(CountDiagnostics(diagnostics));
+    DiagnosticCounts counts = CountDiagnostics(diagnostics);
+    counts.fixable -= not_applied;
+    std::cerr << SummaryLine(counts);
     if (!report->errors.empty()) {
       // Findings are only as complete as the inputs that could be read.
       std::cerr << " Not linted: " << report->errors.size()

@@ -9,6 +9,22 @@ namespace opmfu {
 
 namespace {
 
+// The file's own line ending, as editors keep it: CRLF when its first line ends so.
+bool EndsLinesWithCrlf(std::string_view text) {
+  const std::size_t newline = text.find('\n');
+  return newline != std::string_view::npos && newline > 0 && text[newline - 1] == '\r';
+}
+
+std::string WithCrlf(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && (i == 0 || text[i - 1] != '\r')) out += '\r';
+    out += text[i];
+  }
+  return out;
+}
+
 Status SortAndValidate(std::string_view original, std::vector<TextEdit>& edits) {
   std::stable_sort(edits.begin(), edits.end(), [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
   // The same edit twice (two findings one edit fixes) is applied once.
@@ -20,6 +36,23 @@ Status SortAndValidate(std::string_view original, std::vector<TextEdit>& edits) 
       } else {
         ++j;
       }
+    }
+  }
+  // Items inserted at one point of one list: one insertion, the items joined.
+  for (std::size_t i = 0; i + 1 < edits.size();) {
+    TextEdit& first = edits[i];
+    const TextEdit& next = edits[i + 1];
+    if (first.begin == first.end && next.begin == first.begin && next.end == next.begin && !first.join.empty() &&
+        first.join == next.join) {
+      first.replacement += first.join + next.replacement;
+      edits.erase(edits.begin() + static_cast<std::ptrdiff_t>(i + 1));
+    } else {
+      ++i;
+    }
+  }
+  if (EndsLinesWithCrlf(original)) {
+    for (TextEdit& edit : edits) {
+      if (edit.replacement.find('\n') != std::string::npos) edit.replacement = WithCrlf(edit.replacement);
     }
   }
   std::size_t previous_end = 0;

@@ -19,11 +19,15 @@ struct TextEdit {
   /// The file edited, when not the one the edit belongs to (a finding in a script whose value a
   /// launcher spells: the fix edits the launcher). Empty: the diagnostic's own file.
   std::string file{};
+  /// For an insertion: what goes between it and another insertion at the same point that has the
+  /// same `join` (two items added to one empty `()`: ", "). Empty: the texts are put side by side.
+  std::string join{};
 };
 
 /// Applies edits given against the same original text. They may come in any order but must not
 /// overlap; anything else is a usage error, not a silent merge. The same edit given twice (one
-/// edit that fixes two findings) is applied once.
+/// edit that fixes two findings) is applied once; insertions at one point with the same `join` are
+/// joined by it. In a text whose lines end in CRLF, the line breaks an edit writes do too.
 Result<std::string> ApplyEdits(std::string_view original, std::vector<TextEdit> edits);
 
 /// A unified diff (`--- a/path`, `+++ b/path`, hunks with `context` lines) of what `edits` do to

@@ -12,6 +12,7 @@
 #include "linter/profiler_settings.h"
 #include "linter/torch_npu.h"
 #include "python/project.h"
+#include "python/syntax.h"
 #include "rules/lint_checks.h"
 #include "rules/meta_checks.h"
 
@@ -195,7 +196,7 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
   auto module = std::make_unique<python::PythonModule>(std::move(*parsed));
   LintedFile linted;
   linted.path = input.path;
-  linted.parsed_cleanly = !module->tree().has_error();
+  linted.parsed_cleanly = !python::FirstSyntaxError(module->tree());
   if (!linted.parsed_cleanly) {
     linted.diagnostics = rules::CheckMeta(rules::PythonParse{input.path, module->tree()}, effective);
   }

@@ -1,6 +1,7 @@
 #include "python/syntax.h"
 
 #include <cstring>
+#include <vector>
 
 #include "common/text.h"
 
@@ -210,6 +211,64 @@ std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode fun
   return std::nullopt;
 }
 
+namespace {
+
+// `error` lies in a replacement field tree-sitter read as `name := ...` where Python reads the
+// name and a format spec, and that spec is one Python accepts.
+bool InMisreadFormatSpec(const SyntaxTree& tree, TSNode error) {
+  TSNode field{};
+  for (TSNode up = ts_node_parent(error); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (IsType(up, "interpolation")) {
+      field = up;
+      break;
+    }
+    if (IsType(up, "string")) return false;  // in the string's text, not in a field
+  }
+  if (ts_node_is_null(field)) return false;
+  const TSNode expression = ChildByField(field, "expression");
+  if (!IsType(expression, "named_expression") || !IsType(ChildByField(expression, "name"), "identifier")) return false;
+  const TSNode string = ts_node_parent(field);
+  if (!IsType(string, "string")) return false;
+  const std::uint32_t count = ts_node_child_count(string);
+  const TSNode start = count > 0 ? ts_node_child(string, 0) : TSNode{};
+  const TSNode end = count > 0 ? ts_node_child(string, count - 1) : TSNode{};
+  if (!IsType(start, "string_start") || !IsType(end, "string_end")) return false;
+  // The field's text after the name: `:=^40}` (the walrus tree-sitter saw is the spec's start).
+  const std::string_view text = tree.Text(field);
+  const std::uint32_t name_end = ts_node_end_byte(ChildByField(expression, "name")) - ts_node_start_byte(field);
+  if (name_end >= text.size() || text.back() != '}') return false;
+  std::string_view rest = text.substr(name_end);
+  const std::size_t colon = rest.find_first_not_of(" \t");
+  if (colon == std::string_view::npos || rest.substr(colon, 2) != ":=") return false;
+  // The spec without its leading `=` fill, which tree-sitter would read as the walrus again.
+  const std::string_view spec = rest.substr(colon + 2, rest.size() - colon - 3);
+  std::string probe = std::string(tree.Text(start)) + "{_:x" + std::string(spec) + "}" + std::string(tree.Text(end));
+  auto parsed = ParseSource(Grammar::kPython, std::move(probe));
+  return parsed.ok() && !parsed->has_error();
+}
+
+}  // namespace
+
+std::optional<TSNode> FirstSyntaxError(const SyntaxTree& tree) {
+  for (TSNode root : tree.roots()) {
+    if (!ts_node_has_error(root)) continue;
+    std::optional<TSNode> found;
+    bool any = false;
+    WalkTree(root, [&](TSNode node) {
+      if (found) return false;
+      if (ts_node_is_missing(node) || IsType(node, "ERROR")) {
+        any = true;
+        if (!InMisreadFormatSpec(tree, node)) found = node;
+        return false;
+      }
+      return ts_node_has_error(node);
+    });
+    if (found) return found;
+    if (!any) return root;  // an error tree-sitter flags without an ERROR node of its own
+  }
+  return std::nullopt;
+}
+
 TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_view item) {
   TSNode last{};
   const std::uint32_t count = ts_node_named_child_count(container);
@@ -219,7 +278,8 @@ TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_vi
   }
   if (ts_node_is_null(last)) {
     const std::uint32_t open = ts_node_start_byte(container) + 1;
-    return {open, open, std::string(item)};
+    // Several items added to one empty list are one list: ", " between them.
+    return {open, open, std::string(item), {}, ", "};
   }
   const std::string& source = tree.source();
   const std::uint32_t start = ts_node_start_byte(last);
@@ -236,7 +296,7 @@ TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_vi
     std::uint32_t line_end = after;
     while (line_end < source.size() && source[line_end] != '\n') ++line_end;
     const std::string_view rest = std::string_view(source).substr(after, line_end - after);
-    const std::size_t hash = rest.find_first_not_of(" \t");
+    const std::size_t hash = rest.find_first_not_of(" \t\r");
     const bool comment = hash != std::string_view::npos && rest[hash] == '#';
     if (trailing_comma && line_end < source.size() && (comment || hash == std::string_view::npos)) {
       // A line of its own after the last item's line, which stays as it is.

@@ -36,6 +36,15 @@ std::optional<std::string> QualifiedName(const SyntaxTree& tree, TSNode expressi
 /// The last part of a dotted name: "a.b.c" -> "c".
 std::string_view LastComponent(std::string_view dotted);
 
+/// The first syntax error of a Python tree that Python would also reject: an ERROR or MISSING
+/// node (or the root, for an error tree-sitter flags without one), in document order; nullopt
+/// when the file is valid Python. tree-sitter-python 0.23 reads a replacement field whose format
+/// spec starts with `=` (`f"{title:=^40}"`, `f"{x:=}"`) as an assignment expression and fails on
+/// the rest, where Python ends the field's expression at its first `:` (an assignment expression
+/// must be parenthesized there). Such an error is confirmed the way Python reads the field: the
+/// name, then the format spec, re-parsed as the spec of a field of the same string. Nothing runs.
+std::optional<TSNode> FirstSyntaxError(const SyntaxTree& tree);
+
 /// First line of a function's docstring, if its body starts with a string literal.
 std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode function_definition);
 
@@ -43,7 +52,8 @@ std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode fun
 /// list, a parameter list), written as the container is laid out: one element per line (the last
 /// starts its line) puts `item` on a line of its own with the same indentation, keeping a trailing
 /// comma if there is one; otherwise `, item` follows the last element; an empty container gets
-/// `item` just inside its opening bracket. Comments are not elements.
+/// `item` just inside its opening bracket (items several fixes add there are joined by ", "). Comments
+/// are not elements.
 TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_view item);
 
 }  // namespace opmfu::python

@@ -70,7 +70,7 @@ struct FormulaFile {
   /// Local names under which the decorator is reachable, e.g. {"register_npu_flop"} or {"reg"}.
   std::vector<std::string> decorator_names;
 
-  bool parsed_cleanly() const { return !tree.has_error(); }
+  bool parsed_cleanly() const { return !python::FirstSyntaxError(tree); }
 };
 
 /// How much of the file to parse: everything (checks, edits) or only what a listing shows

@@ -3,6 +3,7 @@
 
 #include "common/text.h"
 #include "common/text_location.h"
+#include "python/syntax.h"
 #include "rules/meta_checks.h"
 #include "rules/registry_checks.h"
 
@@ -17,7 +18,7 @@ void CheckSyntaxError(RuleCheckContext& context) {
                              "); Python refuses to import it without a matching coding declaration",
                          "save the file as UTF-8");
   }
-  const auto error = context.file.tree.FirstError();
+  const auto error = python::FirstSyntaxError(context.file.tree);
   if (!error) return;
   std::string what = "syntax error";
   if (ts_node_is_missing(*error)) {
@@ -35,7 +36,7 @@ void CheckSyntaxError(RuleCheckContext& context) {
 namespace {
 
 void CheckPythonParse(MetaCheckContext& context, const PythonParse& parse) {
-  const auto error = parse.tree.FirstError();
+  const auto error = python::FirstSyntaxError(parse.tree);
   if (!error) return;
   context.Report(parse.path, parse.tree.RangeOf(*error),
                  "syntax error: the file did not parse cleanly, so findings after this point may be missing",

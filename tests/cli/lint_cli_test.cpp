@@ -49,6 +49,26 @@ TEST(LintCli, FixRewritesTheSafeFixesAndTheFileThenLintsClean) {
   EXPECT_EQ(again.out.find("OPM109"), std::string::npos) << again.out;
 }
 
+// --fix leaves a file with a syntax error as it is, so its fixes are not counted as fixable;
+// a format spec tree-sitter misreads is no syntax error, and its file's fixes count and apply.
+TEST(LintCli, FixableCountsOnlyFixesThatFixApplies) {
+  testing::TempDir dir;
+  const fs::path broken = dir.Write("broken.py", std::string(kBroken) + "def oops(:\n    pass\n");
+  auto listed = RunOpmfu({"lint", "--no-config", broken.string()});
+  EXPECT_NE(listed.out.find("OPM001"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.err.find("fixable with --fix"), std::string::npos) << listed.err;
+  auto fixed = RunOpmfu({"lint", "--no-config", "--fix", broken.string()});
+  EXPECT_EQ(testing::ReadFile(broken), std::string(kBroken) + "def oops(:\n    pass\n");
+
+  const fs::path spec = dir.Write("spec.py", std::string(kBroken) + "print(f'{run_id:=^40}')\n");
+  auto clean = RunOpmfu({"lint", "--no-config", spec.string()});
+  EXPECT_EQ(clean.out.find("OPM001"), std::string::npos) << clean.out;
+  EXPECT_NE(clean.err.find("4 fixable with --fix"), std::string::npos) << clean.err;
+  auto applied = RunOpmfu({"lint", "--no-config", "--fix", spec.string()});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_NE(testing::ReadFile(spec).find("with_flops=True"), std::string::npos);
+}
+
 // Issue 30: `opmfu lint --fix examples/broken_train.sh` leaves no MFU-blocking error. The level
 // comes from the launcher (`LEVEL=${LEVEL:-level0}` ... `--profile-level ${LEVEL}`) into
 // `LEVELS[args.profile_level]`: the fix edits the launcher, where the key is spelled; --diff

@@ -21,6 +21,7 @@
 #include "common/text_edit.h"
 #include "common/tree_sitter.h"
 #include "linter/bash_syntax_check.h"
+#include "python/syntax.h"
 #include "rules/rule_table.h"
 #include "tests/fixture_annotations.h"
 #include "tests/fixture_run.h"
@@ -190,6 +191,13 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
   return text;
 }
 
+// Line breaks that are LF alone, not CRLF.
+std::size_t BareLineFeeds(std::string_view text) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) count += text[i] == '\n' && (i == 0 || text[i - 1] != '\r') ? 1 : 0;
+  return count;
+}
+
 // Copies the files a fixture's run may read (its directory, or the folder of a one-file fixture)
 // below `scratch` at the same relative path.
 void CopyFixture(const Fixture& fixture, const fs::path& scratch) {
@@ -224,7 +232,15 @@ std::string RoundTrip(const Fixture& fixture, const FixtureRun& run, const std::
       continue;
     }
     auto tree = ParseSource(*grammar, *result);
-    EXPECT_TRUE(tree.ok() && !tree->has_error()) << fixes.file->path << ": the fixed text does not parse:\n" << *result;
+    // Valid Python as Python reads it (python::FirstSyntaxError), bash as tree-sitter-bash reads it.
+    const bool parses =
+        tree.ok() && (*grammar == Grammar::kPython ? !python::FirstSyntaxError(*tree) : !tree->has_error());
+    EXPECT_TRUE(parses) << fixes.file->path << ": the fixed text does not parse:\n" << *result;
+    // An editor keeps a file's line endings; so does --fix.
+    if (fixes.file->source.find("\r\n") != std::string::npos) {
+      EXPECT_EQ(BareLineFeeds(*result), BareLineFeeds(fixes.file->source))
+          << fixes.file->path << ": a fix wrote a bare LF into a CRLF file";
+    }
     if (*grammar == Grammar::kBash) {
       const std::optional<std::string> bash = linter::FindBash();
       if (bash) {

@@ -21,6 +21,28 @@ TEST(ApplyEdits, RejectsOverlapsAndOutOfRange) {
   EXPECT_FALSE(ApplyEdits("abc", {{2, 1, "x"}}).ok());
 }
 
+TEST(ApplyEdits, JoinsInsertionsIntoOneEmptyListWithTheirSeparator) {
+  // Two fixes that each add an argument to `profile()` make one argument list, not `a=1b=2`.
+  auto joined = ApplyEdits("f()", {{2, 2, "a=1", {}, ", "}, {2, 2, "b=2", {}, ", "}, {2, 2, "a=1", {}, ", "}});
+  ASSERT_TRUE(joined.ok());
+  EXPECT_EQ(*joined, "f(a=1, b=2)");
+  // Without a separator (or with different ones) the texts are put side by side, as before.
+  auto plain = ApplyEdits("f()", {{2, 2, "a"}, {2, 2, "b"}});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(*plain, "f(ab)");
+  EXPECT_EQ(UnifiedDiff("x.py", "f()\n", {{2, 2, "a=1", {}, ", "}, {2, 2, "b=2", {}, ", "}}),
+            "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-f()\n+f(a=1, b=2)\n");
+}
+
+TEST(ApplyEdits, KeepsTheTextsCrlfLineEndings) {
+  auto crlf = ApplyEdits("f(a,\r\n  b)\r\n", {{9, 9, ",\n  c"}, {0, 0, "# x\r\n"}});
+  ASSERT_TRUE(crlf.ok());
+  EXPECT_EQ(*crlf, "# x\r\nf(a,\r\n  b,\r\n  c)\r\n");
+  auto lf = ApplyEdits("f(a,\n  b)\n", {{8, 8, ",\n  c"}});
+  ASSERT_TRUE(lf.ok());
+  EXPECT_EQ(*lf, "f(a,\n  b,\n  c)\n");
+}
+
 TEST(UnifiedDiff, InsertionOfWholeLinesKeepsThreeLinesOfContext) {
   const std::string text = "1\n2\n3\n4\n5\n6\n";
   const std::string diff = UnifiedDiff("f.py", text, {{6, 6, "new\n"}});
