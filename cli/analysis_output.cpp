@@ -45,6 +45,7 @@ void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& e
     ranks.push_back({
         {"rank", rank.location.rank_id},
         {"db_path", rank.location.db_path.string()},
+        {"export", rank.location.text_export ? "text" : "db"},
         {"status", failed ? "failed" : "ok"},
         {"error", failed ? nlohmann::ordered_json(engine::DescribeFailure(rank)) : nlohmann::ordered_json(nullptr)},
         {"operator_mfu_rows", rank.operator_rows},
@@ -108,7 +109,7 @@ void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
         << " (operator-level MFU, as msprof-analyze -m operator_mfu computes it)\n";
   }
   for (const engine::RankOutcome& rank : report.ranks) {
-    out << "  rank " << rank.location.rank_id << ": ";
+    out << "  rank " << rank.location.rank_id << (rank.location.text_export ? " (Text export)" : "") << ": ";
     if (rank.failure) {
       out << "FAILED: " << engine::DescribeFailure(rank);
       if (rank.module_rows > 0) out << " (" << rank.module_rows << " ModuleMFU rows kept)";
@@ -193,6 +194,11 @@ std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose, 
                note.text + (note.text.find(db) == std::string::npos ? " (" + db + ")" : ""),
            note.level == engine::RankNote::Level::kInfo || rank.failure.has_value());
     }
+  }
+  for (const engine::RankOutcome& rank : report.ranks) {
+    emit("rank " + std::to_string(rank.location.rank_id) + ": read the " + engine::ExportName(rank.location) +
+             " export: " + rank.location.db_path.string(),
+         true);
   }
   for (const engine::RankOutcome& rank : report.ranks) {
     std::string stages;

@@ -45,6 +45,7 @@ struct AnalyzeFlags {
   // --derived: a DerivedMFU table of our own beside upstream's (docs/derived-mfu.md).
   bool derived = false;
   std::string chip;
+  std::string source = "db";
   double peak_tflops = 0;
   double hbm_tbps = 0;
   // Whether the flag was on the command line: only then does it win over `.opmfu.yaml`.
@@ -103,6 +104,7 @@ int RunAnalyzeCommand(AnalyzeFlags given) {
   const AnalyzeFlags& flags = *configured;
   engine::AnalyzeOptions options;
   options.profiling_path = flags.profiling_path;
+  options.source = ExportSourceOf(flags.source);
   if (!flags.output_path.empty()) options.output_path = flags.output_path;
   auto export_type = ParseExportType(flags.export_type);
   if (!export_type.ok()) return ReportError(export_type.error());
@@ -196,6 +198,7 @@ void AddAnalyzeCommand(CLI::App& app, Action& action) {
                                  ->check(Choices({"db", "text", "csv", "json"}));
   command->add_option("--rank-list,--rank_list", flags->rank_list, "ranks to analyse, e.g. 0,1,3 (default: all)");
   command->add_option("--step-id,--step_id", flags->step_id, "only what starts inside this STEP_TIME step");
+  AddExportSourceOption(*command, flags->source);
   CLI::Option* shard = command->add_option("--shard", flags->shard,
                                            "I/N: only shard I of N (0-based), as a partial result in "
                                            "<-o>/opmfu_partial/ for opmfu merge (docs/sharding.md)");

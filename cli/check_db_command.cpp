@@ -14,6 +14,7 @@ namespace {
 
 struct CheckDbFlags {
   std::string profiling_path;
+  std::string source = "db";
   std::string format = "text";
 };
 
@@ -21,6 +22,7 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
   std::ostream& out = std::cout;
   const auto mark = [](bool ok) { return ok ? "  ok   " : "  MISSING "; };
   out << "rank " << check.location.rank_id << ": " << check.location.db_path.string() << "\n";
+  if (check.text_export) out << "  export: " << *check.text_export << "\n";
   for (const auto& ignored : check.location.ignored_directories) {
     out << "  (ignored an older directory for this rank: " << ignored.string() << ")\n";
   }
@@ -44,7 +46,8 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
   } else {
     std::string missing;
     for (const std::string& table : check.tables_missing) missing += (missing.empty() ? "" : ", ") + table;
-    out << mark(check.tables_missing.empty()) << "tables" << (missing.empty() ? "" : ": missing " + missing) << "\n";
+    out << mark(check.tables_missing.empty()) << (check.text_export ? "files" : "tables")
+        << (missing.empty() ? "" : ": missing " + missing) << "\n";
     out << mark(check.valid_flops_records > 0) << "FLOPs records (mfu_flops): " << check.flops_records << ", "
         << check.valid_flops_records << " valid";
     if (!check.malformed_examples.empty()) {
@@ -52,7 +55,8 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
       for (const std::string& example : check.malformed_examples) out << " '" << example << "'";
     }
     out << "\n";
-    out << mark(check.framework_ops > 0) << "framework ops (PYTORCH_API): " << check.framework_ops
+    out << mark(check.framework_ops > 0)
+        << (check.text_export ? "framework ops (cpu_op): " : "framework ops (PYTORCH_API): ") << check.framework_ops
         << (check.framework_ops == 0 ? " (the CPU activity was off)" : "") << "\n";
     out << mark(check.op_kernel_links > 0) << "op-to-kernel links: " << check.op_kernel_links << " of "
         << check.compute_kernels << " compute kernels\n";
@@ -69,6 +73,7 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
     }
     out << (check.module_ranges > 0 ? "  ok   " : "  none  ") << "Module ranges: " << check.module_ranges
         << (check.module_ranges == 0 ? " (no ModuleMFU; with_modules=True does not change that)" : "") << "\n";
+    if (check.derived_mfu) out << "  derived MFU: " << *check.derived_mfu << "\n";
   }
   out << "  verdict: " << check.verdict << "\n";
   std::string next = check.next_step;
@@ -99,6 +104,9 @@ nlohmann::ordered_json CheckJson(const engine::RankCheck& check, const std::stri
       {"rank", check.location.rank_id},
       {"db_path", check.location.db_path.string()},
       {"never_parsed", check.location.never_parsed},
+      {"export", check.location.text_export ? "text" : "db"},
+      {"text_export", optional_text(check.text_export)},
+      {"derived_mfu", optional_text(check.derived_mfu)},
       {"ignored_directories", ignored},
       {"recorded", recorded},
       {"recorded_unreadable", optional_text(check.recorded_unreadable)},
@@ -125,7 +133,7 @@ nlohmann::ordered_json CheckJson(const engine::RankCheck& check, const std::stri
 
 int RunCheckDb(const CheckDbFlags& flags) {
   const bool json = flags.format == "json";
-  auto discovery = engine::DiscoverRanks(flags.profiling_path);
+  auto discovery = engine::DiscoverRanks(flags.profiling_path, ExportSourceOf(flags.source));
   if (!discovery.ok()) return ReportError(discovery.error());
   if (!discovery->correction.empty()) ReportWarning(discovery->correction);
   for (const std::string& note : discovery->notes) ReportWarning(note);
@@ -162,6 +170,7 @@ void AddCheckDbCommand(CLI::App& app, Action& action) {
   auto flags = std::make_shared<CheckDbFlags>();
   CLI::App* command = app.add_subcommand("check-db", "diagnose why a profiling database yields no MFU");
   AddProfilingPathOption(*command, flags->profiling_path, "the profiling directory (as for analyze)");
+  AddExportSourceOption(*command, flags->source);
   AddFormatOption(*command, flags->format);
   command->footer("Exit code 0 when every rank can produce MFU, 1 otherwise.");
   command->callback([flags, &action] { action = [flags] { return RunCheckDb(*flags); }; });

@@ -138,6 +138,17 @@ Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string
   return std::optional<std::vector<std::int64_t>>(ranks);
 }
 
+void AddExportSourceOption(CLI::App& command, std::string& source) {
+  command
+      .add_option("--source", source,
+                  "db or text: the export read where a rank directory holds both (default db, as msprof-analyze)")
+      ->check(CLI::IsMember({"db", "text"}));
+}
+
+engine::ExportSource ExportSourceOf(const std::string& source) {
+  return source == "text" ? engine::ExportSource::kText : engine::ExportSource::kDb;
+}
+
 void MfuSourceFlags::Add(CLI::App& command, bool db_allowed) {
   CLI::Option* directory = command.add_option("-d,--profiling-path,--profiling_path", profiling_path,
                                               "the profiling directory (analysed in memory; nothing is written)");
@@ -149,6 +160,7 @@ void MfuSourceFlags::Add(CLI::App& command, bool db_allowed) {
   command.add_option("--rank-list,--rank_list", rank_list, "ranks to read, e.g. 0,1,3 (default: all)");
   command.add_option("--step-id,--step_id", step_id, "only what starts inside this STEP_TIME step");
   command.add_option("--jobs", jobs, "ranks analysed at once (default: one per core)");
+  AddExportSourceOption(command, source);
 }
 
 void ReportFailedRanks(const engine::AnalyzeReport& analysis, std::string_view consequence) {
@@ -184,6 +196,7 @@ Result<report::ReportData> MfuSourceFlags::Load(bool with_kernel_signatures) con
   options.step_id = step_id;
   options.jobs = jobs;
   options.with_kernel_signatures = with_kernel_signatures;
+  options.source = ExportSourceOf(source);
   return report::LoadReportData(options);
 }
 

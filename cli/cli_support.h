@@ -106,6 +106,11 @@ struct DiagnosticFlags {
 /// The `-d` option every command on profiling data takes, with msprof-analyze's spellings too.
 void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help);
 
+/// --source db|text: which export a rank directory holding both a DB and a Text export is read
+/// from (default db, as msprof-analyze). A directory with only one of them is read either way.
+void AddExportSourceOption(CLI::App& command, std::string& source);
+engine::ExportSource ExportSourceOf(const std::string& source);
+
 /// --rank-list: "0,1,3" or "all" (nullopt).
 Result<std::optional<std::vector<std::int64_t>>> ParseRankList(const std::string& text);
 
@@ -122,6 +127,7 @@ struct MfuSourceFlags {
   std::string rank_list;
   std::optional<std::int64_t> step_id;
   unsigned jobs = 0;
+  std::string source = "db";
 
   /// `db_allowed`: whether --db is offered (audit needs the rank DBs).
   void Add(CLI::App& command, bool db_allowed = true);

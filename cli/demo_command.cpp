@@ -23,6 +23,7 @@ struct DemoFlags {
   std::uint64_t seed = 1;
   bool without_modules = false;
   std::string communication = "schedule";
+  std::string export_type = "db";
   std::string format = "text";
 };
 
@@ -40,6 +41,9 @@ int RunDemo(const DemoFlags& flags) {
   options.with_modules = !flags.without_modules;
   options.communication = flags.communication == "task-info" ? engine::CommunicationTables::kTaskInfo
                                                              : engine::CommunicationTables::kSchedule;
+  options.export_type = flags.export_type == "text"   ? engine::DemoExport::kText
+                        : flags.export_type == "both" ? engine::DemoExport::kBoth
+                                                      : engine::DemoExport::kDb;
   auto summary = engine::WriteDemo(options);
   if (!summary.ok()) return ReportError(summary.error());
   for (const EmbeddedFile& file : EmbeddedExampleFiles()) {
@@ -97,6 +101,12 @@ void AddDemoCommand(CLI::App& app, Action& action) {
                    "task-info (COMMUNICATION_TASK_INFO, older CANN)")
       ->capture_default_str()
       ->check(CLI::IsMember({"schedule", "task-info"}));
+  command
+      ->add_option("--export-type,--export_type", flags->export_type,
+                   "the layout torch_npu would write: db (ascend_pytorch_profiler_<rank>.db), text (kernel_details.csv "
+                   "and trace_view.json, torch_npu's default) or both (analysis reads the DB unless --source text)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"db", "text", "both"}));
   AddFormatOption(*command, flags->format);
   command->callback([flags, &action] { action = [flags] { return RunDemo(*flags); }; });
 }

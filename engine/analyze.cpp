@@ -189,7 +189,7 @@ void UseOneMallocArena() {
 Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   UseOneMallocArena();
   AnalyzeReport report;
-  OPMFU_ASSIGN_OR_RETURN(report.discovery, DiscoverRanks(options.profiling_path));
+  OPMFU_ASSIGN_OR_RETURN(report.discovery, DiscoverRanks(options.profiling_path, options.source));
 
   // Never-parsed directories are ranks too: each becomes a failed rank that says how to parse it.
   std::vector<RankLocation> candidates = report.discovery.ranks;
@@ -307,7 +307,8 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     std::function<void(const std::vector<OperatorMfuRow>&)> early_rows;
     if (write_early) early_rows = write_operator_rows;
     auto analysis = AnalyzeRank({selected[i].rank_id, selected[i].rank_directory, selected[i].db_path, options.step_id,
-                                 options.with_coverage, read_threads, options.with_kernel_signatures, early_rows});
+                                 options.with_coverage, read_threads, options.with_kernel_signatures, early_rows,
+                                 selected[i].text_export});
     if (analysis.ok()) {
       outcome.analysis = std::move(*analysis);
       outcome.failure = outcome.analysis.failure;

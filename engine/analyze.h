@@ -21,6 +21,8 @@ enum class ExportType { kDb, kText, kCsv, kJson, kNone };
 
 struct AnalyzeOptions {
   std::filesystem::path profiling_path;
+  /// A rank directory with both exports: the Db (msprof-analyze's choice) or the Text export.
+  ExportSource source = ExportSource::kDb;
   std::optional<std::filesystem::path> output_path;  ///< default: the (corrected) profiling path
   ExportType export_type = ExportType::kDb;
   std::optional<std::vector<std::int64_t>> rank_list;

@@ -7,6 +7,7 @@
 #include "engine/numeric.h"
 #include "engine/operator_mfu.h"
 #include "engine/rank_analysis.h"
+#include "engine/text_export.h"
 
 namespace opmfu::engine {
 
@@ -41,8 +42,21 @@ void Decide(RankCheck& check) {
   const bool missing_mstx =
       std::find(check.tables_missing.begin(), check.tables_missing.end(), "MSTX_EVENTS") != check.tables_missing.end();
   if (check.unreadable) {
+    if (check.location.text_export) {
+      return verdict(false, "the Text export cannot be read: " + *check.unreadable,
+                     "re-export it (torch_npu.profiler.profiler.analyse(path)) or fix the file named above");
+    }
     return verdict(false, "the database cannot be read: " + *check.unreadable,
                    "re-export it (torch_npu.profiler.profiler.analyse(path, export_type='db')) or check the file");
+  }
+  if (check.text_export && check.flops_records == 0) {
+    return verdict(
+        false,
+        "no FLOPs records (no mfu_flops msTX range in trace_view.json): recorded MFU is not possible" + flops_evidence,
+        "for recorded MFU profile again with with_flops=True and msprof_tx=True (or mstx=True); " +
+            std::string(check.derived_mfu && check.derived_mfu->rfind("possible", 0) == 0
+                            ? "derived MFU works now: opmfu report -d <dir> --chip NAME"
+                            : "derived MFU needs profiler_level=Level1 or Level2"));
   }
   if (missing_mstx || check.flops_records == 0) {
     return verdict(false,
@@ -96,6 +110,8 @@ void Decide(RankCheck& check) {
 
 }  // namespace
 
+void CheckDbTables(const RankLocation& location, RankCheck& check);
+
 RankCheck CheckRank(const RankLocation& location) {
   RankCheck check;
   check.location = location;
@@ -108,11 +124,86 @@ RankCheck CheckRank(const RankLocation& location) {
     Decide(check);
     return check;
   }
+  if (location.text_export) {
+    std::vector<RankNote> notes;
+    TextExportFacts facts;
+    auto data = ReadTextRank(location.db_path, notes, false, &facts);
+    if (!data.ok()) {
+      check.unreadable = data.error().message;
+      Decide(check);
+      return check;
+    }
+    std::string files;
+    for (const auto& [present, name] : {std::pair{facts.kernel_details, kKernelDetailsFile},
+                                        {facts.trace_view, kTraceViewFile},
+                                        {facts.operator_details, kOperatorDetailsFile}}) {
+      if (present) files += (files.empty() ? "" : ", ") + std::string(name);
+      if (!present && name != std::string_view(kOperatorDetailsFile)) check.tables_missing.emplace_back(name);
+    }
+    const std::string* level = check.recorded ? check.recorded->Text(SettingId::kProfilerLevel) : nullptr;
+    const bool level0 = IsLevel0(check.recorded) || (facts.kernel_details && !facts.has_shape_columns);
+    check.text_export = "Text (" + files + "); " + (level ? *level : std::string("level not recorded")) +
+                        (facts.has_shape_columns ? "; kernel_details.csv has shapes" : "; no kernel shapes") + "; " +
+                        std::to_string(facts.mstx_ranges) + " msTX ranges";
+    const std::size_t with_shapes = facts.compute_kernels - facts.kernels_without_shapes;
+    if (level0) {
+      check.derived_mfu = "not possible: " + Level0Line(true);
+    } else if (with_shapes == 0) {
+      check.derived_mfu = "not possible: no compute kernel of kernel_details.csv has shapes";
+    } else {
+      check.derived_mfu = "possible from " + std::to_string(with_shapes) +
+                          " kernels with shapes (opmfu report -d DIR "
+                          "--chip NAME, or analyze --derived)";
+    }
+    for (const FlopsRange& range : *data->flops_ranges) {
+      ++check.flops_records;
+      const auto message = data->strings->OptionalView(range.message);
+      const auto parsed = ParseFlopsMessage(message);
+      if (parsed && parsed->flops > 0 && range.end > range.start) {
+        ++check.valid_flops_records;
+      } else if (check.malformed_examples.size() < 3) {
+        check.malformed_examples.push_back(message ? std::string(*message) : "(no message)");
+      }
+    }
+    check.framework_ops = facts.framework_ops;
+    check.compute_kernels = facts.compute_kernels;
+    check.op_kernel_links = facts.compute_links;
+    check.kernels_without_shapes = facts.kernels_without_shapes;
+    check.module_ranges = facts.module_ranges;
+  } else {
+    CheckDbTables(location, check);
+    if (check.unreadable) {
+      Decide(check);
+      return check;
+    }
+  }
+  std::vector<RankNote> notes;
+  const ChipInfo chip = LoadChipInfo(location.rank_directory, notes);
+  if (!chip.info_file.empty()) check.info_file = chip.info_file.string();
+  if (chip.valid()) {
+    check.peak_fp16_tflops = Round2(chip.PeakFlops(DtypeClass::kFloat16) / 1e12);
+    check.peak_int8_tflops = Round2(chip.PeakFlops(DtypeClass::kInt8) / 1e12);
+  }
+  RankInput input{location.rank_id, location.rank_directory, location.db_path, std::nullopt};
+  input.text_export = location.text_export;
+  auto analysis = AnalyzeRank(input);
+  if (analysis.ok()) {
+    check.operator_rows = analysis->operator_rows.size();
+    check.module_rows = analysis->module_rows.size();
+    check.root_cause = analysis->failure;
+    check.no_rows_reason = analysis->no_rows_reason;
+  } else {
+    check.analysis_failure = analysis.error().message;
+  }
+  Decide(check);
+  return check;
+}
+
+void CheckDbTables(const RankLocation& location, RankCheck& check) {
   auto opened = Database::OpenReadOnly(location.db_path);
   if (!opened.ok()) {
     check.unreadable = opened.error().message;
-    Decide(check);
-    return check;
+    return;
   }
   Database& db = *opened;
   for (const char* table : kNeededTables) {
@@ -155,25 +246,6 @@ RankCheck CheckRank(const RankLocation& location) {
       CountRows(db,
                 "SELECT count(*) FROM MSTX_EVENTS e JOIN STRING_IDS d ON e.domainId = d.id WHERE e.eventType = 2 AND "
                 "d.value = 'Module'");
-
-  std::vector<RankNote> notes;
-  const ChipInfo chip = LoadChipInfo(location.rank_directory, notes);
-  if (!chip.info_file.empty()) check.info_file = chip.info_file.string();
-  if (chip.valid()) {
-    check.peak_fp16_tflops = Round2(chip.PeakFlops(DtypeClass::kFloat16) / 1e12);
-    check.peak_int8_tflops = Round2(chip.PeakFlops(DtypeClass::kInt8) / 1e12);
-  }
-  auto analysis = AnalyzeRank({location.rank_id, location.rank_directory, location.db_path, std::nullopt});
-  if (analysis.ok()) {
-    check.operator_rows = analysis->operator_rows.size();
-    check.module_rows = analysis->module_rows.size();
-    check.root_cause = analysis->failure;
-    check.no_rows_reason = analysis->no_rows_reason;
-  } else {
-    check.analysis_failure = analysis.error().message;
-  }
-  Decide(check);
-  return check;
 }
 
 }  // namespace opmfu::engine

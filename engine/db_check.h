@@ -33,6 +33,10 @@ struct RankCheck {
   std::optional<RecordedConfig> recorded;          ///< profiler_info_<rank>.json, when present
   std::optional<std::string> recorded_unreadable;  ///< it is there but cannot be read
 
+  /// A Text export: its files and level, and whether derived MFU (from kernel shapes) is possible.
+  std::optional<std::string> text_export;
+  std::optional<std::string> derived_mfu;
+
   bool can_produce_mfu = false;
   std::string verdict;    ///< one line
   std::string next_step;  ///< one line

@@ -52,7 +52,10 @@ class RankWriter {
 
   // profiler_info_<rank>.json in the layout torch_npu writes, with the settings of the example
   // launcher (examples/train.py at --profile-level level1), so check-db has evidence to show.
-  static Status WriteRecordedConfig(const fs::path& rank_directory, int rank) {
+  static Status WriteRecordedConfig(const fs::path& rank_directory, int rank, DemoExport export_type) {
+    const std::string exports = export_type == DemoExport::kDb     ? "\"db\""
+                                : export_type == DemoExport::kText ? "\"text\""
+                                                                   : "\"db\",\n                \"text\"";
     const std::string text = R"({
     "config": {
         "common_config": {
@@ -82,7 +85,8 @@ class RankWriter {
             "_data_simplification": true,
             "record_op_args": false,
             "_export_type": [
-                "db"
+                )" + exports +
+                             R"(
             ],
             "_mstx_domain_include": [],
             "_mstx_domain_exclude": [],
@@ -100,9 +104,10 @@ class RankWriter {
     for (const ModuleSpan& module : modules_) db_.AddMstx("Module", module.name, module.start, module.end);
     const fs::path db =
         rank_directory / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + std::to_string(rank) + ".db");
-    OPMFU_RETURN_IF_ERROR(db_.Write(db));
+    if (options_.export_type != DemoExport::kText) OPMFU_RETURN_IF_ERROR(db_.Write(db));
+    if (options_.export_type != DemoExport::kDb) OPMFU_RETURN_IF_ERROR(db_.WriteText(db.parent_path()));
     OPMFU_RETURN_IF_ERROR(WriteDeviceInfo(rank_directory, rank % 16, "24", "\"1800\""));
-    OPMFU_RETURN_IF_ERROR(WriteRecordedConfig(rank_directory, rank));
+    OPMFU_RETURN_IF_ERROR(WriteRecordedConfig(rank_directory, rank, options_.export_type));
     return DemoSummary{{rank_directory}, db_.kernel_count()};
   }
 

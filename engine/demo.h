@@ -15,6 +15,11 @@ namespace opmfu::engine {
 /// Insight's public Level0-2 DBs). COMMUNICATION_OP is written either way.
 enum class CommunicationTables { kSchedule, kTaskInfo };
 
+/// Which exports `opmfu demo` writes for each rank: the profiler DB, torch_npu's Text export
+/// (kernel_details.csv, trace_view.json), or both side by side (then analysis reads the DB unless
+/// `--source text`).
+enum class DemoExport { kDb, kText, kBoth };
+
 struct DemoOptions {
   std::filesystem::path directory;
   int ranks = 2;
@@ -23,6 +28,7 @@ struct DemoOptions {
   std::uint64_t seed = 1;
   bool with_modules = true;
   CommunicationTables communication = CommunicationTables::kSchedule;
+  DemoExport export_type = DemoExport::kDb;
 };
 
 struct DemoSummary {

@@ -9,6 +9,7 @@
 #include "common/file_io.h"
 #include "common/text.h"
 #include "engine/profiler_info.h"
+#include "engine/text_export.h"
 
 namespace opmfu::engine {
 
@@ -39,6 +40,7 @@ std::optional<std::int64_t> PathTimestamp(const fs::path& directory) {
 
 struct Walker {
   Discovery& discovery;
+  ExportSource source = ExportSource::kDb;
   std::set<std::pair<dev_t, ino_t>> visited;
   std::map<std::int64_t, std::vector<RankLocation>> found;
   std::vector<RankLocation> unparsed;
@@ -92,7 +94,8 @@ struct Walker {
       const bool has_output = std::find(subdirectories.begin(), subdirectories.end(), output) != subdirectories.end();
       discovery.problems.push_back(
           directory.string() + ": " +
-          (has_output ? std::string("its ASCEND_PROFILER_OUTPUT holds no ascend_pytorch_profiler[_<rank>].db")
+          (has_output ? std::string("its ASCEND_PROFILER_OUTPUT holds no ascend_pytorch_profiler[_<rank>].db and no "
+                                    "Text export (kernel_details.csv, trace_view.json)")
                       : std::string("no ASCEND_PROFILER_OUTPUT and no raw PROF_* data")) +
           ", so this profiling directory gave no rank");
     }
@@ -111,6 +114,9 @@ struct Walker {
       names.push_back(it->path().filename().string());
     }
     std::sort(names.begin(), names.end());
+    const fs::path output = directory / kOutputDirectory;
+    const bool text = HoldsTextExport(output);
+    if (text && source == ExportSource::kText) return RegisterText(directory);
     for (const std::string& name : names) {
       if (auto rank = RankOfDbName(name)) {
         if (*rank == -1) {
@@ -121,13 +127,27 @@ struct Walker {
         return true;
       }
     }
-    return false;
+    return text && RegisterText(directory);
+  }
+
+  bool RegisterText(const fs::path& directory) {
+    const std::int64_t rank = RankFromProfilerInfoName(directory).value_or(-1);
+    if (rank == -1) {
+      discovery.notes.push_back("No rank_id for the Text export " + (directory / kOutputDirectory).string() +
+                                " (no profiler_info_<rank>.json). Using default value -1.");
+    }
+    RankLocation location{rank, directory, directory / kOutputDirectory, {}, false};
+    location.text_export = true;
+    found[rank].push_back(std::move(location));
+    return true;
   }
 };
 
 }  // namespace
 
-Result<Discovery> DiscoverRanks(const fs::path& path) {
+const char* ExportName(const RankLocation& location) { return location.text_export ? "Text" : "Db"; }
+
+Result<Discovery> DiscoverRanks(const fs::path& path, ExportSource source) {
   Discovery discovery;
   std::error_code ec;
   if (!fs::exists(path, ec)) return Error::Input(path.string() + ": No such file or directory");
@@ -146,7 +166,7 @@ Result<Discovery> DiscoverRanks(const fs::path& path) {
         "-d names ASCEND_PROFILER_OUTPUT itself; -d should be the directory above it: " + root.string();
   }
   discovery.root = root;
-  Walker walker{discovery, {}, {}, {}};
+  Walker walker{discovery, source, {}, {}, {}};
   walker.Visit(root, 0);
   for (auto& [rank, locations] : walker.found) {
     std::sort(locations.begin(), locations.end(),
@@ -194,7 +214,8 @@ Result<Discovery> DiscoverRanks(const fs::path& path) {
   }
   if (discovery.ranks.empty() && discovery.unparsed.empty()) {
     return Error::Input("no profiling data under " + path.string() + ": looked for */ASCEND_PROFILER_OUTPUT/" +
-                        "ascend_pytorch_profiler[_<rank>].db up to 5 levels deep (" +
+                        "ascend_pytorch_profiler[_<rank>].db or a Text export (kernel_details.csv, trace_view.json) "
+                        "up to 5 levels deep (" +
                         std::to_string(discovery.directories_searched) + " directories searched)");
   }
   return discovery;

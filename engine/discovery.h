@@ -20,7 +20,13 @@ struct RankLocation {
   /// rank_id then comes from its profiler_info_<n>.json (-1 without one) and db_path is where
   /// the parse would put the database.
   bool never_parsed = false;
+  /// A Text export (engine/text_export.h): db_path is then its ASCEND_PROFILER_OUTPUT directory.
+  bool text_export = false;
 };
+
+/// Which export a rank directory holding both is read from: the Db, as msprof-analyze does, or
+/// the Text export (`--source text`).
+enum class ExportSource { kDb, kText };
 
 struct Discovery {
   std::filesystem::path root;       ///< where the search started (after correcting `-d`)
@@ -40,7 +46,12 @@ struct Discovery {
 /// `path`. Accepts a `*_ascend_pt` directory, an ASCEND_PROFILER_OUTPUT directory or the .db file
 /// itself. Also lists directories that hold raw data but were never parsed (`unparsed`). Fails
 /// with what was searched for when neither is found.
-Result<Discovery> DiscoverRanks(const std::filesystem::path& path);
+/// A directory whose ASCEND_PROFILER_OUTPUT holds a Text export (kernel_details.csv or
+/// trace_view.json) and no DB is a Text rank; with both, `source` decides.
+Result<Discovery> DiscoverRanks(const std::filesystem::path& path, ExportSource source = ExportSource::kDb);
+
+/// "Db" or "Text": which export a rank was read from, for -v and the outputs.
+const char* ExportName(const RankLocation& location);
 
 /// Discovery::problems for the log: every one up to `limit`, then a line counting the rest.
 std::vector<std::string> DescribeProblems(const Discovery& discovery, std::size_t limit = 20);

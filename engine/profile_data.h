@@ -53,6 +53,8 @@ struct KernelShape {
 /// Everything read from one rank's DB. Names are ids into `strings`.
 struct RankData {
   std::shared_ptr<StringPool> strings = std::make_shared<StringPool>();
+  /// Read from a Text export (engine/text_export.h), not a profiler DB: causes are worded for its files.
+  bool text_export = false;
   std::vector<ModuleRange> modules;
   std::optional<std::vector<FlopsRange>> flops_ranges;  ///< nullopt: no MSTX_EVENTS table
   /// kernel_df: compute links (in Q3 order), then HCCL, then schedule-task links.

@@ -60,6 +60,9 @@ class ProfilingDbBuilder {
 
   /// Writes a new database at `path` (replacing a file there) in one transaction.
   Status Write(const std::filesystem::path& path) const;
+  /// Writes the same run as torch_npu's Text export into `output_directory` (an
+  /// ASCEND_PROFILER_OUTPUT): kernel_details.csv and trace_view.json (engine/text_export_writer.cpp).
+  Status WriteText(const std::filesystem::path& output_directory) const;
 
   /// Compute kernels (COMPUTE_TASK_INFO rows); HCCL tasks are not counted.
   std::size_t kernel_count() const { return tasks_.size(); }

@@ -10,6 +10,7 @@
 #include "engine/module_mfu.h"
 #include "engine/operator_mfu.h"
 #include "engine/profiler_info.h"
+#include "engine/text_export.h"
 
 namespace opmfu::engine {
 
@@ -17,6 +18,10 @@ namespace {
 
 // --step-id: keep what starts inside the step (ops, FLOPs ranges, modules).
 Status RestrictToStep(const RankInput& input, RankData& data) {
+  if (input.text_export) {
+    return Error::Input(input.db_path.string() +
+                        ": --step-id reads STEP_TIME of the Db export; a Text export has none");
+  }
   OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(input.db_path));
   OPMFU_ASSIGN_OR_RETURN(bool has_steps, db.HasTable("STEP_TIME"));
   if (!has_steps) return Error::Input(input.db_path.string() + ": no STEP_TIME table, so --step-id cannot apply");
@@ -54,6 +59,16 @@ std::string WithEvidence(std::string cause, const std::vector<RecordedBlocker>& 
 // Why the FLOPs records give nothing, if they are the cause: no table, no record, none valid.
 std::optional<std::string> FlopsRecordCause(const RankData& data, const std::optional<RecordedConfig>& recorded) {
   const std::vector<RecordedBlocker> blockers = recorded ? FlopsBlockers(*recorded) : std::vector<RecordedBlocker>{};
+  if (data.text_export && data.flops_ranges && data.flops_ranges->empty()) {
+    if (std::find(data.missing_tables.begin(), data.missing_tables.end(), kTraceViewFile) !=
+        data.missing_tables.end()) {
+      return WithEvidence("no trace_view.json, so there are no FLOPs records", blockers, recorded);
+    }
+    return WithEvidence(
+        "no FLOPs records: trace_view.json has no msTX range in the mfu_flops domain (\"ph\": \"X\" events with "
+        "args.domain \"mfu_flops\")",
+        blockers, recorded);
+  }
   if (std::find(data.missing_tables.begin(), data.missing_tables.end(), "MSTX_EVENTS") != data.missing_tables.end()) {
     return WithEvidence("no MSTX_EVENTS table: the run recorded no msTX events, so there are no FLOPs records",
                         blockers, recorded);
@@ -84,6 +99,14 @@ std::optional<std::string> KernelCause(const RankData& data, const std::optional
   std::vector<std::string> missing;
   for (const std::string& table : data.missing_tables) {
     if (table != "MSTX_EVENTS") missing.push_back(table);
+  }
+  if (!missing.empty() && data.text_export) {
+    return "no " + Join(missing, ", ") + " in the Text export, so no compute kernel is linked to a framework op";
+  }
+  if (data.text_export) {
+    return WithEvidence(
+        "no torch_to_npu flow of trace_view.json links a cpu_op to a compute kernel of kernel_details.csv",
+        recorded ? KernelBlockers(*recorded) : std::vector<RecordedBlocker>{}, recorded);
   }
   if (!missing.empty()) {
     return "no " + Join(missing, ", ") + (missing.size() == 1 ? " table" : " tables") +
@@ -183,6 +206,12 @@ std::vector<std::string> EndsBeforeStarts(const RankData& data) {
 
 }  // namespace
 
+bool IsLevel0(const std::optional<RecordedConfig>& recorded) {
+  if (!recorded) return false;
+  const std::string* level = recorded->Text(SettingId::kProfilerLevel);
+  return level != nullptr && (*level == "Level0" || *level == "level0");
+}
+
 Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   RankAnalysis analysis;
   StageClock clock;
@@ -194,9 +223,11 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   } else {
     analysis.notes.push_back({RankNote::Level::kWarning, recorded.error().message});
   }
-  auto data =
-      ReadRank(input.db_path, analysis.notes, input.read_threads, ReadMethod::kAuto, input.with_kernel_signatures);
+  auto data = input.text_export ? ReadTextRank(input.db_path, analysis.notes, input.with_kernel_signatures)
+                                : ReadRank(input.db_path, analysis.notes, input.read_threads, ReadMethod::kAuto,
+                                           input.with_kernel_signatures);
   if (!data.ok()) return data.take_error();
+  if (IsLevel0(analysis.recorded)) analysis.notes.push_back({RankNote::Level::kWarning, Level0Line(input.text_export)});
   // All of the rank's kernels, as the derived section reads them: before --step-id restricts.
   analysis.kernel_signatures = std::move(data->kernel_signatures);
   data->kernel_signatures.reset();

@@ -64,7 +64,13 @@ struct RankInput {
   /// are not kept in the result (RankAnalysis::operator_rows_handed_over counts them). The rank may
   /// still fail afterwards (a module pass error), which the caller must then undo.
   std::function<void(const std::vector<OperatorMfuRow>&)> early_operator_rows = {};
+  /// db_path is a Text export's ASCEND_PROFILER_OUTPUT (engine/text_export.h), read instead of a DB.
+  bool text_export = false;
 };
+
+/// Whether the rank was collected at Level0 (no kernel shapes or op types): recorded so in
+/// profiler_info, or a Text export whose kernel_details.csv has no Input Shapes column.
+bool IsLevel0(const std::optional<RecordedConfig>& recorded);
 
 /// Analyses one rank. An Error means this rank produced nothing and why (a broken DB, an
 /// unsupported dtype, a step that does not exist); other ranks are unaffected.

@@ -12,6 +12,8 @@
 #include "common/text.h"
 #include "engine/chip.h"
 #include "engine/kernel_signatures.h"
+#include "engine/rank_analysis.h"
+#include "engine/text_export.h"
 #include "report/presentation.h"
 #include "report/report.h"
 
@@ -213,15 +215,41 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
     if (section.peak_fp16 == 0) section.peak_fp16 = peaks.fp16;
     chip_lines.push_back("rank " + std::to_string(rank_id) + ": " + chip_line);
 
-    auto db = Database::OpenReadOnly(outcome.location.db_path);
-    if (!db.ok()) {
-      rank.unreadable = db.error().message;
-      section.notes.push_back("rank " + std::to_string(rank_id) + ": " + db.error().message);
-      continue;
+    // A Text export: the analysis read kernel_details.csv and grouped its kernels already.
+    std::optional<Database> db_owner;
+    Database* db = nullptr;
+    if (outcome.location.text_export) {
+      if (!outcome.analysis.kernel_signatures) {
+        rank.unreadable = outcome.failure ? engine::DescribeFailure(outcome)
+                                          : outcome.location.db_path.string() + ": no kernel_details.csv was read";
+        section.notes.push_back("rank " + std::to_string(rank_id) + ": " + *rank.unreadable);
+        continue;
+      }
+      if (engine::IsLevel0(outcome.analysis.recorded)) {
+        rank.unreadable = engine::Level0Line(true);
+        section.notes.push_back("rank " + std::to_string(rank_id) + ": " + *rank.unreadable);
+        continue;
+      }
+    } else {
+      auto opened = Database::OpenReadOnly(outcome.location.db_path);
+      if (!opened.ok()) {
+        rank.unreadable = opened.error().message;
+        section.notes.push_back("rank " + std::to_string(rank_id) + ": " + opened.error().message);
+        continue;
+      }
+      db_owner.emplace(std::move(*opened));
+      db = &*db_owner;
     }
-    auto has_compute = db->HasTable("COMPUTE_TASK_INFO");
-    auto has_task = db->HasTable("TASK");
-    auto has_strings = db->HasTable("STRING_IDS");
+    if (db != nullptr) {
+      if (engine::IsLevel0(outcome.analysis.recorded)) {
+        rank.unreadable = engine::Level0Line(false);
+        section.notes.push_back("rank " + std::to_string(rank_id) + ": " + *rank.unreadable);
+        continue;
+      }
+    }
+    auto has_compute = db != nullptr ? db->HasTable("COMPUTE_TASK_INFO") : Result<bool>(true);
+    auto has_task = db != nullptr ? db->HasTable("TASK") : Result<bool>(true);
+    auto has_strings = db != nullptr ? db->HasTable("STRING_IDS") : Result<bool>(true);
     if (!has_compute.ok() || !has_task.ok() || !has_strings.ok() || !*has_compute || !*has_task || !*has_strings) {
       rank.unreadable = outcome.location.db_path.string() +
                         ": no COMPUTE_TASK_INFO, TASK or STRING_IDS table (collected below Level1?)";
@@ -342,7 +370,7 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       }
     }
     // The largest total HBM bandwidth sampled (all HBM units, read and write, at one instant).
-    auto has_hbm = db->HasTable("HBM");
+    auto has_hbm = db != nullptr ? db->HasTable("HBM") : Result<bool>(false);
     if (has_hbm.ok() && *has_hbm) {
       auto hbm = db->Prepare(
           "SELECT MAX(total) FROM (SELECT SUM(bandwidth) AS total FROM HBM GROUP BY deviceId, timestampNs)");

@@ -244,8 +244,9 @@ TEST(Analyze, SaysWhatItLookedForWhenThereIsNothing) {
   const auto result = RunOpmfu({"analyze", "-d", (dir.path() / "empty").string()});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.err, "opmfu: error: no profiling data under " + (dir.path() / "empty").string() +
-                            ": looked for */ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler[_<rank>].db up to 5 levels "
-                            "deep (3 directories searched)\n");
+                            ": looked for */ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler[_<rank>].db or a Text "
+                            "export (kernel_details.csv, trace_view.json) up to 5 levels deep (3 directories "
+                            "searched)\n");
   const auto missing = RunOpmfu({"analyze", "-d", (dir.path() / "nope").string()});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.err, "opmfu: error: " + (dir.path() / "nope").string() + ": No such file or directory\n");

@@ -1,0 +1,664 @@
+#include "engine/text_export.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <streambuf>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/csv_reader.h"
+
+namespace opmfu::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- trace_view.json --------------------------------------------------------------------------
+
+// Reads a file for the JSON parser a chunk at a time, counting lines (for the error message) and
+// the length of the string literal being read: a string past the limit ends the input there, so a
+// multi-GB single string is refused instead of held in memory.
+class BoundedJsonBuffer : public std::streambuf {
+ public:
+  static constexpr std::size_t kMaxString = std::size_t{64} << 20;
+
+  explicit BoundedJsonBuffer(std::ifstream& in) : in_(in), buffer_(std::size_t{1} << 20) {}
+  std::size_t line() const { return line_; }
+  bool string_too_long() const { return string_too_long_; }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (string_too_long_) return traits_type::eof();
+    in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    std::size_t size = static_cast<std::size_t>(in_.gcount());
+    if (size == 0) return traits_type::eof();
+    for (std::size_t i = 0; i < size; ++i) {
+      const char c = buffer_[i];
+      if (c == '\n') ++line_;
+      if (in_string_) {
+        if (escaped_) {
+          escaped_ = false;
+        } else if (c == '\\') {
+          escaped_ = true;
+        } else if (c == '"') {
+          in_string_ = false;
+        }
+        if (++string_length_ > kMaxString) {
+          string_too_long_ = true;
+          size = i;
+          break;
+        }
+      } else if (c == '"') {
+        in_string_ = true;
+        string_length_ = 0;
+      }
+    }
+    if (size == 0) return traits_type::eof();
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + size);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::ifstream& in_;
+  std::vector<char> buffer_;
+  std::size_t line_ = 1;
+  bool in_string_ = false;
+  bool escaped_ = false;
+  std::size_t string_length_ = 0;
+  bool string_too_long_ = false;
+};
+
+struct TraceOp {
+  std::int64_t thread = 0;  // (pid, tid) as one key
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  StringId name = kNoString;
+};
+
+struct TraceFlowEnd {
+  std::uint64_t id = 0;
+  std::int64_t pid = 0;
+  std::int64_t tid = 0;
+  std::int64_t ts = 0;
+};
+
+struct TraceMstx {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  StringId message = kNoString;
+  bool module = false;  // domain Module, else mfu_flops
+};
+
+// A task of an HCCL op (the HCCL process' plane threads; args carry "task type").
+struct TraceHcclTask {
+  std::int64_t pid = 0;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  StringId name = kNoString;
+};
+
+struct TraceContent {
+  std::vector<TraceOp> ops;
+  std::vector<TraceHcclTask> hccl_tasks;
+  std::map<std::int64_t, std::string> process_names;
+  std::vector<TraceFlowEnd> flow_starts;
+  std::vector<TraceFlowEnd> flow_ends;
+  std::vector<TraceMstx> mstx;
+  std::size_t mstx_ranges = 0;
+  std::vector<double> ai_core_mhz;
+};
+
+// A JSON value's text as the Text export writes times: a string ("1736408883704643.212") or a
+// number (its own text, so no digit is lost to a double).
+std::optional<std::int64_t> TraceTimeNs(const std::string& text) { return MicrosecondsToNs(text); }
+
+// The events of a Chrome trace, one at a time: the fields the analysis reads are kept, the rest
+// (call stacks, input dims) only passes through.
+class TraceSax : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  TraceSax(StringPool& strings, TraceContent& content) : strings_(strings), content_(content) {}
+
+  std::string error;
+  std::size_t events = 0;
+
+  bool null() override { return Scalar(""); }
+  bool boolean(bool value) override { return Scalar(value ? "true" : "false"); }
+  bool number_integer(number_integer_t value) override {
+    integer_ = value;
+    has_integer_ = true;
+    return Scalar(std::to_string(value));
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    unsigned_ = value;
+    has_unsigned_ = true;
+    return Scalar(std::to_string(value));
+  }
+  bool number_float(number_float_t value, const string_t& text) override {
+    if (!std::isfinite(value)) return Scalar("nan");
+    return Scalar(text);
+  }
+  bool string(string_t& value) override { return Scalar(value); }
+  bool binary(binary_t&) override { return Scalar(""); }
+
+  bool start_object(std::size_t) override {
+    ++depth_;
+    if (IsEventDepth()) {
+      event_ = {};
+      in_event_ = true;
+    } else if (in_event_ && depth_ == event_depth_ + 1 && key_ == "args") {
+      in_args_ = true;
+    }
+    key_.clear();
+    return true;
+  }
+  bool end_object() override {
+    if (in_args_ && depth_ == event_depth_ + 1) in_args_ = false;
+    if (in_event_ && IsEventDepth()) {
+      in_event_ = false;
+      ++events;
+      Dispatch();
+    }
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    ++depth_;
+    if (depth_ == 1) event_depth_ = 2;  // a list of events
+    if (depth_ == 2 && top_key_ == "traceEvents") event_depth_ = 3;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool key(string_t& value) override {
+    key_ = value;
+    if (depth_ == 1) top_key_ = value;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
+    error = ex.what();
+    return false;
+  }
+
+ private:
+  struct Event {
+    std::string ph, name, cat, ts, dur, domain, args_name;
+    std::int64_t pid = 0, tid = 0;
+    std::uint64_t id = 0;
+    bool has_domain = false;
+    bool has_task_type = false;
+    std::optional<double> mhz;
+  };
+
+  bool IsEventDepth() const { return event_depth_ != 0 && depth_ == event_depth_; }
+
+  std::int64_t IdOf(const std::string& text) {
+    if (has_integer_) return integer_;
+    if (has_unsigned_) return static_cast<std::int64_t>(unsigned_);
+    auto [it, added] = string_ids_.try_emplace(text, -static_cast<std::int64_t>(string_ids_.size()) - 1);
+    return it->second;
+  }
+
+  bool Scalar(const std::string& text) {
+    if (in_event_ && depth_ == event_depth_) {
+      if (key_ == "ph") {
+        event_.ph = text;
+      } else if (key_ == "name") {
+        event_.name = text;
+      } else if (key_ == "cat") {
+        event_.cat = text;
+      } else if (key_ == "ts") {
+        event_.ts = text;
+      } else if (key_ == "dur") {
+        event_.dur = text;
+      } else if (key_ == "pid") {
+        event_.pid = IdOf(text);
+      } else if (key_ == "tid") {
+        event_.tid = IdOf(text);
+      } else if (key_ == "id") {
+        event_.id = has_unsigned_  ? unsigned_
+                    : has_integer_ ? static_cast<std::uint64_t>(integer_)
+                                   : static_cast<std::uint64_t>(IdOf(text));
+      }
+    } else if (in_args_ && depth_ == event_depth_ + 1) {
+      if (key_ == "domain") {
+        event_.domain = text;
+        event_.has_domain = true;
+      } else if (key_ == "name") {
+        event_.args_name = text;
+      } else if (key_ == "task type") {
+        event_.has_task_type = true;
+      } else if (key_ == "MHz") {
+        char* end = nullptr;
+        const double mhz = std::strtod(text.c_str(), &end);
+        if (end != text.c_str()) event_.mhz = mhz;
+      }
+    }
+    has_integer_ = false;
+    has_unsigned_ = false;
+    return true;
+  }
+
+  std::int64_t Thread(std::int64_t pid, std::int64_t tid) {
+    auto [it, added] = threads_.try_emplace({pid, tid}, static_cast<std::int64_t>(threads_.size()));
+    return it->second;
+  }
+
+  void Dispatch() {
+    if (event_.ph == "X") {
+      const auto start = TraceTimeNs(event_.ts);
+      const auto duration = event_.dur.empty() ? std::optional<std::int64_t>(0) : TraceTimeNs(event_.dur);
+      if (!start || !duration) return;
+      if (event_.cat == "cpu_op") {
+        content_.ops.push_back(
+            {Thread(event_.pid, event_.tid), *start, *start + *duration, strings_.Intern(event_.name)});
+      } else if (event_.has_task_type) {
+        content_.hccl_tasks.push_back({event_.pid, *start, *start + *duration, strings_.Intern(event_.name)});
+      } else if (event_.has_domain) {
+        ++content_.mstx_ranges;
+        if (event_.domain == "mfu_flops" || event_.domain == "Module") {
+          content_.mstx.push_back(
+              {*start, *start + *duration, strings_.Intern(event_.name), event_.domain == "Module"});
+        }
+      }
+    } else if ((event_.ph == "s" || event_.ph == "f") && event_.cat == "async_npu") {
+      const auto ts = TraceTimeNs(event_.ts);
+      if (!ts) return;
+      (event_.ph == "s" ? content_.flow_starts : content_.flow_ends)
+          .push_back({event_.id, event_.pid, event_.tid, *ts});
+    } else if (event_.ph == "M" && event_.name == "process_name") {
+      content_.process_names[event_.pid] = event_.args_name;
+    } else if (event_.ph == "C" && event_.name == "AI Core Freq" && event_.mhz) {
+      content_.ai_core_mhz.push_back(*event_.mhz);
+    }
+  }
+
+  StringPool& strings_;
+  TraceContent& content_;
+  int depth_ = 0;
+  int event_depth_ = 0;
+  bool in_event_ = false;
+  bool in_args_ = false;
+  std::string key_;
+  std::string top_key_;
+  Event event_;
+  std::int64_t integer_ = 0;
+  std::uint64_t unsigned_ = 0;
+  bool has_integer_ = false;
+  bool has_unsigned_ = false;
+  std::unordered_map<std::string, std::int64_t> string_ids_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> threads_;
+
+ public:
+  // The thread key of a flow start, to find its op.
+  std::int64_t ThreadOf(std::int64_t pid, std::int64_t tid) const {
+    const auto it = threads_.find({pid, tid});
+    return it == threads_.end() ? -1 : it->second;
+  }
+};
+
+// ---- kernel_details.csv ----------------------------------------------------------------------
+
+struct CsvKernel {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::int64_t stream = -1;  // -1: no Stream ID column or N/A
+  StringId name = kNoString;
+  StringId type = kNoString;
+  StringId input_types = kNoString;
+  StringId input_shapes = kNoString;   // as written ("\"32,9216;4096,9216;4096\"")
+  StringId output_shapes = kNoString;  // as written
+  StringId input_formats = kNoString;
+  StringId output_formats = kNoString;
+  StringId output_types = kNoString;
+  bool communication = false;  // an HCCL task (Accelerator Core HCCL)
+};
+
+std::string_view StripShapeQuotes(std::string_view text) {
+  while (!text.empty() && (text.front() == '"' || text.front() == '\'')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == '"' || text.back() == '\'')) text.remove_suffix(1);
+  return text;
+}
+
+std::string_view TrimField(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+  return text;
+}
+
+Result<std::vector<CsvKernel>> ReadKernelDetails(const fs::path& path, StringPool& strings, TextExportFacts& facts) {
+  OPMFU_ASSIGN_OR_RETURN(CsvReader reader, CsvReader::Open(path));
+  const auto column = [&](const char* name) { return reader.Column(name); };
+  const auto name = column("Name");
+  const auto start = column("Start Time(us)");
+  const auto duration = column("Duration(us)");
+  for (const auto& [found, label] : {std::pair{name, "Name"}, {start, "Start Time(us)"}, {duration, "Duration(us)"}}) {
+    if (!found)
+      return Error::Input(path.string() + ":1: no '" + label + "' column (the header names " +
+                          std::to_string(reader.header().size()) + " columns)");
+  }
+  const auto type = column("Type");
+  const auto core = column("Accelerator Core");
+  const auto stream = column("Stream ID");
+  const auto input_shapes = column("Input Shapes");
+  const auto input_types = column("Input Data Types");
+  const auto input_formats = column("Input Formats");
+  const auto output_shapes = column("Output Shapes");
+  const auto output_types = column("Output Data Types");
+  const auto output_formats = column("Output Formats");
+  facts.has_shape_columns = input_shapes.has_value();
+  if (input_shapes && !output_shapes) {
+    return Error::Input(path.string() + ":1: 'Input Shapes' but no 'Output Shapes' column");
+  }
+  for (const char* counter : {"aic_mac_ratio", "aic_cube_fops", "aic_mac_time(us)", "cube_utilization(%)"}) {
+    if (column(counter)) facts.counter_columns.emplace_back(counter);
+  }
+  const auto intern = [&](const std::optional<std::size_t>& index) {
+    return index ? strings.Intern(reader.Field(*index)) : kNoString;
+  };
+  std::vector<CsvKernel> kernels;
+  while (true) {
+    OPMFU_ASSIGN_OR_RETURN(bool more, reader.Next());
+    if (!more) break;
+    CsvKernel kernel;
+    const auto start_ns = MicrosecondsToNs(reader.Field(*start));
+    if (!start_ns) {
+      return Error::Input(reader.Where() + "'Start Time(us)' is '" + std::string(reader.Field(*start).substr(0, 40)) +
+                          "', not a time in microseconds");
+    }
+    const auto duration_ns = MicrosecondsToNs(reader.Field(*duration));
+    if (!duration_ns) {
+      return Error::Input(reader.Where() + "'Duration(us)' is '" + std::string(reader.Field(*duration).substr(0, 40)) +
+                          "', not a duration in microseconds");
+    }
+    kernel.start = *start_ns;
+    kernel.end = *start_ns + *duration_ns;
+    kernel.name = strings.Intern(reader.Field(*name));
+    kernel.type = intern(type);
+    kernel.communication = core && TrimField(reader.Field(*core)) == "HCCL";
+    if (stream) {
+      const std::string_view text = TrimField(reader.Field(*stream));
+      std::int64_t value = 0;
+      bool digits = !text.empty() && text.size() < 18;
+      for (char c : text) digits = digits && c >= '0' && c <= '9';
+      if (digits) {
+        for (char c : text) value = value * 10 + (c - '0');
+        kernel.stream = value;
+      }
+    }
+    kernel.input_shapes = intern(input_shapes);
+    kernel.output_shapes = intern(output_shapes);
+    kernel.input_types = intern(input_types);
+    kernel.input_formats = intern(input_formats);
+    kernel.output_types = intern(output_types);
+    kernel.output_formats = intern(output_formats);
+    if (kernel.communication) {
+      ++facts.communication_tasks;
+    } else {
+      ++facts.compute_kernels;
+      if (!input_shapes || StripShapeQuotes(strings.View(kernel.input_shapes)) == "N/A" ||
+          StripShapeQuotes(strings.View(kernel.output_shapes)) == "N/A") {
+        ++facts.kernels_without_shapes;
+      }
+    }
+    kernels.push_back(kernel);
+  }
+  return kernels;
+}
+
+Status ReadTraceView(const fs::path& path, StringPool& strings, TraceContent& content, TraceSax*& sax_out,
+                     std::unique_ptr<TraceSax>& sax) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::Input(path.string() + ": cannot open: " + std::strerror(errno));
+  BoundedJsonBuffer buffer(in);
+  std::istream stream(&buffer);
+  sax = std::make_unique<TraceSax>(strings, content);
+  sax_out = sax.get();
+  bool parsed = false;
+  try {
+    parsed = nlohmann::json::sax_parse(stream, sax.get(), nlohmann::json::input_format_t::json, true, true);
+  } catch (const std::exception& ex) {
+    sax->error = ex.what();
+  }
+  if (buffer.string_too_long()) {
+    return Error::Input(path.string() + ":" + std::to_string(buffer.line()) + ": a JSON string longer than " +
+                        std::to_string(BoundedJsonBuffer::kMaxString >> 20) +
+                        " MiB (not a trace written by torch_npu, or a quote that never closes)");
+  }
+  if (!parsed) {
+    std::string cause = sax->error.empty() ? std::string("not valid JSON") : sax->error;
+    // nlohmann says "[json.exception.parse_error.101] parse error at line 3, column 7: ...".
+    if (const auto bracket = cause.find("] "); cause.rfind("[json.exception", 0) == 0 && bracket != std::string::npos) {
+      cause.erase(0, bracket + 2);
+    }
+    return Error::Input(path.string() + ": " + cause);
+  }
+  if (sax->events == 0 && content.ops.empty()) {
+    return Error::Input(path.string() + ": no trace events (a list of events, or an object with traceEvents)");
+  }
+  return Ok();
+}
+
+}  // namespace
+
+bool HoldsTextExport(const fs::path& output_directory) {
+  std::error_code ec;
+  return fs::is_regular_file(output_directory / kKernelDetailsFile, ec) ||
+         fs::is_regular_file(output_directory / kTraceViewFile, ec);
+}
+
+std::string Level0Line(bool text_export) {
+  return std::string("Level0 run: profiler_level=Level0 records no kernel shapes or op types") +
+         (text_export ? " (kernel_details.csv has no Input Shapes column)" : "") +
+         ", so derived MFU is not possible; recorded MFU still works with with_flops=True and msTX on "
+         "(msprof_tx=True or mstx=True); for derived MFU set _ExperimentalConfig(profiler_level=Level1) "
+         "(PROFILE_PROFILER_LEVEL=Level1 for dynamic profiling)";
+}
+
+Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<RankNote>& notes,
+                              bool with_kernel_signatures, TextExportFacts* facts_out) {
+  TextExportFacts facts;
+  RankData data;
+  data.text_export = true;
+  StringPool& strings = *data.strings;
+  std::error_code ec;
+  const fs::path kernel_path = output_directory / kKernelDetailsFile;
+  const fs::path trace_path = output_directory / kTraceViewFile;
+  facts.kernel_details = fs::is_regular_file(kernel_path, ec);
+  facts.trace_view = fs::is_regular_file(trace_path, ec);
+  facts.operator_details = fs::is_regular_file(output_directory / kOperatorDetailsFile, ec);
+
+  std::vector<CsvKernel> kernels;
+  if (facts.kernel_details) {
+    OPMFU_ASSIGN_OR_RETURN(kernels, ReadKernelDetails(kernel_path, strings, facts));
+  } else {
+    data.missing_tables.emplace_back(kKernelDetailsFile);
+    notes.push_back({RankNote::Level::kWarning, kernel_path.string() + ": missing, so there are no kernels"});
+  }
+  TraceContent trace;
+  std::unique_ptr<TraceSax> sax_owner;
+  TraceSax* sax = nullptr;
+  if (facts.trace_view) {
+    OPMFU_RETURN_IF_ERROR(ReadTraceView(trace_path, strings, trace, sax, sax_owner));
+  } else {
+    data.missing_tables.emplace_back(kTraceViewFile);
+    notes.push_back({RankNote::Level::kWarning,
+                     trace_path.string() + ": missing, so no framework op is linked to a kernel and there are no "
+                                           "msTX ranges"});
+  }
+  facts.framework_ops = trace.ops.size();
+  facts.mstx_ranges = trace.mstx_ranges;
+  facts.ai_core_mhz = trace.ai_core_mhz;
+
+  // msTX ranges, by start as Q1 and Q2 order them.
+  std::stable_sort(trace.mstx.begin(), trace.mstx.end(),
+                   [](const TraceMstx& a, const TraceMstx& b) { return a.start < b.start; });
+  data.flops_ranges.emplace();
+  for (const TraceMstx& range : trace.mstx) {
+    if (range.module) {
+      data.modules.push_back({range.start, range.end, range.message});
+      ++facts.module_ranges;
+    } else {
+      data.flops_ranges->push_back({range.start, range.end, range.message});
+      ++facts.flops_records;
+    }
+  }
+
+  // Kernels by start time, for the flows' ends.
+  std::vector<std::uint32_t> by_start(kernels.size());
+  for (std::uint32_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return kernels[a].start < kernels[b].start; });
+  const auto kernel_at = [&](const TraceFlowEnd& end) -> std::optional<std::uint32_t> {
+    // The flow ends where the kernel starts; kernel_details.csv and the trace may round the same
+    // start 1 ns apart. A stream that is known must agree.
+    for (const std::int64_t delta : {0, -1, 1}) {
+      const std::int64_t ts = end.ts + delta;
+      auto it = std::lower_bound(by_start.begin(), by_start.end(), ts,
+                                 [&](std::uint32_t k, std::int64_t t) { return kernels[k].start < t; });
+      for (; it != by_start.end() && kernels[*it].start == ts; ++it) {
+        if (kernels[*it].stream < 0 || kernels[*it].stream == end.tid || kernels[*it].communication) return *it;
+      }
+    }
+    return std::nullopt;
+  };
+
+  // Framework ops by thread and start, for the flows' starts.
+  std::vector<std::uint32_t> ops(trace.ops.size());
+  for (std::uint32_t i = 0; i < ops.size(); ++i) ops[i] = i;
+  const auto op_less = [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(trace.ops[a].thread, trace.ops[a].start) < std::tie(trace.ops[b].thread, trace.ops[b].start);
+  };
+  std::stable_sort(ops.begin(), ops.end(), op_less);
+  const auto op_at = [&](const TraceFlowEnd& begin) -> std::optional<std::uint32_t> {
+    const std::int64_t thread = sax != nullptr ? sax->ThreadOf(begin.pid, begin.tid) : -1;
+    if (thread < 0) return std::nullopt;
+    auto it = std::upper_bound(ops.begin(), ops.end(), std::pair{thread, begin.ts},
+                               [&](const std::pair<std::int64_t, std::int64_t>& key, std::uint32_t op) {
+                                 return key < std::pair{trace.ops[op].thread, trace.ops[op].start};
+                               });
+    // The op the flow starts in: the latest one starting at or before it that still runs (the
+    // innermost); torch_npu starts the flow at the op's own start.
+    for (int looked = 0; it != ops.begin() && looked < 256; ++looked) {
+      --it;
+      const TraceOp& op = trace.ops[*it];
+      if (op.thread != thread) break;
+      if (op.start <= begin.ts && begin.ts <= op.end) return *it;
+    }
+    return std::nullopt;
+  };
+
+  // Flows: both ends by id.
+  const auto by_id = [](const TraceFlowEnd& a, const TraceFlowEnd& b) { return a.id < b.id; };
+  std::stable_sort(trace.flow_starts.begin(), trace.flow_starts.end(), by_id);
+  std::stable_sort(trace.flow_ends.begin(), trace.flow_ends.end(), by_id);
+  std::vector<KernelLink> compute;
+  std::vector<KernelLink> communication;
+  std::size_t unmatched_flows = 0;
+  for (std::size_t s = 0, f = 0; s < trace.flow_starts.size() && f < trace.flow_ends.size();) {
+    if (trace.flow_starts[s].id < trace.flow_ends[f].id) {
+      ++s;
+      continue;
+    }
+    if (trace.flow_ends[f].id < trace.flow_starts[s].id) {
+      ++f;
+      continue;
+    }
+    const auto op = op_at(trace.flow_starts[s]);
+    const auto kernel = kernel_at(trace.flow_ends[f]);
+    ++s;
+    ++f;
+    if (!op || !kernel) {
+      ++unmatched_flows;
+      continue;
+    }
+    ++facts.op_kernel_flows;
+    const TraceOp& o = trace.ops[*op];
+    const CsvKernel& k = kernels[*kernel];
+    // An HCCL task stands for its communication op, named by its type (COMMUNICATION_OP.opType).
+    (k.communication ? communication : compute)
+        .push_back({k.communication ? k.type : k.name, o.name, k.start, k.end, o.start, o.end});
+  }
+  const auto link_less = [](const KernelLink& a, const KernelLink& b) {
+    return std::tie(a.op_ts, a.kernel_ts) < std::tie(b.op_ts, b.kernel_ts);
+  };
+  std::stable_sort(compute.begin(), compute.end(), link_less);
+  std::stable_sort(communication.begin(), communication.end(), link_less);
+  // The HCCL op's tasks (COMMUNICATION_SCHEDULE_TASK_INFO in the DB) belong to the op whose
+  // communication they fall in: the trace links them by time, not by a flow.
+  std::vector<KernelLink> schedule;
+  for (const TraceHcclTask& task : trace.hccl_tasks) {
+    const auto name = trace.process_names.find(task.pid);
+    if (name == trace.process_names.end() || name->second != "HCCL") continue;
+    for (const KernelLink& op : communication) {
+      if (op.kernel_ts <= task.start && task.start <= op.kernel_end) {
+        schedule.push_back({task.name, op.op_name, task.start, task.end, op.op_ts, op.op_end});
+      }
+    }
+  }
+  std::stable_sort(schedule.begin(), schedule.end(), link_less);
+  communication.insert(communication.end(), schedule.begin(), schedule.end());
+  facts.compute_links = compute.size();
+  data.compute_link_count = compute.size();
+  data.kernel_links = std::move(compute);
+  data.kernel_links.insert(data.kernel_links.end(), communication.begin(), communication.end());
+  if (unmatched_flows > 0) {
+    notes.push_back(
+        {RankNote::Level::kInfo, std::to_string(unmatched_flows) + " torch_to_npu flows of " + trace_path.string() +
+                                     " end at no kernel of kernel_details.csv (memory copies) or start in no cpu_op"});
+  }
+
+  // Q5's shapes: compute kernels with shapes, by start.
+  for (const std::uint32_t index : by_start) {
+    const CsvKernel& k = kernels[index];
+    if (k.communication) continue;
+    data.shapes_query_returned_rows = true;
+    if (!facts.has_shape_columns) continue;
+    const std::string_view in = StripShapeQuotes(strings.View(k.input_shapes));
+    const std::string_view out = StripShapeQuotes(strings.View(k.output_shapes));
+    if (in == "N/A" || out == "N/A") continue;
+    KernelShape shape;
+    shape.kernel_ts = k.start;
+    shape.kernel_end = k.end;
+    shape.task_duration = k.end - k.start;
+    shape.kernel_name = k.name;
+    shape.input_types = k.input_types;
+    shape.input_shapes = strings.Intern(in);
+    shape.output_shapes = strings.Intern(out);
+    data.shapes.push_back(shape);
+  }
+
+  if (with_kernel_signatures) {
+    KernelSignatures signatures;
+    std::unordered_map<std::string, std::uint32_t> group_of;
+    for (const CsvKernel& k : kernels) {
+      if (k.communication) continue;
+      std::array<std::string, 8> columns;
+      const StringId ids[8] = {k.name,         k.type,           k.input_formats, k.input_types,
+                               k.input_shapes, k.output_formats, k.output_types,  k.output_shapes};
+      std::string key;
+      for (std::size_t c = 0; c < 8; ++c) {
+        columns[c] = std::string(strings.View(ids[c]));
+        key.append(columns[c]).push_back('\x1f');
+      }
+      auto [it, added] = group_of.try_emplace(std::move(key), static_cast<std::uint32_t>(signatures.groups.size()));
+      if (added) signatures.groups.push_back({std::move(columns), 0, 0});
+      KernelSignatureGroup& group = signatures.groups[it->second];
+      ++group.count;
+      group.duration += std::max<std::int64_t>(0, k.end - k.start);
+      signatures.kernels.push_back({k.start, it->second});
+    }
+    data.kernel_signatures = std::move(signatures);
+  }
+  if (facts_out != nullptr) *facts_out = std::move(facts);
+  return data;
+}
+
+}  // namespace opmfu::engine

@@ -1,0 +1,202 @@
+// ProfilingDbBuilder::WriteText: the same synthetic run as Write, laid out as torch_npu's Text
+// export (kernel_details.csv and trace_view.json), so tests and the demo can compare the two
+// exports of one run. Column names, quoting and number formats follow real exports (MindStudio
+// Insight's public samples); msTX ranges follow CANN's timeline assembler ("ph": "X", the message
+// as name, args.domain).
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "common/file_io.h"
+#include "engine/profiling_db_builder.h"
+#include "engine/text_export.h"
+
+namespace opmfu::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Nanoseconds as the Text export writes microseconds: three decimals.
+std::string TextMicroseconds(std::int64_t ns) {
+  const bool negative = ns < 0;
+  const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  char text[32];
+  std::snprintf(text, sizeof text, "%s%llu.%03llu", negative ? "-" : "",
+                static_cast<unsigned long long>(magnitude / 1000), static_cast<unsigned long long>(magnitude % 1000));
+  return text;
+}
+
+// A CSV field: quoted (quotes doubled) when it holds a quote, a comma or a line break.
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of("\",\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string JsonText(std::string_view text) { return nlohmann::json(std::string(text)).dump(); }
+
+// Writes a file through a stream into a hidden temporary beside it, then renames it into place.
+class StreamedFile {
+ public:
+  explicit StreamedFile(const fs::path& path) : path_(path), temporary_(path) {}
+  Status Open() {
+    OPMFU_RETURN_IF_ERROR(temporary_.CreateLocked());
+    out_.open(temporary_.path(), std::ios::binary | std::ios::trunc);
+    if (!out_) return Error::Input(path_.string() + ": cannot write: " + std::strerror(errno));
+    return Ok();
+  }
+  std::ostream& out() { return out_; }
+  Status Commit() {
+    out_.close();
+    if (!out_) return Error::Input(path_.string() + ": write failed");
+    std::error_code ec;
+    fs::rename(temporary_.path(), path_, ec);
+    if (ec) return Error::Input(path_.string() + ": cannot rename into place: " + ec.message());
+    return Ok();
+  }
+
+ private:
+  fs::path path_;
+  TemporaryFile temporary_;
+  std::ofstream out_;
+};
+
+constexpr std::int64_t kPythonPid = 1000;
+constexpr std::int64_t kHardwarePid = 2000;
+constexpr std::int64_t kHcclPid = 3000;
+constexpr std::int64_t kStream = 2;
+
+}  // namespace
+
+Status ProfilingDbBuilder::WriteText(const fs::path& output_directory) const {
+  std::error_code ec;
+  fs::create_directories(output_directory, ec);
+  if (ec) return Error::Input(output_directory.string() + ": cannot create: " + ec.message());
+  const auto text = [&](std::int64_t id) -> std::string_view { return strings_[static_cast<std::size_t>(id - 1)]; };
+  const auto optional_text = [&](const std::optional<std::int64_t>& id) {
+    return id ? std::string(text(*id)) : std::string();
+  };
+
+  // kernel_details.csv: compute kernels in the order they were added (COMPUTE_TASK_INFO's), then
+  // the communication ops as CANN lists them (Accelerator Core HCCL).
+  {
+    StreamedFile file(output_directory / kKernelDetailsFile);
+    OPMFU_RETURN_IF_ERROR(file.Open());
+    std::ostream& out = file.out();
+    out << "Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),"
+           "Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,"
+           "Output Shapes,Output Data Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles,"
+           "aic_mac_time(us),aic_mac_ratio,aic_scalar_time(us),aic_scalar_ratio,aic_mte1_time(us),aic_mte1_ratio,"
+           "aic_mte2_time(us),aic_mte2_ratio,aic_fixpipe_time(us),aic_fixpipe_ratio,aic_icache_miss_rate,"
+           "aiv_time(us),aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,aiv_scalar_time(us),aiv_scalar_ratio,"
+           "aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate,"
+           "cube_utilization(%)\r\n";
+    for (const Task& task : tasks_) {
+      out << "1,4294967295," << task.global_task_id << "," << kStream << "," << CsvField(text(task.name)) << ","
+          << CsvField(text(task.op_type)) << ",dynamic,AI_CORE," << TextMicroseconds(task.start) << "\t,"
+          << TextMicroseconds(task.end - task.start) << ",0,24,0,NO," << CsvField(optional_text(task.input_shapes))
+          << "," << CsvField(optional_text(task.input_types)) << "," << CsvField(optional_text(task.input_formats))
+          << "," << CsvField(optional_text(task.output_shapes)) << "," << CsvField(optional_text(task.output_types))
+          << "," << CsvField(optional_text(task.output_formats)) << ",N/A";
+      for (int counter = 0; counter < 25; ++counter) out << ",0";
+      out << "\r\n";
+    }
+    for (std::size_t i = 0; i < communications_.size(); ++i) {
+      const Communication& op = communications_[i];
+      out << "1,4294967295,N/A,N/A," << CsvField(std::string(text(op.op_type)) + "_" + std::to_string(i) + "_0_1")
+          << "," << CsvField(text(op.op_type)) << ",N/A,HCCL," << TextMicroseconds(op.start) << "\t,"
+          << TextMicroseconds(op.end - op.start) << ",0,0";
+      for (int column = 12; column < 46; ++column) out << ",N/A";
+      out << "\r\n";
+    }
+    OPMFU_RETURN_IF_ERROR(file.Commit());
+  }
+
+  // trace_view.json: one event per line, as a list.
+  StreamedFile file(output_directory / kTraceViewFile);
+  OPMFU_RETURN_IF_ERROR(file.Open());
+  std::ostream& out = file.out();
+  out << "[\n";
+  const auto process = [&](std::int64_t pid, const char* name) {
+    out << R"({"ph": "M", "name": "process_name", "pid": )" << pid << R"(, "tid": 0, "args": {"name": ")" << name
+        << "\"}},\n";
+  };
+  process(kPythonPid, "Python");
+  process(kHardwarePid, "Ascend Hardware");
+  process(kHcclPid, "HCCL");
+  std::map<std::int64_t, const Op*> op_of_connection;
+  for (const Op& op : ops_) {
+    op_of_connection.emplace(op.connection, &op);
+    const char* category = op.type == 50001 ? "cpu_op" : op.type == 50002 ? "enqueue" : "python_function";
+    out << R"({"ph": "X", "name": )" << JsonText(text(op.name)) << R"(, "pid": )" << kPythonPid << R"(, "tid": )"
+        << kPythonPid << R"(, "ts": ")" << TextMicroseconds(op.start) << R"(", "dur": )"
+        << TextMicroseconds(op.end - op.start) << R"(, "cat": ")" << category
+        << R"(", "args": {"Sequence number": -1, "Fwd thread id": 0}},)"
+        << "\n";
+  }
+  std::map<std::int64_t, std::vector<std::int64_t>> ops_of_flow;
+  for (const auto& [api, flow] : connections_) ops_of_flow[flow].push_back(api);
+  std::uint64_t flow_id = 0;
+  const auto flows = [&](std::int64_t flow, std::int64_t pid, std::int64_t tid, std::int64_t start) {
+    const auto found = ops_of_flow.find(flow);
+    if (found == ops_of_flow.end()) return;
+    for (const std::int64_t api : found->second) {
+      const auto op = op_of_connection.find(api);
+      if (op == op_of_connection.end()) continue;
+      ++flow_id;
+      out << R"({"ph": "s", "bp": "e", "name": "torch_to_npu", "id": )" << flow_id << R"(, "pid": )" << kPythonPid
+          << R"(, "tid": )" << kPythonPid << R"(, "ts": ")" << TextMicroseconds(op->second->start)
+          << R"(", "cat": "async_npu"},)"
+          << "\n";
+      out << R"({"ph": "f", "bp": "e", "name": "torch_to_npu", "id": )" << flow_id << R"(, "pid": )" << pid
+          << R"(, "tid": )" << tid << R"(, "ts": ")" << TextMicroseconds(start) << R"(", "cat": "async_npu"},)"
+          << "\n";
+    }
+  };
+  for (const Task& task : tasks_) {
+    out << R"({"name": )" << JsonText(text(task.name)) << R"(, "pid": )" << kHardwarePid << R"(, "tid": )" << kStream
+        << R"(, "ts": ")" << TextMicroseconds(task.start) << R"(", "dur": )" << TextMicroseconds(task.end - task.start)
+        << R"(, "args": {"Model Id": 4294967295, "Task Type": "AI_CORE", )"
+        << R"("Physic Stream Id": )" << kStream << R"(, "Task Id": )" << task.global_task_id << R"(, "connection_id": )"
+        << task.connection << R"(}, "ph": "X"},)"
+        << "\n";
+    flows(task.connection, kHardwarePid, kStream, task.start);
+  }
+  for (const Communication& op : communications_) {
+    out << R"({"name": )" << JsonText(text(op.op_type)) << R"(, "pid": )" << kHcclPid << R"(, "tid": 0, "ts": ")"
+        << TextMicroseconds(op.start) << R"(", "dur": )" << TextMicroseconds(op.end - op.start)
+        << R"(, "args": {"connection_id": )" << op.connection << R"(, "model id": 4294967295}, "ph": "X"},)"
+        << "\n";
+    flows(op.connection, kHcclPid, 0, op.start);
+  }
+  for (const CommunicationTask& task : communication_tasks_) {
+    if (task.older) continue;  // COMMUNICATION_TASK_INFO: the analysis reads none of it
+    out << R"({"name": )" << JsonText(text(task.name)) << R"(, "pid": )" << kHcclPid << R"(, "tid": 1, "ts": ")"
+        << TextMicroseconds(task.start) << R"(", "dur": )" << TextMicroseconds(task.end - task.start)
+        << R"(, "args": {"notify_id": "0", "stream id": )" << kStream << R"(, "task id": )" << task.index
+        << R"(, "task type": )" << JsonText(text(task.name)) << R"(}, "ph": "X"},)"
+        << "\n";
+  }
+  for (const Mstx& event : mstx_) {
+    if (event.event_type != 2 || !event.message) continue;  // CANN writes a range as one complete event
+    out << R"({"name": )" << JsonText(text(*event.message)) << R"(, "pid": )" << kPythonPid << R"(, "tid": )"
+        << kPythonPid << R"(, "ts": ")" << TextMicroseconds(event.start) << R"(", "dur": )"
+        << TextMicroseconds(event.end - event.start) << R"(, "ph": "X", "cat": "mstx", "args": {"event_type": )"
+        << R"("start/end", "domain": )" << JsonText(text(event.domain)) << "}},\n";
+  }
+  out << R"({"name": "AI Core Freq", "ts": "0.000", "pid": 4000, "tid": 0, "args": {"MHz": 1800}, "ph": "C"})"
+      << "\n]\n";
+  return file.Commit();
+}
+
+}  // namespace opmfu::engine
