@@ -3,6 +3,7 @@
 // its first include passes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -77,6 +78,76 @@ TEST(Layering, EveryLibraryIncludesOnlyTheLayersBelowIt) {
   }
   for (const auto& folder : unknown_folders) {
     ADD_FAILURE() << folder << "/ is included but has no row in AllowedIncludes()";
+  }
+}
+
+// linter/shell/ reads a launcher as a one-way pipeline: each file is one stage and includes only
+// the stages before it (so no cycle, no back-arrow inside the folder); nothing in it includes the
+// rest of linter/; outside it only the driver (linter/bash_launcher.cpp) reaches past the public
+// types of facts.h. A new file takes its place in this list.
+const std::vector<std::string>& ShellStages() {
+  static const std::vector<std::string> stages = {"facts",    "syntax",    "words",      "environment", "budget",
+                                                  "frame",    "expansion", "assignment", "invocation",  "programs",
+                                                  "commands", "dispatch",  "interpreter"};
+  return stages;
+}
+
+std::vector<std::string> ProjectIncludes(const fs::path& file) {
+  static const std::regex kInclude(R"re(^\s*#\s*include\s+"([^"]+)")re");
+  std::vector<std::string> out;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch match;
+    if (std::regex_search(line, match, kInclude)) out.push_back(match[1]);
+  }
+  return out;
+}
+
+TEST(Layering, ShellStagesIncludeOnlyTheStagesBeforeThem) {
+  const fs::path root = OPMFU_SOURCE_DIR;
+  const auto& stages = ShellStages();
+  const auto stage_of = [&](const std::string& stem) {
+    return static_cast<int>(std::find(stages.begin(), stages.end(), stem) - stages.begin());
+  };
+  const int unplaced = static_cast<int>(stages.size());
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(root / "linter" / "shell")) {
+    const std::string name = entry.path().filename().string();
+    const int stage = stage_of(entry.path().stem().string());
+    ++files;
+    if (stage == unplaced) {
+      ADD_FAILURE() << "linter/shell/" << name << " has no place in ShellStages()";
+      continue;
+    }
+    for (const std::string& included : ProjectIncludes(entry.path())) {
+      if (!included.starts_with("linter/")) continue;
+      if (!included.starts_with("linter/shell/")) {
+        ADD_FAILURE() << "linter/shell/" << name << " includes " << included << ", which is above the shell front end";
+        continue;
+      }
+      const int target = stage_of(fs::path(included).stem().string());
+      if (target > stage) {
+        ADD_FAILURE() << "linter/shell/" << name << " includes " << included << ", a later stage";
+      }
+    }
+  }
+  EXPECT_GT(files, 0U);
+  // Outside the folder only the driver reads the stages; everyone else sees the facts.
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const auto extension = entry.path().extension();
+    if (extension != ".cpp" && extension != ".h") continue;
+    const std::string relative = fs::relative(entry.path(), root).string();
+    if (relative.starts_with("linter/shell/") || relative.starts_with("build") || relative.starts_with("third_party") ||
+        relative.starts_with("tests/") || relative == "linter/bash_launcher.cpp") {
+      continue;
+    }
+    for (const std::string& included : ProjectIncludes(entry.path())) {
+      if (included.starts_with("linter/shell/") && included != "linter/shell/facts.h") {
+        ADD_FAILURE() << relative << " includes " << included
+                      << ": only linter/bash_launcher.cpp drives the shell stages";
+      }
+    }
   }
 }
 

@@ -1,0 +1,42 @@
+#include "linter/shell/budget.h"
+
+#include <algorithm>
+
+#include "common/input_file.h"
+
+namespace opmfu::linter::shell {
+
+void Budget::CapValue(ShellWord& word, const std::string& file) {
+  if (word.text.size() <= kMaxValueBytes) return;
+  if (!value_hit_) value_hit_ = file;
+  word.text.resize(std::min<std::size_t>(word.text.size(), 256));
+  word.known = false;
+  // Runs past the kept text are clipped when read.
+}
+
+void Budget::CapWords(Words& words, const std::string& file) {
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    bytes += words[i].text.size() + 1;
+    if (bytes <= kMaxValueBytes && i + 1 < kMaxArrayElements) continue;
+    if (!value_hit_) value_hit_ = file;
+    words.resize(i + 1);
+    words.back().known = false;
+    CapValue(words.back(), file);
+    return;
+  }
+}
+
+void Budget::Report(std::vector<std::string>& limits) const {
+  if (nesting_hit_) {
+    limits.push_back(*nesting_hit_ + ": nesting deeper than " + std::to_string(kMaxNesting) +
+                     " levels (a limit of opmfu): what lies deeper was not followed");
+  }
+  if (value_hit_) {
+    limits.push_back(*value_hit_ + ": a variable's value grew past " + DescribeBytes(kMaxValueBytes) + " or " +
+                     std::to_string(kMaxArrayElements) +
+                     " elements (a limit of opmfu): it counts as unknown from there");
+  }
+}
+
+}  // namespace opmfu::linter::shell
