@@ -56,8 +56,19 @@ void AddFormatOption(CLI::App& command, std::string& format) {
       ->check(CLI::IsMember({"text", "json"}));
 }
 
+const CLI::Validator& NonEmptyPath() {
+  // `-d "$PROF_DIR"` with the variable unset: say so, not ": No such file or directory".
+  static const CLI::Validator validator(
+      [](const std::string& value) {
+        return value.empty() ? std::string("an empty path (is the variable meant to name it, e.g. $PROF_DIR, unset?)")
+                             : std::string();
+      },
+      "");
+  return validator;
+}
+
 void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help) {
-  command.add_option("-d,--profiling-path,--profiling_path", path, help)->required();
+  command.add_option("-d,--profiling-path,--profiling_path", path, help)->required()->check(NonEmptyPath());
 }
 
 std::optional<std::string> GetEnv(const char* name) {
@@ -150,11 +161,14 @@ engine::ExportSource ExportSourceOf(const std::string& source) {
 }
 
 void MfuSourceFlags::Add(CLI::App& command, bool db_allowed) {
-  CLI::Option* directory = command.add_option("-d,--profiling-path,--profiling_path", profiling_path,
-                                              "the profiling directory (analysed in memory; nothing is written)");
+  CLI::Option* directory = command
+                               .add_option("-d,--profiling-path,--profiling_path", profiling_path,
+                                           "the profiling directory (analysed in memory; nothing is written)")
+                               ->check(NonEmptyPath());
   if (db_allowed) {
     CLI::Option* db =
-        command.add_option("--db", cluster_db, "a cluster_analysis.db written by analyze or msprof-analyze");
+        command.add_option("--db", cluster_db, "a cluster_analysis.db written by analyze or msprof-analyze")
+            ->check(NonEmptyPath());
     directory->excludes(db);
   }
   command.add_option("--rank-list,--rank_list", rank_list, "ranks to read, e.g. 0,1,3 (default: all)");

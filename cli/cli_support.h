@@ -104,6 +104,8 @@ struct DiagnosticFlags {
 };
 
 /// The `-d` option every command on profiling data takes, with msprof-analyze's spellings too.
+/// Refuses an empty path argument, naming the likely cause (an unset shell variable).
+const CLI::Validator& NonEmptyPath();
 void AddProfilingPathOption(CLI::App& command, std::string& path, const std::string& help);
 
 /// --source db|text: which export a rank directory holding both a DB and a Text export is read

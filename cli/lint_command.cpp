@@ -58,8 +58,11 @@ int RunLint(const LintFlags& flags) {
   }
   auto options = LintOptionsFrom(flags, *parsed, rules);
   if (!options.ok()) return ReportError(options.error());
-  // As ruff: no path lints the working directory.
-  const std::vector<std::string> paths = flags.paths.empty() ? std::vector<std::string>{"."} : flags.paths;
+  // As ruff: no path lints the working directory; no path but --stdin-filename lints stdin.
+  const bool stdin_named = flags.stdin_filename != "-";
+  const std::vector<std::string> paths = !flags.paths.empty() ? flags.paths
+                                         : stdin_named        ? std::vector<std::string>{"-"}
+                                                              : std::vector<std::string>{"."};
   if (std::find(paths.begin(), paths.end(), "-") != paths.end()) {
     // The same size cap as a file (no NUL check here: the Python stage says where the NUL is).
     auto read = ReadStandardInput(flags.stdin_filename, ReadLimits{.max_bytes = 0, .reject_nul = false});
@@ -90,15 +93,22 @@ int RunLint(const LintFlags& flags) {
                   report->warnings.front() + "; --verbose lists them all");
   }
   std::string diff;
+  // `lint - --fix`, as ruff: the fixed text on stdout (the findings left go to stderr).
+  const bool fixing_stdin = flags.fix && options->stdin_source.has_value();
+  std::string fixed_stdin = fixing_stdin ? *options->stdin_source : std::string();
   if (flags.fix || flags.diff) {
     auto fixed = lint::FixInMemory(paths, *options, std::move(*report));
     if (!fixed.ok()) return ReportError(fixed.error());
+    for (const lint::FixedFile& file : fixed->files) {
+      if (file.standard_input) fixed_stdin = file.fixed;
+    }
     if (flags.diff) {
       diff = lint::FixDiff(fixed->files);
     } else {
       if (Status written = lint::WriteFixes(fixed->files); !written.ok()) return ReportError(written.error());
       for (const lint::FixedFile& file : fixed->files) {
-        std::cerr << "Fixed " << file.edits << (file.edits == 1 ? " finding" : " findings") << " in " << file.path
+        std::cerr << "Fixed " << file.edits << (file.edits == 1 ? " finding" : " findings") << " in "
+                  << (file.standard_input ? "the standard input (" + file.path + "), printed on stdout" : file.path)
                   << ".\n";
       }
     }
@@ -153,7 +163,14 @@ int RunLint(const LintFlags& flags) {
                                     {"run", check->json}};
     rendered = document.dump(2) + "\n";
   }
-  if (!(flags.silent && to_stdout)) {
+  if (fixing_stdin) {
+    std::cout << fixed_stdin;
+    if (to_stdout) {
+      if (!flags.silent) std::cerr << rendered;
+    } else if (Status written = EmitOutput(rendered, output); !written.ok()) {
+      return ReportError(written.error());
+    }
+  } else if (!(flags.silent && to_stdout)) {
     if (Status written = EmitOutput(rendered, output); !written.ok()) return ReportError(written.error());
   }
   const bool terminal_format =

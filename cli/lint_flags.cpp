@@ -5,9 +5,11 @@
 namespace opmfu::cli {
 
 void AddLintFlags(CLI::App& command, LintFlags& flags) {
-  command.add_option("PATH", flags.paths,
-                     "Python scripts, bash launchers, directories (recursively: *.py, *.sh), or - for stdin "
-                     "(default: ., as ruff)");
+  command
+      .add_option("PATH", flags.paths,
+                  "Python scripts, bash launchers, directories (recursively: *.py, *.sh), or - for stdin "
+                  "(default: ., as ruff)")
+      ->check(NonEmptyPath());
   flags.diagnostics.Add(command);
   command.add_option("--stdin-filename", flags.stdin_filename, "the name to report stdin under (and find config by)");
   command.add_flag("--statistics", flags.statistics, "print the number of findings per rule instead of the findings");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "common/config_toml.h"
 #include "common/file_io.h"
@@ -177,11 +178,29 @@ bool IsIdPrefix(std::string_view selector) {
   return std::all_of(selector.begin() + 3, selector.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-bool GlobMatches(const std::string& glob, const fs::path& relative) {
-  const std::string path = relative.generic_string();
-  if (fnmatch(glob.c_str(), path.c_str(), 0) == 0) return true;
-  // A glob without a slash also matches by file name alone, as .gitignore does.
-  return glob.find('/') == std::string::npos && fnmatch(glob.c_str(), relative.filename().c_str(), 0) == 0;
+// `tests/` and `./tests` mean the folder `tests`, as ruff reads them.
+std::string NormalizedGlob(std::string glob) {
+  while (glob.starts_with("./")) glob.erase(0, 2);
+  while (glob.size() > 1 && glob.ends_with('/')) glob.pop_back();
+  return glob;
+}
+
+// Whether `given` matches the file at `relative`, or (`or_folder`: exclude) any folder it is in, so that
+// `exclude = ["tests"]` excludes everything below tests/. A glob without a slash also matches by a
+// name alone (the file's, or a folder's), as .gitignore does.
+bool GlobMatches(const std::string& given, const fs::path& relative, bool or_folder = false) {
+  const std::string glob = NormalizedGlob(given);
+  const bool by_name = glob.find('/') == std::string::npos;
+  fs::path prefix;
+  std::size_t left = static_cast<std::size_t>(std::distance(relative.begin(), relative.end()));
+  for (const fs::path& part : relative) {
+    prefix /= part;
+    const bool last = --left == 0;
+    if (part == ".." || (!or_folder && !last)) continue;
+    if (fnmatch(glob.c_str(), prefix.generic_string().c_str(), 0) == 0) return true;
+    if (by_name && fnmatch(glob.c_str(), part.c_str(), 0) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -189,9 +208,12 @@ bool GlobMatches(const std::string& glob, const fs::path& relative) {
 bool MatchesAnyGlob(std::span<const std::string> globs, const fs::path& base, const fs::path& file) {
   if (globs.empty()) return false;
   std::error_code ec;
+  // A config named by its bare name (`--config pyproject.toml`) has no parent: its folder is `.`.
+  const fs::path folder = base.empty() ? fs::path(".") : base;
   const fs::path relative =
-      fs::absolute(file, ec).lexically_normal().lexically_relative(fs::absolute(base, ec).lexically_normal());
-  return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) { return GlobMatches(glob, relative); });
+      fs::absolute(file, ec).lexically_normal().lexically_relative(fs::absolute(folder, ec).lexically_normal());
+  return std::any_of(globs.begin(), globs.end(),
+                     [&](const std::string& glob) { return GlobMatches(glob, relative, /*or_folder=*/true); });
 }
 
 bool IsExcluded(const Config& config, const fs::path& file) {
@@ -285,8 +307,9 @@ std::map<std::string, std::optional<Severity>> EffectiveRules(const Config& conf
   std::vector<std::string> file_ignores;
   if (!config.per_file_ignores.empty()) {
     std::error_code ec;
-    const fs::path base = config.path.parent_path();
-    const fs::path relative = fs::absolute(file, ec).lexically_relative(fs::absolute(base, ec));
+    const fs::path base = config.path.has_parent_path() ? config.path.parent_path() : fs::path(".");
+    const fs::path relative =
+        fs::absolute(file, ec).lexically_normal().lexically_relative(fs::absolute(base, ec).lexically_normal());
     for (const auto& [glob, selectors] : config.per_file_ignores) {
       if (GlobMatches(glob, relative)) file_ignores.insert(file_ignores.end(), selectors.begin(), selectors.end());
     }

@@ -44,10 +44,15 @@ bool IsStdin(const std::string& path, const LintOptions& options) {
   return options.stdin_source.has_value() && Key(path) == Key(options.stdin_filename);
 }
 
-// The safe fixes of one linted file, when it may be fixed at all.
+// The safe fixes of one linted file, when it may be fixed at all. The standard input's are only
+// those that edit its own text (fixed in memory and printed, never written to a file).
 std::vector<TextEdit> SafeEdits(const LintedFile& file, const LintOptions& options) {
-  if (IsStdin(file.path, options) || !file.parsed_cleanly) return {};
-  return SafeFixEdits(file.diagnostics);
+  if (!file.parsed_cleanly) return {};
+  std::vector<TextEdit> edits = SafeFixEdits(file.diagnostics);
+  if (IsStdin(file.path, options)) {
+    std::erase_if(edits, [&](const TextEdit& edit) { return !edit.file.empty() && Key(edit.file) != Key(file.path); });
+  }
+  return edits;
 }
 
 }  // namespace
@@ -84,7 +89,11 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
     }
     for (const LintedFile& file : result.report.files) {
       for (TextEdit& edit : SafeEdits(file, options)) {
-        Target& target = targets[Key(edit.file.empty() ? file.path : edit.file)];
+        const std::string& edited = edit.file.empty() ? file.path : edit.file;
+        // The standard input takes only its own fixes: its name may be that of a file on disk,
+        // which another file's fix must not take for the piped text.
+        if (IsStdin(edited, options) && !IsStdin(file.path, options)) continue;
+        Target& target = targets[Key(edited)];
         if (target.path.empty()) target.path = edit.file;
         edit.file.clear();
         target.edits.push_back(std::move(edit));
@@ -101,9 +110,6 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
       if (target.edits.empty()) continue;
       // A linted file that did not parse cleanly takes no fix, from its own findings or others'.
       if (target.linted != nullptr && !target.linted->parsed_cleanly) continue;
-      // Nor does the standard input, from another file's finding either: its name may be that of
-      // a file on disk, which --fix would then overwrite with the piped text.
-      if (IsStdin(target.path, options)) continue;
       std::string original;
       if (target.linted != nullptr) {
         original = target.linted->source;
@@ -123,11 +129,17 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
       break;
     }
     for (Change& change : changes) {
+      const bool from_stdin = IsStdin(change.path, options);
       FixedFile& entry =
-          fixed.try_emplace(change.path, FixedFile{change.path, std::move(change.original), {}, 0}).first->second;
+          fixed.try_emplace(change.path, FixedFile{change.path, std::move(change.original), {}, 0, from_stdin})
+              .first->second;
       entry.fixed = change.text;
       entry.edits += change.edits;
-      texts.Set(change.path, std::move(change.text));
+      if (from_stdin) {
+        again.stdin_source = std::move(change.text);  // the next pass lints the fixed text
+      } else {
+        texts.Set(change.path, std::move(change.text));
+      }
     }
     OPMFU_ASSIGN_OR_RETURN(result.report, LintPaths(paths, again));
     ++result.passes;
@@ -138,6 +150,7 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
 
 Status WriteFixes(std::span<const FixedFile> files) {
   for (const FixedFile& file : files) {
+    if (file.standard_input) continue;  // printed by the caller, never written
     // An editor may have saved the file since it was read: fixing the old text would lose that.
     auto current = ReadTextFile(file.path);
     if (!current.ok() || *current != file.original) {

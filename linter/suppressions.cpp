@@ -1,6 +1,7 @@
 #include "linter/suppressions.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "common/text.h"
 
@@ -17,6 +18,24 @@ std::vector<std::string> SplitCodes(std::string_view list) {
   return codes;
 }
 
+// ruff's codes go with commas or spaces.
+std::vector<std::string> NoqaCodes(std::string_view list) {
+  std::vector<std::string> codes;
+  for (std::string& code : SplitCodes(list)) {
+    for (std::string_view word : SplitString(code, ' ')) {
+      if (!TrimWhitespace(word).empty()) codes.emplace_back(TrimWhitespace(word));
+    }
+  }
+  return codes;
+}
+
+// `noqa` in any case (`# NOQA: OPM104`, as flake8 and ruff read it).
+bool StartsWithNoqa(std::string_view text) {
+  if (text.size() < 4) return false;
+  return std::equal(text.begin(), text.begin() + 4, "noqa",
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
 }  // namespace
 
 RawDirective ParseDirective(std::string_view comment) {
@@ -27,20 +46,28 @@ RawDirective ParseDirective(std::string_view comment) {
   // The reason after a second '#'.
   if (const std::size_t hash = text.find('#'); hash != std::string_view::npos)
     text = TrimWhitespace(text.substr(0, hash));
-  if (text.starts_with("noqa")) {
+  if (StartsWithNoqa(text)) {
     const std::size_t colon = text.find(':');
     if (colon == std::string_view::npos) return directive;  // bare noqa: not ours
     directive.kind = RawDirective::Kind::kNoqa;
-    for (std::string& code : SplitCodes(text.substr(colon + 1))) {
-      // ruff separates codes with commas or spaces.
-      for (std::string_view word : SplitString(code, ' ')) {
-        if (!TrimWhitespace(word).empty()) directive.codes.emplace_back(TrimWhitespace(word));
-      }
-    }
+    directive.codes = NoqaCodes(text.substr(colon + 1));
     return directive;
   }
   if (!text.starts_with("opmfu:")) return directive;
   text = TrimWhitespace(text.substr(6));
+  // ruff's file-level `# ruff: noqa` (every rule) and `# ruff: noqa: F401` (those rules), spelled for opmfu.
+  if (StartsWithNoqa(text)) {
+    directive.kind = RawDirective::Kind::kFileIgnore;
+    const std::string_view rest = TrimWhitespace(text.substr(4));
+    if (rest.empty()) {
+      directive.codes = {std::string(kEveryRule)};
+    } else if (rest.starts_with(':') && !(directive.codes = NoqaCodes(rest.substr(1))).empty()) {
+    } else {
+      directive.kind = RawDirective::Kind::kMalformed;
+      directive.problem = "`opmfu: noqa` takes the rules after a colon, e.g. `opmfu: noqa: OPM104`, or none for all";
+    }
+    return directive;
+  }
   const std::size_t open = text.find('[');
   const std::string_view verb = TrimWhitespace(text.substr(0, open));
   static constexpr std::pair<std::string_view, RawDirective::Kind> kVerbs[] = {
@@ -85,7 +112,10 @@ void ApplySuppressions(Suppressions& suppressions, std::vector<Diagnostic>& diag
     bool suppressed = false;
     for (Suppression& s : suppressions.entries) {
       if (d.range.start.line < s.first_line || d.range.start.line > s.last_line) continue;
-      if (std::find(s.codes.begin(), s.codes.end(), d.rule_id) == s.codes.end()) continue;
+      if (std::find(s.codes.begin(), s.codes.end(), d.rule_id) == s.codes.end() &&
+          std::find(s.codes.begin(), s.codes.end(), kEveryRule) == s.codes.end()) {
+        continue;
+      }
       s.used = true;
       suppressed = true;
     }

@@ -3,16 +3,21 @@
 //   # opmfu: ignore[OPM104]         this line (trailing) or the next statement (own line)
 //   # opmfu: disable[OPM104] ... # opmfu: enable[OPM104]
 //   # opmfu: file-ignore[OPM104]
-//   # noqa: OPM104                  explicit OPM codes only; a bare `# noqa` hides nothing here
+//   # opmfu: noqa                   the whole file, every rule (ruff's `# ruff: noqa`); `noqa: OPM104` those
+//   # noqa: OPM104                  explicit OPM codes only (any case: `# NOQA:`); a bare `# noqa` hides nothing
 // Text after a second `#` is a reason and is ignored.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/diagnostic.h"
 #include "common/tree_sitter.h"
 
 namespace opmfu::linter {
+
+/// The code a file-level `# opmfu: noqa` suppresses: every rule.
+inline constexpr std::string_view kEveryRule = "*";
 
 struct Suppression {
   std::vector<std::string> codes;  ///< rule ids, as written (names are mapped to ids by the caller)
@@ -73,7 +78,7 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
     }
     std::vector<std::string> codes;
     for (const std::string& code : directive.codes) {
-      std::string id = known_code(code);
+      std::string id = code == kEveryRule ? code : known_code(code);
       if (id.empty()) {
         if (directive.kind == RawDirective::Kind::kNoqa) continue;  // another tool's code
         out.malformed.push_back(

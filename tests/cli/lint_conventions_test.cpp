@@ -251,5 +251,104 @@ TEST(LintConventions, CompletionsOfferRuleIdsAndEveryChoice) {
   EXPECT_EQ(RunOpmfu({"completion", "fish"}).exit_code, 2);
 }
 
+// A script with safe fixes (with_flops=False) and findings that stay (OPM109: a fixed trace directory).
+constexpr const char* kRuffUserScript =
+    "import torch_npu\n"
+    "from torch_npu.profiler import ProfilerActivity, ProfilerLevel\n"
+    "run_id = 1\n"
+    "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level='level1', mstx=True, msprof_tx=True,\n"
+    "                                             export_type=('text', 'db'))\n"
+    "prof = torch_npu.profiler.profile(\n"
+    "    activities=[ProfilerActivity.CPU, ProfilerActivity.NPU],\n"
+    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(f'./p/{run_id}'),\n"
+    "    with_flops=False,\n"
+    "    experimental_config=cfg,\n"
+    ")\n";
+
+// ruff users' habits (docs/cli.md, "Coming from ruff").
+TEST(LintRuffHabits, ExcludeNamesAFolderAsRuffDoesInTheConfigAndOnTheCommandLine) {
+  testing::TempDir dir;
+  dir.Write("proj/pyproject.toml",
+            "[tool.opmfu]\nexclude = [\"tests\"]\nper-file-ignores = {\"src/train.py\" = [\"OPM101\"]}\n");
+  dir.Write("proj/src/train.py", kRuffUserScript);
+  dir.Write("proj/tests/deep/t.py", kRuffUserScript);
+  const fs::path proj = dir.path() / "proj";
+  // The nearest config, and the same file named bare or with ./: the folder excluded, the ignore kept.
+  for (const std::vector<std::string>& config :
+       {std::vector<std::string>{}, {"--config", "pyproject.toml"}, {"--config", "./pyproject.toml"}}) {
+    std::vector<std::string> args{"lint", "--output-format", "json", "."};
+    args.insert(args.end(), config.begin(), config.end());
+    const auto result = RunOpmfu(args, proj);
+    const std::string spelled = ::testing::PrintToString(config);
+    EXPECT_EQ(FindingFiles(result.out), std::set<std::string>{"src/train.py"}) << spelled << result.out;
+    EXPECT_EQ(result.out.find("OPM101"), std::string::npos) << spelled;
+    EXPECT_NE(result.out.find("OPM109"), std::string::npos) << spelled;
+  }
+  // --exclude tests, tests/ and ./tests all name the folder.
+  for (const std::string spelling : {"tests", "tests/", "./tests"}) {
+    const auto result = RunOpmfu({"lint", "--no-config", "--output-format", "json", "--exclude", spelling, "."}, proj);
+    EXPECT_EQ(FindingFiles(result.out), std::set<std::string>{"src/train.py"}) << spelling;
+  }
+}
+
+TEST(LintRuffHabits, StdinTakesDiffAndFixAndANameWithoutTheDash) {
+  testing::TempDir dir;
+  const fs::path input = dir.Write("input.py", kRuffUserScript);
+  const fs::path named = dir.Write("job/train.py", "# the file on disk is not the piped text\n");
+  // --diff on stdin prints the diff of the piped text.
+  const auto diff =
+      RunOpmfu({"lint", "--no-config", "-", "--diff", "--stdin-filename", "job/train.py"}, dir.path(), {}, input);
+  EXPECT_EQ(diff.exit_code, 1) << diff.err;
+  EXPECT_NE(diff.out.find("+++ b/job/train.py"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("+    with_flops=True,"), std::string::npos) << diff.out;
+  // --fix on stdin prints the fixed text (the findings left on stderr) and writes no file.
+  const auto fixed =
+      RunOpmfu({"lint", "--no-config", "-", "--fix", "--stdin-filename", "job/train.py"}, dir.path(), {}, input);
+  EXPECT_NE(fixed.out.find("    with_flops=True,\n"), std::string::npos) << fixed.out;
+  EXPECT_EQ(fixed.out.rfind("import torch_npu\n", 0), 0U) << fixed.out;
+  EXPECT_NE(fixed.err.find("Fixed "), std::string::npos) << fixed.err;
+  EXPECT_EQ(testing::ReadFile(named), "# the file on disk is not the piped text\n");
+  EXPECT_EQ(testing::ReadFile(input), kRuffUserScript);
+  // The fixed text lints clean of what was fixed.
+  const fs::path again = dir.Write("again.py", fixed.out);
+  const auto relint = RunOpmfu({"lint", "--no-config", "--select", "OPM101", again.string()});
+  EXPECT_EQ(relint.exit_code, 0) << relint.out;
+  // --stdin-filename with no path reads stdin, as ruff.
+  const auto without_dash = RunOpmfu(
+      {"lint", "--no-config", "--output-format", "concise", "--stdin-filename", "job/train.py"}, dir.path(), {}, input);
+  EXPECT_EQ(without_dash.exit_code, 1);
+  EXPECT_NE(without_dash.out.find("job/train.py:9:5: OPM101"), std::string::npos) << without_dash.out;
+}
+
+TEST(LintRuffHabits, NoqaInAnyCaseAndTheFileLevelNoqa) {
+  testing::TempDir dir;
+  const std::string call = "import torch_npu\np = torch_npu.profiler.profile(with_flops=False)";
+  const fs::path upper = dir.Write("upper.py", call + "  # NOQA: OPM101\n");
+  const fs::path mixed = dir.Write("mixed.py", call + "  # NoQa:OPM101\n");
+  const fs::path whole = dir.Write("whole.py", "# opmfu: noqa\n" + call + "\n");
+  const fs::path some = dir.Write("some.py", "# opmfu: noqa: OPM101\n" + call + "\n");
+  for (const fs::path& file : {upper, mixed, whole}) {
+    const auto result = RunOpmfu({"lint", "--no-config", "--select", "OPM101", file.string()});
+    EXPECT_EQ(result.exit_code, 0) << file << result.out;
+  }
+  const auto all_rules = RunOpmfu({"lint", "--no-config", whole.string()});
+  EXPECT_EQ(all_rules.exit_code, 0) << all_rules.out;
+  const auto listed = RunOpmfu({"lint", "--no-config", "--output-format", "json", some.string()});
+  EXPECT_EQ(listed.exit_code, 1);
+  EXPECT_EQ(listed.out.find("OPM101"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("OPM10"), std::string::npos) << listed.out;  // the other rules still run
+}
+
+TEST(LintRuffHabits, AnEmptyPathSaysAVariableMayBeUnset) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"lint", ""}, {"analyze", "-d", ""}, {"check-db", "-d", ""}, {"report", "-d", ""}}) {
+    const auto result = RunOpmfu(args);
+    EXPECT_EQ(result.exit_code, 2) << args[0];
+    EXPECT_NE(result.err.find(": an empty path (is the variable meant to name it, e.g. $PROF_DIR, unset?)"),
+              std::string::npos)
+        << args[0] << ": " << result.err;
+  }
+}
+
 }  // namespace
 }  // namespace opmfu
