@@ -3,6 +3,10 @@
 
 #include "cli/registry_command.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <iostream>
 #include <memory>
 
@@ -17,9 +21,32 @@ void LocateFlags::Add(CLI::App& command) {
                      "the _flops_formulas.py to use (else $OPMFU_FORMULAS, else found "
                      "on the sys.path of --python)");
   command.add_option("--python", python,
-                     "interpreter whose sys.path holds torch_npu (else $OPMFU_PYTHON, "
-                     "else python3); only asked for sys.path");
+                     "interpreter whose sys.path holds torch_npu (else $OPMFU_PYTHON, else the Python opmfu "
+                     "was installed for, else python3); only asked for sys.path");
 }
+
+namespace {
+
+// The interpreter of the environment this opmfu was installed into: the one `python -m opmfu` ran
+// in (it says so in $OPMFU_LAUNCHER_PYTHON), else a python3 beside the binary (a venv's or conda
+// env's bin/, where pip put the wheel's `opmfu`), spelled by that directory: a venv's python is a
+// link whose target is the base interpreter, which would not see the venv.
+std::optional<std::string> InstalledPython() {
+  if (const auto launcher = GetEnv("OPMFU_LAUNCHER_PYTHON"); launcher && !launcher->empty()) return launcher;
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return std::nullopt;
+  for (const char* name : {"python3", "python"}) {
+    const std::filesystem::path candidate = self.parent_path() / name;
+    if (::access(candidate.c_str(), X_OK) == 0 &&
+        std::filesystem::exists(self.parent_path().parent_path() / "pyvenv.cfg", error)) {
+      return candidate.string();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 registry::LocateOptions LocateOptionsOf(const std::string& formulas, const std::string& python) {
   registry::LocateOptions options;
@@ -27,6 +54,7 @@ registry::LocateOptions LocateOptionsOf(const std::string& formulas, const std::
   if (!python.empty()) options.python_flag = python;
   options.formulas_env = GetEnv("OPMFU_FORMULAS");
   options.python_env = GetEnv("OPMFU_PYTHON");
+  options.installed_python = InstalledPython();
   return options;
 }
 

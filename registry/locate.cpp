@@ -21,8 +21,12 @@ constexpr auto kInterpreterTimeout = std::chrono::seconds(20);
 // sitecustomize, usercustomize or .pth lines, which may execute code). The site-packages
 // directories that start-up would add are asked for instead, a virtual environment's first (the
 // pyvenv.cfg beside or above the executable, as site.venv() finds it, but without its .pth pass).
+// Debian's and Ubuntu's patched site answers getsitepackages() with the system's dist-packages
+// only, never a venv's own site-packages: sysconfig's install scheme for each prefix names it
+// (purelib and platlib; the `venv` scheme where Python has it, 3.11 on, else posix_prefix).
+// Python 3.4-3.13: nothing newer than 3.2's sysconfig.
 constexpr const char* kPrintSearchPath =
-    "import sys, os, json, site\n"
+    "import sys, os, json, site, sysconfig\n"
     "prefixes = [sys.prefix]\n"
     "bin = os.path.dirname(os.path.abspath(sys.executable))\n"
     "for conf in (os.path.join(bin, 'pyvenv.cfg'), os.path.join(os.path.dirname(bin), 'pyvenv.cfg')):\n"
@@ -30,6 +34,15 @@ constexpr const char* kPrintSearchPath =
     "        prefixes.insert(0, os.path.dirname(conf))\n"
     "        break\n"
     "extra = site.getsitepackages(prefixes) if hasattr(site, 'getsitepackages') else []\n"
+    "schemes = sysconfig.get_scheme_names()\n"
+    "for prefix in prefixes:\n"
+    "    for scheme in ('venv', 'posix_prefix'):\n"
+    "        if scheme in schemes:\n"
+    "            paths = sysconfig.get_paths(scheme, vars={'base': prefix, 'platbase': prefix})\n"
+    "            extra += [paths['purelib'], paths['platlib']]\n"
+    "            break\n"
+    "paths = sysconfig.get_paths()\n"
+    "extra += [paths['purelib'], paths['platlib']]\n"
     "user = [site.getusersitepackages()] if hasattr(site, 'getusersitepackages') else []\n"
     "print(json.dumps(sys.path + extra + user))";
 
@@ -119,6 +132,9 @@ Result<LocatedFormulas> LocateFormulas(const LocateOptions& options) {
   } else if (options.python_env && !options.python_env->empty()) {
     interpreter = *options.python_env;
     source = "$OPMFU_PYTHON (" + interpreter + ")";
+  } else if (options.installed_python) {
+    interpreter = *options.installed_python;
+    source = "the Python opmfu is installed for (" + interpreter + ")";
   }
   auto search_path = AskSearchPath(interpreter);
   if (!search_path.ok()) {

@@ -20,6 +20,9 @@ struct LocateOptions {
   std::optional<std::string> formulas_env;
   std::optional<std::string> python_flag;
   std::optional<std::string> python_env;
+  /// The interpreter of the environment opmfu was installed into (the wheel's): asked after
+  /// --python and $OPMFU_PYTHON, before `python3` on PATH.
+  std::optional<std::string> installed_python;
 };
 
 struct LocatedFormulas {

@@ -36,6 +36,32 @@ cmp -s "$venv_opmfu" "$binary" || fail "the installed command is not the release
 [[ $("$venv_opmfu" --version) == $("$binary" --version) ]] || fail "opmfu --version"
 [[ $("$work/venv/bin/python" -m opmfu --version) == $("$binary" --version) ]] || fail "python -m opmfu --version"
 
+# torch_npu in the venv the wheel went into (Debian's python3 -m venv: its patched site names only the
+# system's dist-packages): found by the venv's `opmfu` without activation or --python, by `python -m
+# opmfu`, and by --python VENV/bin/python from another opmfu.
+site=$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+mkdir -p "$site/torch_npu/profiler"
+cp "$source_dir/examples/_flops_formulas.py" "$site/torch_npu/profiler/_flops_formulas.py"
+for way in "$venv_opmfu registry list --format json" "$work/venv/bin/python -m opmfu registry list --format json" \
+  "$binary registry list --python $work/venv/bin/python --format json"; do
+  (cd / && env -u OPMFU_PYTHON -u VIRTUAL_ENV PATH=/usr/bin:/bin $way) >"$work/listing.json" 2>"$work/listing.err" ||
+    fail "$way: $(cat "$work/listing.err")"
+  grep -q "\"file\": \"$site/torch_npu/profiler/_flops_formulas.py\"" "$work/listing.json" ||
+    fail "$way: not the venv's formulas: $(head -c 200 "$work/listing.json")"
+done
+echo "registry list finds the venv's torch_npu three ways"
+# `python -m opmfu` after `pip install --user` on Python 3.7-3.9 (no sysconfig.get_preferred_scheme):
+# the binary is found in the user scheme's bin.
+userbase=$work/userbase
+mkdir -p "$userbase/bin" && cp "$binary" "$userbase/bin/opmfu"
+found=$(cd / && PYTHONUSERBASE=$userbase PYTHONPATH=$work/unpacked "$python" -c '
+import sysconfig
+if hasattr(sysconfig, "get_preferred_scheme"):
+    del sysconfig.get_preferred_scheme
+import opmfu
+print(opmfu.find_opmfu_bin())')
+[[ $found == "$userbase/bin/opmfu" ]] || fail "python -m opmfu without get_preferred_scheme found '$found'"
+
 # The agent skill ships beside the package, byte-identical to the repository's skills/.
 skill=$("$work/venv/bin/python" -c 'import opmfu, pathlib; print(pathlib.Path(opmfu.__file__).parent / "skills/opmfu-mfu/SKILL.md")')
 cmp -s "$skill" "$source_dir/skills/opmfu-mfu/SKILL.md" || fail "the installed package lacks skills/opmfu-mfu/SKILL.md"

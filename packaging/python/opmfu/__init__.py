@@ -11,8 +11,12 @@ __version__ = "@OPMFU_VERSION@"
 def find_opmfu_bin() -> str:
     """The path of the installed opmfu binary (in the environment's scripts directory)."""
     candidates = [sysconfig.get_path("scripts")]
-    user_scheme = sysconfig.get_preferred_scheme("user") if hasattr(sysconfig, "get_preferred_scheme") else None
-    if user_scheme:
+    # get_preferred_scheme is Python 3.10's; before it, pip's --user scheme is named after os.name.
+    if hasattr(sysconfig, "get_preferred_scheme"):
+        user_scheme = sysconfig.get_preferred_scheme("user")
+    else:
+        user_scheme = os.name + "_user"
+    if user_scheme in sysconfig.get_scheme_names():
         candidates.append(sysconfig.get_path("scripts", scheme=user_scheme))
     candidates.append(os.path.dirname(sys.executable))
     for directory in candidates:
