@@ -137,7 +137,10 @@ int RunCheckDb(const CheckDbFlags& flags) {
   if (!discovery.ok()) return ReportError(discovery.error());
   if (!discovery->correction.empty()) ReportWarning(discovery->correction);
   for (const std::string& note : discovery->notes) ReportWarning(note);
-  bool all_ok = true;
+  // What analyze names as errors (a profiling directory that gives no rank, an entry that cannot
+  // be followed) is one here too: such a run cannot produce MFU for every rank.
+  for (const std::string& problem : engine::DescribeProblems(*discovery)) ReportError(Error::Input(problem));
+  bool all_ok = discovery->problems.empty();
   std::vector<engine::RankLocation> locations = discovery->ranks;
   locations.insert(locations.end(), discovery->unparsed.begin(), discovery->unparsed.end());
   std::stable_sort(locations.begin(), locations.end(),
@@ -154,13 +157,21 @@ int RunCheckDb(const CheckDbFlags& flags) {
   }
   const std::size_t ranks = locations.size();
   if (json) {
-    const nlohmann::ordered_json answer{
-        {"root", discovery->root.string()}, {"all_can_produce_mfu", all_ok}, {"ranks", checks}};
+    const nlohmann::ordered_json answer{{"root", discovery->root.string()},
+                                        {"all_can_produce_mfu", all_ok},
+                                        {"ranks", checks},
+                                        {"problems", discovery->problems}};
     std::cout << answer.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return all_ok ? kExitOk : kExitFindings;
   }
+  const std::size_t problems = discovery->problems.size();
   std::cout << (all_ok ? "Every rank can produce MFU (" : "Some ranks cannot produce MFU (") << ranks
-            << (ranks == 1 ? " rank checked).\n" : " ranks checked).\n");
+            << (ranks == 1 ? " rank checked" : " ranks checked")
+            << (problems == 0 ? std::string()
+                              : "; " + std::to_string(problems) +
+                                    (problems == 1 ? " profiling directory gives" : " profiling directories give") +
+                                    " no rank, named above")
+            << ").\n";
   return all_ok ? kExitOk : kExitFindings;
 }
 

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include <algorithm>
+#include <charconv>
 
 namespace opmfu {
 
@@ -244,6 +245,15 @@ std::optional<std::string_view> DigitsBetween(std::string_view text, std::string
   const bool all_digits = std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!all_digits) return std::nullopt;
   return digits;
+}
+
+std::optional<std::int64_t> DecimalInt64(std::string_view digits) {
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return value;
 }
 
 }  // namespace opmfu

@@ -2,6 +2,7 @@
 // Small text helpers: spelling suggestions, UTF-8 columns and repair, line access.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +41,10 @@ std::string EscapeControlCharacters(std::string_view text);
 /// file at -O2 and was slower at run time.
 std::optional<std::string_view> DigitsBetween(std::string_view text, std::string_view prefix, std::string_view suffix,
                                               std::size_t max_digits);
+
+/// The value of a run of ASCII decimal digits (leading zeros allowed, as Python's int() reads them):
+/// nullopt when `digits` is empty, holds anything else, or is above INT64_MAX.
+std::optional<std::int64_t> DecimalInt64(std::string_view digits);
 
 /// Number of code points in the first `byte_count` bytes of `line` (clamped to the line).
 int CodePointCount(std::string_view line, std::size_t byte_count);

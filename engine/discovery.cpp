@@ -20,22 +20,34 @@ namespace {
 constexpr int kMaxDiscoveryDepth = 5;
 const char* const kOutputDirectory = "ASCEND_PROFILER_OUTPUT";
 
-// The rank in an `ascend_pytorch_profiler[_<rank>].db` name: -1 without a suffix.
-std::optional<std::int64_t> RankOfDbName(const std::string& name) {
-  if (name == "ascend_pytorch_profiler.db") return -1;
-  const auto digits = DigitsBetween(name, "ascend_pytorch_profiler_", ".db", 15);
+// A name that is `ascend_pytorch_profiler[_<digits>].db`: its rank (-1 without a suffix), or
+// nullopt when the digits are above INT64_MAX (upstream's int() would take them; the output's
+// INTEGER rank_id could not).
+struct DbName {
+  std::optional<std::int64_t> rank;
+};
+std::optional<DbName> RankOfDbName(const std::string& name) {
+  if (name == "ascend_pytorch_profiler.db") return DbName{-1};
+  // Any number of digits, leading zeros included: upstream's rank is int(<digits>).
+  const auto digits = DigitsBetween(name, "ascend_pytorch_profiler_", ".db", std::string::npos);
   if (!digits) return std::nullopt;
-  return std::stoll(std::string(*digits));
+  return DbName{DecimalInt64(*digits)};
 }
 
-// Upstream's tie-break: the third-from-last '_' token of the path, e.g. the timestamp of
-// `{worker}_{timestamp}_ascend_pt`.
-std::optional<std::int64_t> PathTimestamp(const fs::path& directory) {
+// Upstream's tie-break: int() of the third-from-last '_' token of the path, e.g. the timestamp of
+// `{worker}_{timestamp}_ascend_pt`; as digits without leading zeros, so that any length compares.
+std::optional<std::string> PathTimestamp(const fs::path& directory) {
   const std::vector<std::string> tokens = SplitString(directory.string(), '_');
   if (tokens.size() < 3) return std::nullopt;
   const std::string& token = tokens[tokens.size() - 3];
-  if (token.empty() || token.size() > 18 || !std::all_of(token.begin(), token.end(), ::isdigit)) return std::nullopt;
-  return std::stoll(token);
+  if (token.empty() || !std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const std::size_t first = std::min(token.find_first_not_of('0'), token.size() - 1);
+  return token.substr(first);
+}
+
+bool LaterTimestamp(const std::string& a, const std::string& b) {
+  return a.size() != b.size() ? a.size() > b.size() : a > b;
 }
 
 struct Walker {
@@ -118,7 +130,13 @@ struct Walker {
     const bool text = HoldsTextExport(output);
     if (text && source == ExportSource::kText) return RegisterText(directory);
     for (const std::string& name : names) {
-      if (auto rank = RankOfDbName(name)) {
+      if (auto db_name = RankOfDbName(name)) {
+        const std::optional<std::int64_t> rank = db_name->rank;
+        if (!rank) {
+          discovery.problems.push_back((directory / kOutputDirectory / name).string() +
+                                       ": the rank number is above 9223372036854775807, so this database was not read");
+          return true;
+        }
         if (*rank == -1) {
           discovery.notes.push_back("No rank_id for " + (directory / kOutputDirectory / name).string() +
                                     ". Using default value -1.");
@@ -178,10 +196,10 @@ Result<Discovery> DiscoverRanks(const fs::path& path, ExportSource source) {
         return PathTimestamp(l.rank_directory).has_value();
       });
       for (std::size_t i = 1; i < locations.size(); ++i) {
-        const bool newer =
-            stamped
-                ? *PathTimestamp(locations[i].rank_directory) > *PathTimestamp(locations[chosen].rank_directory)
-                : fs::last_write_time(locations[i].db_path, ec) > fs::last_write_time(locations[chosen].db_path, ec);
+        const bool newer = stamped ? LaterTimestamp(*PathTimestamp(locations[i].rank_directory),
+                                                    *PathTimestamp(locations[chosen].rank_directory))
+                                   : fs::last_write_time(locations[i].db_path, ec) >
+                                         fs::last_write_time(locations[chosen].db_path, ec);
         if (newer) chosen = i;
       }
       std::string ignored;

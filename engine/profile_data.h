@@ -67,6 +67,9 @@ struct RankData {
   std::optional<std::string> flops_query_error;
   std::optional<std::string> link_query_error;  ///< the first op-to-kernel query that failed
   std::optional<std::string> shapes_query_error;
+  /// A compute kernel's TASK time stored as TEXT (upstream's comparisons of such a column fail, so
+  /// it writes nothing): which column and the value, e.g. "TASK.startNs holds text ('1000')".
+  std::optional<std::string> text_task_time;
   /// Read only when asked, and only by the scan (ReadRank's with_kernel_signatures).
   std::optional<KernelSignatures> kernel_signatures;
 };

@@ -109,7 +109,8 @@ std::optional<std::int64_t> RankFromProfilerInfoName(const fs::path& rank_direct
   }
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    if (const auto digits = DigitsBetween(name, "profiler_info_", ".json", 9)) return std::stoll(std::string(*digits));
+    const auto digits = DigitsBetween(name, "profiler_info_", ".json", std::string::npos);
+    if (const auto rank = digits ? DecimalInt64(*digits) : std::nullopt) return rank;
   }
   return std::nullopt;
 }

@@ -234,6 +234,13 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   if (input.step_id) OPMFU_RETURN_IF_ERROR(RestrictToStep(input, *data));
   analysis.data_errors = EndsBeforeStarts(*data);
   stage_done("read");
+  if (data->text_task_time) {
+    // Kernel times as text order and compare as strings, not as the ops' integer times.
+    analysis.failure = *data->text_task_time +
+                       " where CANN writes integer nanoseconds, so no kernel time can be compared with the framework "
+                       "ops' and FLOPs ranges' (msprof-analyze writes nothing for this rank either)";
+    return analysis;
+  }
 
   // The root cause comes first: without FLOPs records nothing downstream (kernels, chip) matters.
   const std::optional<std::string> flops_cause = FlopsRecordCause(*data, analysis.recorded);

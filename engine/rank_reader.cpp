@@ -197,6 +197,11 @@ Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::
       shape.output_shapes = StringColumn(strings, row, 3);
       shape.kernel_ts = Raw(row, 4);
       shape.kernel_end = Raw(row, 5);
+      for (const int column : {4, 5}) {
+        if (data.text_task_time || sqlite3_column_type(row.handle(), column) != SQLITE_TEXT) continue;
+        data.text_task_time = std::string(column == 4 ? "TASK.startNs" : "TASK.endNs") + " holds text (" +
+                              QuoteForMessage(row.Text(column), 40) + ")";
+      }
       shape.task_duration = Coerced(row, 6);
       data.shapes.push_back(shape);
     });
@@ -240,6 +245,18 @@ Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::
   return data;
 }
 
+// Non-UTF-8 bytes in STRING_IDS reach the output as they are; say so, once per rank.
+void NoteInvalidUtf8(const RankData& data, std::vector<RankNote>& notes) {
+  const StringPool& strings = *data.strings;
+  if (strings.invalid_utf8_rows() == 0) return;
+  const std::size_t rows = strings.invalid_utf8_rows();
+  notes.push_back({RankNote::Level::kWarning,
+                   "STRING_IDS holds " + std::to_string(rows) + (rows == 1 ? " value that is" : " values that are") +
+                       " not valid UTF-8 (the first: id " + std::to_string(strings.first_invalid_utf8_id()) + ", " +
+                       QuoteForMessage(strings.View(strings.FromDb(strings.first_invalid_utf8_id())), 40) +
+                       "): copied into the output byte for byte, where msprof-analyze drops the rows that use them"});
+}
+
 }  // namespace
 
 Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<RankNote>& notes, unsigned threads,
@@ -249,6 +266,7 @@ Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<Rank
     OPMFU_ASSIGN_OR_RETURN(ScanResult scan, ReadRankByScan(db_path, threads, with_kernel_signatures));
     if (scan.data) {
       FinishShapes(*scan.data);
+      NoteInvalidUtf8(*scan.data, notes);
       return std::move(*scan.data);
     }
     if (method == ReadMethod::kScan)
@@ -257,6 +275,7 @@ Result<RankData> ReadRank(const std::filesystem::path& db_path, std::vector<Rank
   }
   OPMFU_ASSIGN_OR_RETURN(RankData data, ReadRankWithQueries(db_path, notes));
   FinishShapes(data);
+  NoteInvalidUtf8(data, notes);
   if (method == ReadMethod::kAuto) notes.push_back({RankNote::Level::kInfo, "Read with SQL joins: " + scan_declined});
   return data;
 }

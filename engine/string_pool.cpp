@@ -1,6 +1,7 @@
 #include "engine/string_pool.h"
 
 #include "common/sqlite.h"
+#include "common/text.h"
 
 namespace opmfu::engine {
 
@@ -14,6 +15,8 @@ Status StringPool::Load(Database& db) {
     if (sqlite3_column_type(statement.handle(), 0) != SQLITE_INTEGER) continue;
     const std::int64_t db_id = statement.Int64(0);
     const StringId id = statement.IsNull(1) ? kNullValue : Intern(statement.Text(1));
+    if (id != kNullValue && !IsValidUtf8(values_[static_cast<std::size_t>(id)]) && invalid_utf8_rows_++ == 0)
+      first_invalid_utf8_id_ = db_id;
     if (db_id >= 0 && db_id < (std::int64_t{1} << 26)) {
       if (static_cast<std::size_t>(db_id) >= by_db_id_.size())
         by_db_id_.resize(static_cast<std::size_t>(db_id) + 1, kNoString);

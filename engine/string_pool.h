@@ -44,11 +44,18 @@ class StringPool {
     return std::string(values_[id]);
   }
 
+  /// STRING_IDS rows Load read whose value is not valid UTF-8 (msprof-analyze's pandas read loses
+  /// them; opmfu keeps their bytes), and the first such row's id.
+  std::size_t invalid_utf8_rows() const { return invalid_utf8_rows_; }
+  std::int64_t first_invalid_utf8_id() const { return first_invalid_utf8_id_; }
+
  private:
   std::deque<std::string> values_;  // a deque: views and map keys stay valid as it grows
   std::unordered_map<std::string_view, StringId> by_value_;
   std::vector<StringId> by_db_id_;  // dense ids (the usual case)
   std::unordered_map<std::int64_t, StringId> sparse_by_db_id_;
+  std::size_t invalid_utf8_rows_ = 0;
+  std::int64_t first_invalid_utf8_id_ = 0;
   static constexpr StringId kNullValue = -2;  // in the two maps: a row whose value is NULL
 };
 

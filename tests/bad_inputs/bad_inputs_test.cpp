@@ -273,6 +273,63 @@ std::vector<BadInput> Cases() {
         return Analyze(d);
       },
       0, Stream::kOut, {"Wrote", "cluster_analysis.db"});
+  // Issue 47: TASK times stored as TEXT compare as strings; upstream writes nothing, so the rank fails.
+  add("AnalyzeTaskTimesStoredAsText",
+      [](const TempDir& d) {
+        WriteRank(d);
+        Sql(d,
+            "CREATE TABLE TASK_TEXT (startNs TEXT, endNs TEXT, deviceId INTEGER, connectionId INTEGER, "
+            "globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, "
+            "taskId INTEGER, modelId INTEGER); INSERT INTO TASK_TEXT SELECT * FROM TASK; DROP TABLE TASK; "
+            "ALTER TABLE TASK_TEXT RENAME TO TASK");
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "TASK.startNs holds text ('1500')"});
+  add("AnalyzeStringIdsNotUtf8IsWarnedAbout",
+      [](const TempDir& d) {
+        WriteRank(d);
+        Sql(d, "UPDATE STRING_IDS SET value = CAST(X'4e6574ff' AS TEXT) WHERE value = 'Net'");
+        return Analyze(d);
+      },
+      0, Stream::kErr,
+      {"rank 0: warning:", "STRING_IDS holds 1 value that is not valid UTF-8", "ascend_pytorch_profiler_0.db"});
+  // A rank number of 19 digits, or with leading zeros, is int() of its digits, as upstream reads it.
+  for (const auto& [digits, rank] : std::vector<std::pair<std::string, std::string>>{
+           {"9223372036854775807", "9223372036854775807"}, {"0000000000000000007", "7"}}) {
+    add("AnalyzeRankNumbered" + digits.substr(0, 4),
+        [digits](const TempDir& d) {
+          WriteRank(d);
+          fs::rename(d.path() / kRankDb,
+                     d.path() / kRankDir / "ASCEND_PROFILER_OUTPUT" / ("ascend_pytorch_profiler_" + digits + ".db"));
+          return Analyze(d);
+        },
+        0, Stream::kOut, {"rank " + rank + ": 1 OperatorMFU rows"});
+  }
+  add("AnalyzeRankNumberAboveInt64",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::rename(d.path() / kRankDb,
+                   d.path() / kRankDir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_99999999999999999999.db");
+        WriteHealthyRankOne(d);
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"error:", "ascend_pytorch_profiler_99999999999999999999.db", "above 9223372036854775807"});
+  // check-db names what analyze names as errors: empty rank folders, a rank folder that loops.
+  add("CheckDbEmptyAscendPtFolders",
+      [](const TempDir& d) {
+        WriteRank(d);
+        for (int i = 0; i < 2000; ++i) fs::create_directories(d.path() / ("w" + std::to_string(i) + "_1_ascend_pt"));
+        return CheckDbArgs(d);
+      },
+      1, Stream::kErr, {"opmfu: error:", "_ascend_pt", "no ASCEND_PROFILER_OUTPUT and no raw PROF_* data"});
+  add("CheckDbLoopingSymlinkRankFolder",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::create_directory_symlink("worker_2_20250101000000000_ascend_pt",
+                                     d.path() / "worker_2_20250101000000000_ascend_pt");
+        return CheckDbArgs(d);
+      },
+      1, Stream::kErr, {"opmfu: error:", "worker_2_20250101000000000_ascend_pt", "symbolic links"});
   add("AnalyzeMissingTables",
       [](const TempDir& d) {
         WriteRank(d, [](engine::ProfilingDbBuilder& db) {
@@ -301,7 +358,8 @@ std::vector<BadInput> Cases() {
         Sql(d, "UPDATE TASK SET startNs = 'soon', endNs = x'00ff'; UPDATE PYTORCH_API SET startNs = 1.5e300");
         return Analyze(d);
       },
-      0, Stream::kErr, {"ascend_pytorch_profiler_0.db", "No MFU calculated for kernels"});
+      // Text in a TASK time fails the rank with that cause (issue 47), not exit 0 without MFU.
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "TASK.startNs holds text ('soon')"});
   add("AnalyzeNullsEverywhere",
       [](const TempDir& d) {
         WriteRank(d);
