@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -25,11 +26,17 @@ enum class Schema {
   kCann,       ///< as newer CANN exports: globalTaskId and opId primary keys, TaskIndex, PYTORCH_API times as
                ///< text, COMMUNICATION_SCHEDULE_TASK_INFO keyed by globalTaskId
   kOlderCann,  ///< as kCann, but COMMUNICATION_TASK_INFO (which the analysis never reads) for the schedule
+  /// As kCann, but TASK.globalTaskId an INTEGER PRIMARY KEY and no TaskIndex (a DB rebuilt by another
+  /// tool): SQLite then searches TASK by its key instead of an automatic index (issue 47).
+  kTaskPrimaryKey,
+  kDemoTaskPrimaryKey,  ///< as kDemo, but TASK.globalTaskId an INTEGER PRIMARY KEY
 };
+
+bool TaskKeyed(Schema schema) { return schema == Schema::kTaskPrimaryKey || schema == Schema::kDemoTaskPrimaryKey; }
 
 // A value of SQL text for a time: an integer, or (CANN) a 19-digit text.
 std::string Time(Schema schema, std::int64_t t) {
-  if (schema == Schema::kDemo) return std::to_string(t);
+  if (schema == Schema::kDemo || schema == Schema::kDemoTaskPrimaryKey) return std::to_string(t);
   return "'" + std::to_string(1700000000000000000 + t) + "'";
 }
 
@@ -40,7 +47,7 @@ std::string Key(std::mt19937& random, int range, int null_percent) {
 
 void WriteRandomDb(const fs::path& path, Schema schema, std::uint32_t seed) {
   std::mt19937 random(seed);
-  const bool cann = schema != Schema::kDemo;
+  const bool cann = schema != Schema::kDemo && schema != Schema::kDemoTaskPrimaryKey;
   const bool older = schema == Schema::kOlderCann;
   std::ostringstream sql;
   sql << "BEGIN;";
@@ -49,7 +56,8 @@ void WriteRandomDb(const fs::path& path, Schema schema, std::uint32_t seed) {
       << (cann ? "TEXT" : "INTEGER") << ", globalTid INTEGER, connectionId INTEGER, name INTEGER, type INTEGER);";
   sql << "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);";
   sql << "CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, "
-         "globalTaskId INTEGER, streamId INTEGER);";
+         "globalTaskId INTEGER"
+      << (TaskKeyed(schema) ? " PRIMARY KEY" : "") << ", streamId INTEGER);";
   sql << "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER" << (cann ? " PRIMARY KEY" : "")
       << ", opType INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, outputShapes INTEGER);";
   sql << "CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, "
@@ -64,7 +72,7 @@ void WriteRandomDb(const fs::path& path, Schema schema, std::uint32_t seed) {
     sql << "CREATE TABLE COMMUNICATION_SCHEDULE_TASK_INFO (name INTEGER, globalTaskId INTEGER"
         << (cann ? " PRIMARY KEY" : "") << ", taskType INTEGER, opType INTEGER);";
   }
-  if (cann) sql << "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);";
+  if (cann && !TaskKeyed(schema)) sql << "CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId);";
   // Strings 1-30; 31 has a NULL value; 32-40 are missing.
   const char* const values[] = {"Module", "mfu_flops",       "other", "aten::mm",  "aten::add", "MatMulV2",
                                 "Add",    "FLOAT16;FLOAT16", "INT8",  "\"16,16\"", "N/A",       "'4,4'"};
@@ -83,10 +91,16 @@ void WriteRandomDb(const fs::path& path, Schema schema, std::uint32_t seed) {
   }
   for (int i = 0; i < 80; ++i)
     sql << "INSERT INTO CONNECTION_IDS VALUES (" << Key(random, 25, 3) << ", " << Key(random, 30, 3) << ");";
+  // Under a primary key each globalTaskId once, inserted out of key order (so rowid order, which
+  // is key order, differs from insertion order); some kernels find no task.
+  std::vector<int> task_ids(50);
+  std::iota(task_ids.begin(), task_ids.end(), 0);
+  if (TaskKeyed(schema)) std::shuffle(task_ids.begin(), task_ids.end(), random);
   for (int i = 0; i < 70; ++i) {
+    if (TaskKeyed(schema) && i >= 45) break;
     const std::int64_t start = 100 + random() % 10;
     sql << "INSERT INTO TASK VALUES (" << start << ", " << start + random() % 5 << ", 0, " << Key(random, 30, 5) << ", "
-        << Key(random, 50, 3) << ", 1);";
+        << (TaskKeyed(schema) ? std::to_string(task_ids[static_cast<std::size_t>(i)]) : Key(random, 50, 3)) << ", 1);";
   }
   for (int i = 0; i < 50; ++i) {
     sql << "INSERT INTO COMPUTE_TASK_INFO VALUES (" << name() << ", " << (cann ? std::to_string(i) : Key(random, 50, 3))
@@ -145,7 +159,8 @@ std::string Render(const RankData& data) {
 
 TEST(ScanReader, EqualsTheQueriesRowForRowOnTiesInBothSchemas) {
   testing::TempDir temp;
-  for (Schema schema : {Schema::kDemo, Schema::kCann, Schema::kOlderCann}) {
+  for (Schema schema :
+       {Schema::kDemo, Schema::kCann, Schema::kOlderCann, Schema::kTaskPrimaryKey, Schema::kDemoTaskPrimaryKey}) {
     for (std::uint32_t seed = 1; seed <= 25; ++seed) {
       const fs::path path =
           temp.path() / ("r" + std::to_string(seed) + "-" + std::to_string(static_cast<int>(schema)) + ".db");
