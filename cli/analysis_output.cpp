@@ -2,15 +2,18 @@
 
 #include "cli/cli_support.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
+#include "common/file_io.h"
 #include "common/text.h"
 
 namespace opmfu::cli {
@@ -25,9 +28,11 @@ std::string Percent(double mfu) {
 void PrintKernels(std::ostream& out, const char* title, const std::vector<engine::KernelLine>& kernels) {
   out << title << "\n";
   for (const engine::KernelLine& kernel : kernels) {
-    out << "  " << Percent(kernel.mfu) << "  rank " << kernel.rank_id << "  " << kernel.op_name.value_or("?") << " -> "
-        << kernel.kernel_name.value_or("?") << "  " << kernel.kernel_duration << " ns  " << kernel.actual_tflops
-        << " TFLOPS  shapes " << kernel.input_shapes.value_or("-") << "\n";
+    out << "  " << Percent(kernel.mfu) << "  rank " << kernel.rank_id << "  "
+        << EscapeControlCharacters(kernel.op_name.value_or("?")) << " -> "
+        << EscapeControlCharacters(kernel.kernel_name.value_or("?")) << "  " << kernel.kernel_duration << " ns  "
+        << kernel.actual_tflops << " TFLOPS  shapes " << EscapeControlCharacters(kernel.input_shapes.value_or("-"))
+        << "\n";
   }
 }
 
@@ -100,25 +105,27 @@ void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
   const std::size_t ranks = report.ranks.size();
   if (report.shard) {
     out << "Shard " << report.shard->index << " of " << report.shard->count << ": analysed " << ranks << " of the "
-        << report.input_ranks << " ranks under " << report.discovery.root.string() << "\n";
+        << report.input_ranks << " ranks under " << EscapeControlCharacters(report.discovery.root.string()) << "\n";
   } else {
     if (!report.partials.empty()) {
       out << "Merged " << report.partials.size() << (report.partials.size() == 1 ? " shard" : " shards") << "\n";
     }
-    out << "Analysed " << ranks << (ranks == 1 ? " rank" : " ranks") << " under " << report.discovery.root.string()
+    out << "Analysed " << ranks << (ranks == 1 ? " rank" : " ranks") << " under "
+        << EscapeControlCharacters(report.discovery.root.string())
         << " (operator-level MFU, as msprof-analyze -m operator_mfu computes it)\n";
   }
   for (const engine::RankOutcome& rank : report.ranks) {
     out << "  rank " << rank.location.rank_id << (rank.location.text_export ? " (Text export)" : "") << ": ";
     if (rank.failure) {
-      out << "FAILED: " << engine::DescribeFailure(rank);
+      out << "FAILED: " << EscapeControlCharacters(engine::DescribeFailure(rank));
       if (rank.module_rows > 0) out << " (" << rank.module_rows << " ModuleMFU rows kept)";
       out << "\n";
       continue;
     }
     const auto& analysis = rank.analysis;
     out << rank.operator_rows << " OperatorMFU rows, " << rank.module_rows << " ModuleMFU rows";
-    if (rank.operator_rows == 0 && analysis.no_rows_reason) out << "; no MFU: " << *analysis.no_rows_reason;
+    if (rank.operator_rows == 0 && analysis.no_rows_reason)
+      out << "; no MFU: " << EscapeControlCharacters(*analysis.no_rows_reason);
     out << "\n";
   }
   out << "OperatorMFU: " << figures.operator_rows() << " rows; ModuleMFU: " << figures.module_rows() << " rows\n";
@@ -140,7 +147,7 @@ void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
       PrintKernels(out, "Highest inherited MFU, auxiliary kernels:", figures.highest_auxiliary());
     }
   }
-  for (const auto& path : report.written) out << "Wrote " << path.string() << "\n";
+  for (const auto& path : report.written) out << "Wrote " << EscapeControlCharacters(path.string()) << "\n";
   if (report.shard) {
     out << "Partial result of shard " << report.shard->index << " of " << report.shard->count
         << "; once all shards are done: opmfu merge <each shard's -o> -o OUT\n";
@@ -150,7 +157,8 @@ void PrintAnalysisSummary(const engine::AnalyzeReport& report) {
     out << "Nothing written: no rank produced a row";
     std::error_code ec;
     const auto earlier = report.output_directory / "cluster_analysis.db";
-    if (std::filesystem::exists(earlier, ec)) out << " (the earlier " << earlier.string() << " is left as it was)";
+    if (std::filesystem::exists(earlier, ec))
+      out << " (the earlier " << EscapeControlCharacters(earlier.string()) << " is left as it was)";
     out << "\n";
   }
 }
@@ -161,7 +169,7 @@ std::string PrintAnalysisLog(const engine::AnalyzeReport& report, bool verbose, 
   const auto emit = [&](const std::string& line, bool quiet_line = false) {
     if (full_log != nullptr) *full_log += line + "\n";
     if (quiet_line && !verbose) return;
-    std::cerr << "opmfu: " << line << "\n";
+    std::cerr << "opmfu: " << EscapeControlCharacters(line) << "\n";
     log += line + "\n";
   };
   if (!report.discovery.correction.empty()) emit("warning: " + report.discovery.correction);
@@ -222,18 +230,28 @@ Result<engine::ExportType> ParseExportType(const std::string& name) {
 
 RankProgress::RankProgress(bool agent) : agent_(agent) {}
 
-std::function<void(std::size_t, std::size_t)> RankProgress::Callback() {
+Result<std::function<void(std::size_t, std::size_t)>> RankProgress::Callback() {
   const std::optional<std::string> progress_fd = GetEnv("OPMFU_PROGRESS_FD");
-  if (progress_fd && !progress_fd->empty() && std::all_of(progress_fd->begin(), progress_fd->end(), ::isdigit)) {
-    const int fd = std::stoi(*progress_fd);
-    return [this, fd](std::size_t done, std::size_t total) {
+  if (progress_fd && !progress_fd->empty()) {
+    const std::optional<std::int64_t> parsed = DecimalInt64(*progress_fd);
+    if (!parsed || *parsed > std::numeric_limits<int>::max()) {
+      return Error::Usage("OPMFU_PROGRESS_FD=" + QuoteForMessage(*progress_fd) +
+                          ": not a file descriptor (a whole number from 0 to 2147483647); unset it or give the "
+                          "descriptor progress lines go to");
+    }
+    const int fd = static_cast<int>(*parsed);
+    if (::fcntl(fd, F_GETFD) == -1) {
+      return Error::Usage("OPMFU_PROGRESS_FD=" + std::to_string(fd) + ": not an open file descriptor (" +
+                          ErrnoMessage(errno) + "); unset it or give the descriptor progress lines go to");
+    }
+    return std::function<void(std::size_t, std::size_t)>([this, fd](std::size_t done, std::size_t total) {
       const std::lock_guard<std::mutex> lock(mutex_);
       const std::string line = std::to_string(done) + " " + std::to_string(total) + "\n";
       (void)!::write(fd, line.data(), line.size());  // a closed reader loses progress, not the run
-    };
+    });
   }
-  if (::isatty(STDERR_FILENO) != 1 || agent_) return {};
-  return [this](std::size_t done, std::size_t total) {
+  if (::isatty(STDERR_FILENO) != 1 || agent_) return std::function<void(std::size_t, std::size_t)>();
+  return std::function<void(std::size_t, std::size_t)>([this](std::size_t done, std::size_t total) {
     if (std::chrono::steady_clock::now() - started_ < std::chrono::seconds(1)) return;
     const std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t width = 30;
@@ -241,7 +259,7 @@ std::function<void(std::size_t, std::size_t)> RankProgress::Callback() {
     std::cerr << "\ranalyzing ranks [" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done
               << "/" << total << std::flush;
     shown_ = true;
-  };
+  });
 }
 
 void RankProgress::Finish() {

@@ -41,8 +41,9 @@ class RankProgress {
   explicit RankProgress(bool agent);
   RankProgress(const RankProgress&) = delete;
   RankProgress& operator=(const RankProgress&) = delete;
-  /// Empty when there is nowhere to show progress. Valid while this object lives.
-  std::function<void(std::size_t, std::size_t)> Callback();
+  /// Empty when there is nowhere to show progress. Valid while this object lives. A usage error
+  /// naming $OPMFU_PROGRESS_FD when it is set to something else than an open file descriptor.
+  Result<std::function<void(std::size_t, std::size_t)>> Callback();
   /// Ends the bar's line, if a bar was drawn.
   void Finish();
 

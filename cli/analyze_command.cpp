@@ -144,7 +144,9 @@ int RunAnalyzeCommand(AnalyzeFlags given) {
   // (with --derived, WriteDerived then writes this run's).
   options.stale_tables = {report::kDerivedTableName};
   RankProgress progress(flags.agent);
-  options.on_rank_done = progress.Callback();
+  auto on_rank_done = progress.Callback();
+  if (!on_rank_done.ok()) return ReportError(on_rank_done.error());
+  options.on_rank_done = std::move(*on_rank_done);
   auto report = engine::RunAnalyze(options);
   progress.Finish();
   // With --agent an error here becomes upstream's error line at exit (SetAgentMode).

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_support.h"
+#include "common/text.h"
 #include "engine/db_check.h"
 #include "engine/numeric.h"
 
@@ -21,28 +22,31 @@ struct CheckDbFlags {
 void PrintCheck(const engine::RankCheck& check, const std::string& root) {
   std::ostream& out = std::cout;
   const auto mark = [](bool ok) { return ok ? "  ok   " : "  MISSING "; };
-  out << "rank " << check.location.rank_id << ": " << check.location.db_path.string() << "\n";
-  if (check.text_export) out << "  export: " << *check.text_export << "\n";
+  // Paths, recorded values and DB strings are input: each goes through the one escaper.
+  const auto shown = [](const std::string& text) { return EscapeControlCharacters(text); };
+  out << "rank " << check.location.rank_id << ": " << shown(check.location.db_path.string()) << "\n";
+  if (check.text_export) out << "  export: " << shown(*check.text_export) << "\n";
   for (const auto& ignored : check.location.ignored_directories) {
-    out << "  (ignored an older directory for this rank: " << ignored.string() << ")\n";
+    out << "  (ignored an older directory for this rank: " << shown(ignored.string()) << ")\n";
   }
   // What the run recorded next to what MFU needs: the evidence for the verdict below.
   if (check.recorded) {
-    out << "  recorded configuration (" << check.recorded->file.string() << "):\n";
+    out << "  recorded configuration (" << shown(check.recorded->file.string()) << "):\n";
     for (const engine::RecordedEntry& entry : engine::RecordedSettings(*check.recorded)) {
-      out << "    " << entry.label << ": " << entry.value;
+      out << "    " << entry.label << ": " << shown(entry.value);
       if (!entry.mfu_needs.empty()) out << "   [MFU needs: " << entry.mfu_needs << "]";
       out << "\n";
     }
   } else if (check.recorded_unreadable) {
-    out << "  recorded configuration: " << *check.recorded_unreadable << "\n";
+    out << "  recorded configuration: " << shown(*check.recorded_unreadable) << "\n";
   } else {
-    out << "  recorded configuration: no profiler_info_*.json in " << check.location.rank_directory.string() << "\n";
+    out << "  recorded configuration: no profiler_info_*.json in " << shown(check.location.rank_directory.string())
+        << "\n";
   }
   if (check.location.never_parsed) {
     // No database to look into yet.
   } else if (check.unreadable) {
-    out << "  cannot read: " << *check.unreadable << "\n";
+    out << "  cannot read: " << shown(*check.unreadable) << "\n";
   } else {
     std::string missing;
     for (const std::string& table : check.tables_missing) missing += (missing.empty() ? "" : ", ") + table;
@@ -52,7 +56,7 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
         << check.valid_flops_records << " valid";
     if (!check.malformed_examples.empty()) {
       out << "; malformed, e.g.";
-      for (const std::string& example : check.malformed_examples) out << " '" << example << "'";
+      for (const std::string& example : check.malformed_examples) out << " " << QuoteForMessage(example);
     }
     out << "\n";
     out << mark(check.framework_ops > 0)
@@ -66,19 +70,19 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
         << "\n";
     out << mark(check.info_file.has_value()) << "chip peak: ";
     if (check.info_file) {
-      out << *check.info_file << ": FP16/BF16/FP32 " << engine::PythonFloatRepr(check.peak_fp16_tflops)
+      out << shown(*check.info_file) << ": FP16/BF16/FP32 " << engine::PythonFloatRepr(check.peak_fp16_tflops)
           << " TFLOPS, INT8 " << engine::PythonFloatRepr(check.peak_int8_tflops) << " TFLOPS\n";
     } else {
-      out << "no device_*/info.json.* under " << check.location.rank_directory.string() << "\n";
+      out << "no device_*/info.json.* under " << shown(check.location.rank_directory.string()) << "\n";
     }
     out << (check.module_ranges > 0 ? "  ok   " : "  none  ") << "Module ranges: " << check.module_ranges
         << (check.module_ranges == 0 ? " (no ModuleMFU; with_modules=True does not change that)" : "") << "\n";
     if (check.derived_mfu) out << "  derived MFU: " << *check.derived_mfu << "\n";
   }
-  out << "  verdict: " << check.verdict << "\n";
+  out << "  verdict: " << shown(check.verdict) << "\n";
   std::string next = check.next_step;
   if (const std::size_t at = next.find("<dir>"); at != std::string::npos) next.replace(at, 5, root);
-  out << "  next: " << next << "\n";
+  out << "  next: " << shown(next) << "\n";
 }
 
 // The same facts as PrintCheck, as one object of docs/schema/check-db.schema.json's `ranks`.

@@ -179,19 +179,20 @@ void MfuSourceFlags::Add(CLI::App& command, bool db_allowed) {
 
 void ReportFailedRanks(const engine::AnalyzeReport& analysis, std::string_view consequence) {
   for (const std::string& problem : engine::DescribeProblems(analysis.discovery)) {
-    std::cerr << "opmfu: error: " << problem << "\n";
+    std::cerr << "opmfu: error: " << EscapeControlCharacters(problem) << "\n";
   }
   for (const engine::RankOutcome& rank : analysis.ranks) {
     // The same line as `opmfu analyze` prints, plus what the failure means for this command.
     const std::string who = "opmfu: rank " + std::to_string(rank.location.rank_id) + ": ";
+    const std::string db = EscapeControlCharacters(rank.location.db_path.string());
     for (const std::string& error : rank.analysis.data_errors) {
-      std::cerr << who << "error: " << rank.location.db_path.string() << ": " << error << "\n";
+      std::cerr << who << "error: " << db << ": " << EscapeControlCharacters(error) << "\n";
     }
     if (rank.failure) {
-      std::cerr << who << "error: " << engine::DescribeFailure(rank) << " (" << consequence << ")\n";
+      std::cerr << who << "error: " << EscapeControlCharacters(engine::DescribeFailure(rank)) << " (" << consequence
+                << ")\n";
     } else if (rank.operator_rows == 0 && rank.analysis.no_rows_reason) {
-      std::cerr << who << "warning: " << rank.location.db_path.string() << ": " << *rank.analysis.no_rows_reason
-                << "\n";
+      std::cerr << who << "warning: " << db << ": " << EscapeControlCharacters(*rank.analysis.no_rows_reason) << "\n";
     }
   }
 }

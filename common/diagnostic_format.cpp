@@ -26,7 +26,8 @@ constexpr FormatEntry kFormats[] = {
 };
 
 std::string Location(const Diagnostic& d) {
-  return d.file + ":" + std::to_string(d.range.start.line) + ":" + std::to_string(d.range.start.column);
+  return EscapeControlCharacters(d.file) + ":" + std::to_string(d.range.start.line) + ":" +
+         std::to_string(d.range.start.column);
 }
 
 std::string DocsLink(const FormatOptions& options, const std::vector<RuleDescriptor>& rules, std::string_view id) {
@@ -119,7 +120,7 @@ std::string FormatFull(const std::vector<Diagnostic>& diagnostics, const FormatO
   std::string out;
   for (const Diagnostic& d : diagnostics) {
     out += style.Wrap(SeverityColor(d.severity), std::string(SeverityName(d.severity)) + "[" + d.rule_id + "]");
-    out += style.Wrap("1", ": " + SanitizeUtf8(d.message)) + "\n";
+    out += style.Wrap("1", ": " + EscapeControlCharacters(d.message)) + "\n";
     const std::string line_number = std::to_string(d.range.start.line);
     const std::string gutter(line_number.size() + 1, ' ');
     out += gutter + style.Wrap("1;34", "-->") + " " + Location(d) + "\n";
@@ -135,9 +136,23 @@ std::string FormatFull(const std::vector<Diagnostic>& diagnostics, const FormatO
         window.text = "\u2026" + window.text;  // the line was cut before the stored part
         ++window.start;
       }
-      // Tabs would shift the caret; show them as single spaces.
-      std::string shown = SanitizeUtf8(window.text);
-      std::replace(shown.begin(), shown.end(), '\t', ' ');
+      // Tabs would shift the caret; show them as single spaces. Other control characters are
+      // shown as their control pictures (U+241B for ESC): one column each, as the caret counts,
+      // and nothing a terminal acts on.
+      std::string shown;
+      for (const char c : SanitizeUtf8(window.text)) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '\t') {
+          shown += ' ';
+        } else if (byte < 0x20 || byte == 0x7f) {
+          const unsigned picture = byte == 0x7f ? 0x2421 : 0x2400 + byte;
+          shown += static_cast<char>(0xe0 | (picture >> 12));
+          shown += static_cast<char>(0x80 | ((picture >> 6) & 0x3f));
+          shown += static_cast<char>(0x80 | (picture & 0x3f));
+        } else {
+          shown += c;
+        }
+      }
       const int start = window.start;
       width = std::max(1, std::min(window.width, CodePointCount(shown, shown.size()) - start + 1));
       out += gutter + style.Wrap("1;34", "|") + "\n";
@@ -149,10 +164,13 @@ std::string FormatFull(const std::vector<Diagnostic>& diagnostics, const FormatO
     for (const Note& note : d.notes) {
       std::string where = note.file;
       if (note.position) where += ":" + std::to_string(note.position->line);
-      out += gutter + "= note: " + (where.empty() ? "" : where + ": ") + SanitizeUtf8(note.message) + "\n";
+      out += gutter + "= note: " + (where.empty() ? "" : EscapeControlCharacters(where) + ": ") +
+             EscapeControlCharacters(note.message) + "\n";
     }
-    if (!d.help.empty()) out += gutter + "= " + style.Wrap("1", "help") + ": " + SanitizeUtf8(d.help) + "\n";
-    if (d.fix) out += gutter + "= fix" + (d.fix->safe ? "" : " (unsafe)") + ": " + SanitizeUtf8(d.fix->message) + "\n";
+    if (!d.help.empty()) out += gutter + "= " + style.Wrap("1", "help") + ": " + EscapeControlCharacters(d.help) + "\n";
+    if (d.fix)
+      out +=
+          gutter + "= fix" + (d.fix->safe ? "" : " (unsafe)") + ": " + EscapeControlCharacters(d.fix->message) + "\n";
     const std::string link = DocsLink(options, options.rules, d.rule_id);
     if (!link.empty()) out += gutter + "= docs: " + link + "\n";
     out += "\n";
@@ -163,7 +181,8 @@ std::string FormatFull(const std::vector<Diagnostic>& diagnostics, const FormatO
 std::string FormatConcise(const std::vector<Diagnostic>& diagnostics) {
   std::string out;
   for (const Diagnostic& d : diagnostics) {
-    out += Location(d) + ": " + d.rule_id + (d.fix && d.fix->safe ? " [*] " : " ") + SanitizeUtf8(d.message) + "\n";
+    out += Location(d) + ": " + d.rule_id + (d.fix && d.fix->safe ? " [*] " : " ") +
+           EscapeControlCharacters(d.message) + "\n";
   }
   return out;
 }
@@ -171,8 +190,8 @@ std::string FormatConcise(const std::vector<Diagnostic>& diagnostics) {
 std::string FormatGcc(const std::vector<Diagnostic>& diagnostics) {
   std::string out;
   for (const Diagnostic& d : diagnostics) {
-    out += Location(d) + ": " + std::string(SeverityName(d.severity)) + ": " + SanitizeUtf8(d.message) + " [" +
-           d.rule_id + "]\n";
+    out += Location(d) + ": " + std::string(SeverityName(d.severity)) + ": " + EscapeControlCharacters(d.message) +
+           " [" + d.rule_id + "]\n";
   }
   return out;
 }

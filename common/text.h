@@ -31,8 +31,11 @@ std::optional<std::size_t> FirstInvalidUtf8(std::string_view text);
 /// terminal; valid input comes back unchanged.
 std::string SanitizeUtf8(std::string_view text);
 
-/// `text` as one printable line: control characters written as escapes (`\n`, `\t`, `\x01`), so a
-/// message quoting hostile input stays one line and puts no raw control byte on a terminal.
+/// The one escaper for everything printed that came from an input (names, keys, DB strings, paths):
+/// `text` as one printable line, control characters written as escapes (`\n`, `\t`, `\x1b`), the C1
+/// controls, line separators and bidirectional controls as `\u009b`, and bytes that are not UTF-8
+/// as `\xff`. A message quoting hostile input thus stays one line and puts no byte on a terminal
+/// that the terminal acts on. Printable text, UTF-8 included, comes back unchanged.
 std::string EscapeControlCharacters(std::string_view text);
 
 /// The digits of a name of fixed shape: when `text` is `prefix`, then 1 to `max_digits` ASCII digits,
@@ -41,6 +44,18 @@ std::string EscapeControlCharacters(std::string_view text);
 /// file at -O2 and was slower at run time.
 std::optional<std::string_view> DigitsBetween(std::string_view text, std::string_view prefix, std::string_view suffix,
                                               std::size_t max_digits);
+
+/// The encoding a Python source declares (PEP 263: `# -*- coding: gbk -*-` on its first line, or on
+/// its second when the first is blank or a comment), lower-cased; nullopt without a declaration.
+std::optional<std::string> DeclaredPythonEncoding(std::string_view source);
+
+/// `text` in an ASCII-compatible encoding Python knows (gbk, gb18030, big5, shift_jis, latin-1,
+/// cp1252, ...) as UTF-8 that keeps its ASCII bytes where they are and puts U+FFFD for each other
+/// character, found by the encoding's byte structure: what linting needs of a file PEP 263 declares
+/// another encoding for, without a decoder table (glibc's iconv would load gconv modules, which the
+/// static binary must not). nullopt when the encoding is unknown or a character is cut short
+/// (`error` then says where).
+std::optional<std::string> AsciiCompatibleText(std::string_view text, std::string_view encoding, std::string& error);
 
 /// The value of a run of ASCII decimal digits (leading zeros allowed, as Python's int() reads them):
 /// nullopt when `digits` is empty, holds anything else, or is above INT64_MAX.
@@ -67,8 +82,8 @@ std::string Join(std::span<const std::string> parts, std::string_view separator)
 /// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or newline.
 std::string CsvField(std::string_view text);
 
-/// Quotes a value for a one-line message: 'value', with control characters escaped and
-/// long values shortened.
+/// Quotes a value for a one-line message: 'value', shortened to `max_length` code points, then
+/// escaped by EscapeControlCharacters.
 std::string QuoteForMessage(std::string_view value, std::size_t max_length = 80);
 
 }  // namespace opmfu

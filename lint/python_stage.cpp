@@ -173,9 +173,27 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
     outcome.skipped = true;
     return outcome;
   }
+  // PEP 263: a file that declares another encoding (`# -*- coding: gbk -*-`) is what Python
+  // compiles, so it is linted on its ASCII-compatible text (each other character one U+FFFD, by
+  // the encoding's byte structure); its fixes are dropped, since an edit would be written in UTF-8
+  // into a file of another encoding.
+  bool decoded = false;
   if (!IsValidUtf8(source)) {
-    outcome.error = Error::Input(input.path + ": not valid UTF-8 (Python source must be)");
-    return outcome;
+    const std::optional<std::string> declared = DeclaredPythonEncoding(source);
+    if (!declared || *declared == "utf-8" || *declared == "utf8" || *declared == "utf-8-sig") {
+      outcome.error = Error::Input(input.path +
+                                   ": not valid UTF-8 (Python source must be, unless a coding line "
+                                   "declares its encoding: PEP 263)");
+      return outcome;
+    }
+    std::string why;
+    std::optional<std::string> utf8 = AsciiCompatibleText(source, *declared, why);
+    if (!utf8) {
+      outcome.error = Error::Input(input.path + ": " + why + " (the encoding its coding line declares)");
+      return outcome;
+    }
+    source = std::move(*utf8);
+    decoded = true;
   }
   auto parsed = python::PythonModule::Parse(input.path, source, linter::TorchNpuKnowledge());
   if (!parsed.ok()) {
@@ -222,6 +240,9 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
   }
   linter::Suppressions suppressions = ReadFileSuppressions(facts.module->tree(), facts.module->comments());
   Suppress(suppressions, input.path, effective, linted.diagnostics);
+  if (decoded) {
+    for (Diagnostic& d : linted.diagnostics) d.fix.reset();
+  }
   if (options.keep_sources) linted.source = facts.module->tree().source();
   outcome.linted = std::move(linted);
   return outcome;

@@ -117,8 +117,11 @@ std::string RenderTable(const FormulaFile& file, const std::vector<ListingRow>& 
   cells.reserve(rows.size() + 1);
   cells.push_back({"LINE", "TARGET", "OP NAME", "DEFAULT", "FUNCTION", "PARAMETERS", "DOC"});
   for (const ListingRow& row : rows) {
-    cells.push_back({std::to_string(row.line), row.target.empty() ? "-" : row.target, row.op_name, row.is_default,
-                     row.function, Shorten(row.parameters, kParameterWidth), Shorten(row.doc, kDocWidth)});
+    // Names and docs are the formulas file's text: through the one escaper, as every printed input.
+    const auto shown = [](const std::string& text) { return EscapeControlCharacters(text); };
+    cells.push_back({std::to_string(row.line), row.target.empty() ? "-" : shown(row.target), shown(row.op_name),
+                     shown(row.is_default), shown(row.function), shown(Shorten(row.parameters, kParameterWidth)),
+                     shown(Shorten(row.doc, kDocWidth))});
   }
   std::array<std::size_t, kColumns> widths{};
   std::size_t line_width = 0;

@@ -21,9 +21,17 @@ std::string FormatDuration(double nanoseconds) {
   return FormatNumber("%.1f us", nanoseconds / 1e3);
 }
 
-std::string FormatTable(const std::vector<TableRow>& rows, TableStyle style) {
+std::string FormatTable(const std::vector<TableRow>& raw_rows, TableStyle style) {
   std::string out;
-  if (rows.empty()) return out;
+  if (raw_rows.empty()) return out;
+  // Cells hold names and shapes from the rank DBs: escaped, so that none breaks a row or reaches a
+  // terminal raw.
+  std::vector<TableRow> rows;
+  rows.reserve(raw_rows.size());
+  for (const TableRow& raw : raw_rows) {
+    TableRow& row = rows.emplace_back();
+    for (const std::string& cell : raw) row.push_back(EscapeControlCharacters(cell));
+  }
   if (style == TableStyle::kMarkdown) {
     const auto line = [&](const TableRow& row) {
       out += "|";

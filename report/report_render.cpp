@@ -165,10 +165,13 @@ std::string RenderPlain(const MfuReport& report, bool markdown, std::size_t top)
   out << (markdown ? "# opmfu report\n\n" : "opmfu report\n") << kBasis << "\n\n";
   heading("Inputs and artifacts");
   const std::string bullet = markdown ? "- " : "  ";
-  out << bullet << "source: " << SourceLine(report) << "\n";
-  for (const auto& input : report.inputs) out << bullet << "input: " << input.string() << "\n";
+  // Paths, names and messages come from the input: each goes through the one escaper (the tables'
+  // cells do in FormatTable).
+  const auto escaped = [](std::string_view text) { return EscapeControlCharacters(text); };
+  out << bullet << "source: " << escaped(SourceLine(report)) << "\n";
+  for (const auto& input : report.inputs) out << bullet << "input: " << escaped(input.string()) << "\n";
   for (const auto& artifact : report.artifacts) {
-    out << bullet << "artifact: " << artifact.string() << ArtifactNote(report) << "\n";
+    out << bullet << "artifact: " << escaped(artifact.string()) << ArtifactNote(report) << "\n";
   }
   out << "\n";
   heading("Summary");
@@ -176,7 +179,7 @@ std::string RenderPlain(const MfuReport& report, bool markdown, std::size_t top)
       << FormatDuration(static_cast<double>(report.total_duration)) << "; " << HeadlineText(report) << "; lost time "
       << FormatDuration(report.lost_time) << "\n";
   if (const std::string auxiliary = AuxiliaryText(report); !auxiliary.empty()) out << bullet << auxiliary << "\n";
-  out << bullet << "chip peak: " << PeakText(report) << ", from " << report.peak_source << "\n";
+  out << bullet << "chip peak: " << PeakText(report) << ", from " << escaped(report.peak_source) << "\n";
   if (report.attribute_compute) {
     out << bullet << "--attribute compute: " << report.excluded_aux_rows
         << " auxiliary-kernel rows left out (a departure from upstream)\n";
@@ -220,14 +223,14 @@ std::string RenderPlain(const MfuReport& report, bool markdown, std::size_t top)
   for (const RankSummary& rank : report.ranks) {
     if (!rank.coverage) continue;
     for (const engine::AuxKernelCharge& aux : rank.coverage->aux_kernels) {
-      out << bullet << "rank " << rank.rank_id << ": " << aux.kernel_name << " carries " << aux.flops_op_name
-          << " FLOPs in " << aux.count << " row(s), " << FormatDuration(static_cast<double>(aux.duration))
-          << " (not a compute kernel)\n";
+      out << bullet << "rank " << rank.rank_id << ": " << escaped(aux.kernel_name) << " carries "
+          << escaped(aux.flops_op_name) << " FLOPs in " << aux.count << " row(s), "
+          << FormatDuration(static_cast<double>(aux.duration)) << " (not a compute kernel)\n";
     }
     const std::size_t shown = std::min<std::size_t>(rank.coverage->unmatched.size(), top);
     for (std::size_t i = 0; i < shown; ++i) {
       const engine::UnmatchedRange& range = rank.coverage->unmatched[i];
-      out << bullet << "rank " << rank.rank_id << ": unmatched range '" << Shorten(range.message, 60) << "' ["
+      out << bullet << "rank " << rank.rank_id << ": unmatched range '" << escaped(Shorten(range.message, 60)) << "' ["
           << range.start << ", " << range.end << "]: " << engine::FateReason(range.fate) << "\n";
     }
     if (rank.coverage->unmatched.size() > shown) {
@@ -239,7 +242,7 @@ std::string RenderPlain(const MfuReport& report, bool markdown, std::size_t top)
   if (report.derived) out << RenderDerivedPlain(*report.derived, markdown, top);
   heading("What is missing and why");
   if (report.missing.empty()) out << bullet << "nothing: every rank produced rows and every FLOPs record matched\n";
-  for (const std::string& line : report.missing) out << bullet << line << "\n";
+  for (const std::string& line : report.missing) out << bullet << escaped(line) << "\n";
   return out.str();
 }
 

@@ -65,6 +65,51 @@ TEST(EscapeControlCharacters, KeepsAMessageOnOneLine) {
   EXPECT_EQ(EscapeControlCharacters("plain"), "plain");
 }
 
+// Issue 47: the one escaper also takes what a terminal acts on beyond C0: a C1 CSI (U+009B), bytes
+// that are not UTF-8, line separators and bidirectional overrides; other text passes unchanged.
+TEST(EscapeControlCharacters, LeavesNothingATerminalActsOn) {
+  EXPECT_EQ(EscapeControlCharacters("a\x1b[31mb\x07"), "a\\x1b[31mb\\x07");
+  EXPECT_EQ(EscapeControlCharacters("\xc2\x9b"
+                                    "2J"),
+            "\\u009b2J");
+  EXPECT_EQ(EscapeControlCharacters("k\xff\xfe"), "k\\xff\\xfe");
+  EXPECT_EQ(EscapeControlCharacters("\xe2\x80\xae"
+                                    "evil\xe2\x80\xa8"),
+            "\\u202eevil\\u2028");
+  EXPECT_EQ(EscapeControlCharacters("\xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x98\x80"),
+            "\xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x98\x80");
+  EXPECT_EQ(QuoteForMessage("\x1b\xff"), "'\\x1b\\xff'");
+  EXPECT_EQ(QuoteForMessage("\xe4\xb8\xad\xe6\x96\x87", 1), "'\xe4\xb8\xad...'");  // never cut inside a character
+}
+
+TEST(DeclaredPythonEncoding, ReadsPep263CodingLines) {
+  EXPECT_EQ(DeclaredPythonEncoding("# -*- coding: gbk -*-\nx = 1\n"), "gbk");
+  EXPECT_EQ(DeclaredPythonEncoding("#!/usr/bin/env python\n# vim: set fileencoding=Latin-1 :\n"), "latin-1");
+  EXPECT_EQ(DeclaredPythonEncoding("x = 1\n# coding: gbk\n"), std::nullopt);  // only after a comment line
+  EXPECT_EQ(DeclaredPythonEncoding("x = 1  # coding: gbk\n"), std::nullopt);  // not a comment-only line
+  EXPECT_EQ(DeclaredPythonEncoding("\n\n# coding: gbk\n"), std::nullopt);     // the third line is too late
+  std::string error;
+  // Each character beyond ASCII is one U+FFFD; a GBK second byte that is a backslash stays inside
+  // its character.
+  EXPECT_EQ(AsciiCompatibleText("# \xd6\xd0\xce\xc4 \"\x81\x5c\"\n", "gbk", error),
+            "# \xef\xbf\xbd\xef\xbf\xbd \"\xef\xbf\xbd\"\n");
+  EXPECT_EQ(AsciiCompatibleText("caf\xe9", "Latin-1", error), "caf\xef\xbf\xbd");
+  EXPECT_EQ(AsciiCompatibleText("\x81\x30\x81\x30x", "gb18030", error), "\xef\xbf\xbdx");
+  EXPECT_EQ(AsciiCompatibleText("x", "no-such-encoding", error), std::nullopt);
+  EXPECT_NE(error.find("unknown encoding"), std::string::npos);
+  EXPECT_EQ(AsciiCompatibleText("ab\xd6", "gbk", error), std::nullopt);
+  EXPECT_EQ(error, "not valid gbk at byte 2");
+}
+
+TEST(DecimalInt64, ReadsDigitsAsPythonsIntDoes) {
+  EXPECT_EQ(DecimalInt64("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(DecimalInt64("0000000000000000000007"), 7);
+  EXPECT_EQ(DecimalInt64("9223372036854775808"), std::nullopt);
+  EXPECT_EQ(DecimalInt64(""), std::nullopt);
+  EXPECT_EQ(DecimalInt64("-1"), std::nullopt);
+  EXPECT_EQ(DecimalInt64("1 "), std::nullopt);
+}
+
 std::string Lines(const std::string& line, std::size_t count) {
   std::string out;
   for (std::size_t i = 0; i < count; ++i) out += line;
