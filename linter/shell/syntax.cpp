@@ -54,8 +54,17 @@ TSFieldId BashField(std::string_view name) {
 }
 
 std::vector<TSNode> NamedChildren(TSNode node) {
+  // Without the field ids: tree-sitter finds a child's field by walking up the cursor's stack,
+  // which grows with the hidden nodes error recovery nests (40,000 unclosed `case x in`).
   std::vector<TSNode> out;
-  ForEachNamedChild(node, [&](TSNode child, TSFieldId) { out.push_back(child); });
+  TSTreeCursor cursor = ts_tree_cursor_new(node);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      TSNode child = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_is_named(child)) out.push_back(child);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
   return out;
 }
 

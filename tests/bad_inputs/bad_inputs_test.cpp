@@ -919,6 +919,12 @@ std::vector<BadInput> Cases() {
       "LintLauncherFiftyThousandNestedSubshells",
       [](const TempDir& d) { return Lint(d.Write("d.sh", Repeat("(", 50000) + "true" + Repeat(")", 50000) + "\n")); },
       0, Stream::kErr, {"d.sh", "nesting deeper than 200 levels"});
+  // Issue 47: 40,000 unclosed `case x in` (400 KB): error recovery nests hidden nodes 40,000 deep,
+  // and asking a cursor for each child's field walked up all of them (over 60 s; now about 1 s).
+  hostile(
+      "LintLauncherFortyThousandUnclosedCases",
+      [](const TempDir& d) { return Lint(d.Write("d.sh", "python train.py\n" + Repeat("case x in ", 40000) + "\n")); },
+      1, Stream::kOut, {"d.sh", "OPM205"});
   // 3. A FIFO anywhere a file is read: refused at once, said what it is.
   hostile("LintFifo", [](const TempDir& d) { return Lint(Fifo(d, "p.py")); }, 2, Stream::kErr,
           {"p.py", "is a FIFO (named pipe), not a regular file"});
