@@ -68,8 +68,11 @@ void PrintCheck(const engine::RankCheck& check, const std::string& root) {
         << "kernels with shapes: " << check.compute_kernels - check.kernels_without_shapes << " of "
         << check.compute_kernels << (check.kernels_without_shapes > 0 ? " (the rest are N/A and get no MFU)" : "")
         << "\n";
-    out << mark(check.info_file.has_value()) << "chip peak: ";
-    if (check.info_file) {
+    const bool usable_peak = check.info_file && check.peak_fp16_tflops > 0;
+    out << mark(usable_peak) << "chip peak: ";
+    if (check.info_file && !usable_peak) {
+      out << shown(*check.info_file) << ": no usable peak (the verdict says why)\n";
+    } else if (check.info_file) {
       out << shown(*check.info_file) << ": FP16/BF16/FP32 " << engine::PythonFloatRepr(check.peak_fp16_tflops)
           << " TFLOPS, INT8 " << engine::PythonFloatRepr(check.peak_int8_tflops) << " TFLOPS\n";
     } else {

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "common/file_io.h"
+#include "common/json_input.h"
 #include "common/text.h"
 #include "engine/numeric.h"
 
@@ -69,7 +70,10 @@ ChipInfo LoadChipInfo(const fs::path& rank_directory, std::vector<RankNote>& not
   const auto fail = [&](const std::string& why) {
     notes.push_back({RankNote::Level::kError, why});
     notes.push_back({RankNote::Level::kError, "ChipPeakFLOPSCalculator initialization failed"});
-    return ChipInfo{};
+    // Invalid, but still naming the file it came from: check-db's cause is that file, not a missing one.
+    ChipInfo invalid;
+    invalid.info_file = chip.info_file;
+    return invalid;
   };
   std::error_code ec;
   if (!fs::exists(rank_directory, ec)) return fail("Profiler path does not exist: " + rank_directory.string());
@@ -80,7 +84,9 @@ ChipInfo LoadChipInfo(const fs::path& rank_directory, std::vector<RankNote>& not
   chip.info_file = *info_file;
   auto text = ReadTextFile(*info_file, ReadLimits{.max_bytes = 1U << 20, .reject_nul = true});
   if (!text.ok()) return fail("Failed to load device information: " + text.error().message);
-  const auto json = nlohmann::json::parse(*text, nullptr, false);
+  auto parsed = ParseJsonWithinLimits(*text, info_file->string());
+  if (!parsed.ok()) return fail("Failed to load device information: " + parsed.error().message);
+  const nlohmann::json json = std::move(parsed).value();
   if (json.is_discarded() || !json.is_object() || !json.contains("DeviceInfo") || !json["DeviceInfo"].is_array() ||
       json["DeviceInfo"].empty()) {
     ChipInfo invalid;

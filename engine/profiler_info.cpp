@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/file_io.h"
+#include "common/json_input.h"
 #include "common/text.h"
 
 namespace opmfu::engine {
@@ -135,7 +136,7 @@ Result<std::optional<RecordedConfig>> ReadRecordedConfig(const fs::path& rank_di
   ReadLimits limits;
   limits.max_bytes = std::uint64_t{1} << 20;
   OPMFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(file, limits));
-  const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  OPMFU_ASSIGN_OR_RETURN(const json root, ParseJsonWithinLimits(text, file.string()));
   if (root.is_discarded() || !root.is_object()) {
     return Error::Input(file.string() + ": not a JSON object, so the recorded configuration is unknown");
   }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/file_io.h"
+#include "common/json_input.h"
 #include "common/process.h"
 #include "common/text.h"
 
@@ -69,7 +70,8 @@ Result<std::vector<std::string>> AskSearchPath(const std::string& interpreter) {
     return Error::Input(interpreter + ": exited with status " + std::to_string(output.exit_code) +
                         " when asked for sys.path; pass --formulas FILE or --python PYTHON");
   }
-  const auto parsed = nlohmann::json::parse(output.standard_output, nullptr, false);
+  OPMFU_ASSIGN_OR_RETURN(const nlohmann::json parsed,
+                         ParseJsonWithinLimits(output.standard_output, interpreter + "'s sys.path"));
   if (!parsed.is_array())
     return Error::Input(interpreter + ": did not print a sys.path list; is it a Python interpreter?");
   std::vector<std::string> entries = PythonPathEntries();

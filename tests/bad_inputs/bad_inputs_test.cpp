@@ -182,6 +182,13 @@ std::vector<FailedRankCause> FailedRankCauses() {
          d.Write(std::string(kRankDir) + "/PROF_000001_demo/device_0/info.json.0", "{\"DeviceInfo\": [");
        },
        {"rank 0: error:", db, "no usable chip peak"}},
+      {"InfoJsonNestedHundredThousandDeep",  // issue 47: nlohmann's recursive copy overflowed the stack
+       [](const TempDir& d) {
+         WriteRank(d);
+         d.Write(std::string(kRankDir) + "/PROF_000001_demo/device_0/info.json.0",
+                 R"({"DeviceInfo": [{"ai_core_num": )" + Repeat("[", 100000) + Repeat("]", 100000) + "}]}");
+       },
+       {"rank 0: error:", db, "info.json.0: JSON nested deeper than 256 levels (a limit of opmfu)"}},
       {"NeverParsed",
        [](const TempDir& d) {
          d.Write(std::string(kRankDir) + "/PROF_000001_demo/device_0/data/aicore.data.0.slice_0", "raw");
@@ -1123,6 +1130,66 @@ std::vector<BadInput> Cases() {
                                             "--from",   from.string(), "--formulas", from.string()};
           },
           2, Stream::kErr, {"opmfu: error:", "torch:\\n\\x01x"});
+  // ---- issue 47: depth and work bounds in every parser ----------------------------------------------
+  // JSON nested 100,000 deep (200 KB): nlohmann's recursive copy and dump overflowed the stack.
+  hostile("CheckDbInfoJsonNestedHundredThousandDeep",
+          [](const TempDir& d) {
+            WriteHealthyRankOne(d);
+            WriteRank(d);
+            d.Write(std::string(kRankDir) + "/PROF_000001_demo/device_0/info.json.0",
+                    R"({"DeviceInfo": [{"ai_core_num": )" + Repeat("[", 100000) + Repeat("]", 100000) + "}]}");
+            return CheckDbArgs(d);
+          },
+          1, Stream::kOut, {"info.json.0: JSON nested deeper than 256 levels (a limit of opmfu)"});
+  hostile("AnalyzeProfilerInfoNestedHundredThousandDeep",  // only evidence: the rank is still analysed
+          [](const TempDir& d) {
+            WriteRank(d);
+            d.Write(std::string(kRankDir) + "/profiler_info_0.json",
+                    "{\"config\": " + Repeat("[", 100000) + Repeat("]", 100000) + "}");
+            return Analyze(d);
+          },
+          0, Stream::kErr, {"rank 0: warning:", "profiler_info_0.json: JSON nested deeper than 256 levels"});
+  // A pyproject.toml dotted key of 30,000 parts (60 KB) overflowed toml++'s stack; 60,000 keys
+  // under [tool.opmfu] took minutes (yaml-cpp's map lookup per inserted key).
+  const auto dotted_key = [](const TempDir& d) {
+    d.Write("pyproject.toml", "[tool.opmfu]\nselect = [\"OPM1\"]\na" + Repeat(".a", 30000) + " = 1\n");
+  };
+  const auto many_keys = [](const TempDir& d) {
+    std::string keys = "[tool.opmfu]\n";
+    for (int i = 0; i < 60000; ++i) keys += "k" + std::to_string(i) + " = 1\n";
+    d.Write("pyproject.toml", keys);
+  };
+  for (const auto& toml : std::vector<std::pair<std::string, std::function<void(const TempDir&)>>>{
+           {"DottedKeyOfThirtyThousandParts", dotted_key}, {"SixtyThousandKeys", many_keys}}) {
+    const std::vector<std::string> line = {"opmfu: error:", "pyproject.toml:",
+                                           toml.first == "SixtyThousandKeys"
+                                               ? "more than 10000 TOML keys (a limit of opmfu)"
+                                               : "TOML nested deeper than 128 levels"};
+    const auto write = toml.second;
+    hostile(
+        "LintPyproject" + toml.first,
+        [write](const TempDir& d) {
+          write(d);
+          return std::vector<std::string>{"lint", d.Write("train.py", "import torch_npu\n").string()};
+        },
+        2, Stream::kErr, line);
+    hostile(
+        "AnalyzePyproject" + toml.first,
+        [write](const TempDir& d) {
+          write(d);
+          WriteRank(d);
+          return Analyze(d);
+        },
+        2, Stream::kErr, line);
+    hostile(
+        "RegistryCheckPyproject" + toml.first,
+        [write](const TempDir& d) {
+          write(d);
+          const fs::path file = d.Write("_flops_formulas.py", "x = 1\n");
+          return std::vector<std::string>{"registry", "check", file.string()};
+        },
+        2, Stream::kErr, line);
+  }
 
   return cases;
 }
