@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "common/file_io.h"
 
@@ -13,13 +16,17 @@ namespace opmfu {
 
 namespace {
 
-// The work an input's queries may do, in SQLite virtual-machine steps per byte of the file (and
-// at least kInputQueryStepsFloor): every query opmfu runs over an input is about linear in its
-// size, so a VIEW named TASK whose recursive CTE never ends (or one that computes for hours) is
-// stopped instead of hanging the run. Calibrated in docs/reliability.md ("Limits").
+// The work an input's queries may do: a VIEW named TASK whose recursive CTE never ends (or one
+// that computes for hours) is stopped instead of hanging the run. Two bounds, whichever comes
+// first: SQLite virtual-machine steps, 100 per byte of the file (at least kInputQueryStepsFloor:
+// every query opmfu runs is about linear in the file), which stops a small file's runaway within
+// a second; and kInputQuerySeconds of wall time per statement, from its first step, which bounds
+// a large one (the steps alone let a 20 MB file compute for a minute). Calibrated in
+// docs/reliability.md ("Limits").
 constexpr std::uint64_t kInputQueryStepsPerByte = 100;
 constexpr std::uint64_t kInputQueryStepsFloor = std::uint64_t{1} << 24;
 constexpr int kStepsPerProgressCall = 4096;
+constexpr auto kInputQuerySeconds = std::chrono::seconds(10);
 
 // SQLite's message plus the system error behind an I/O failure ("disk I/O error (File too
 // large)"): a full disk and a permission problem read the same otherwise.
@@ -30,9 +37,9 @@ std::string SqliteMessage(sqlite3* db) {
   const int primary = sqlite3_errcode(db) & 0xff;  // extended codes are on
   if (primary == SQLITE_INTERRUPT) {
     // Only the progress handler interrupts (OpenReadOnly): say what the bound is.
-    return "query stopped: it did more work than a database of this size can need (the bound is " +
-           std::to_string(kInputQueryStepsPerByte) +
-           " SQLite steps per byte of file); a VIEW or TRIGGER that computes without end?";
+    return "query stopped: it did more work than a database of this size can need (the bounds are " +
+           std::to_string(kInputQueryStepsPerByte) + " SQLite steps per byte of file and " +
+           std::to_string(kInputQuerySeconds.count()) + " s per query); a VIEW or TRIGGER that computes without end?";
   }
   if (system_error != 0 && (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
     message += " (" + std::string(std::strerror(system_error)) + ")";
@@ -77,10 +84,37 @@ std::string FileUri(const std::filesystem::path& path, std::string_view query) {
   return uri;
 }
 
+// The inputs of this process whose query was stopped. The readers open a file several times (a
+// connection per table, then the SQL reader, then check-db's counts): once one query ran past the
+// bounds, the next would too, so the file is not queried again, and a rank fails within one bound,
+// not one per connection.
+class StoppedInputs {
+ public:
+  static StoppedInputs& Get() {
+    static StoppedInputs stopped;
+    return stopped;
+  }
+  void Add(const std::string& path) {
+    const std::lock_guard lock(mutex_);
+    paths_.insert(path);
+  }
+  bool Contains(const std::string& path) {
+    const std::lock_guard lock(mutex_);
+    return paths_.contains(path);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> paths_;
+};
+
 int StopRunawayQuery(void* budget) {
-  auto* steps = static_cast<Database::QueryBudget*>(budget);
-  steps->used += kStepsPerProgressCall;
-  return steps->used > steps->limit ? 1 : 0;
+  auto* spent = static_cast<Database::QueryBudget*>(budget);
+  spent->used += kStepsPerProgressCall;
+  // Called every 4096 steps (tens of microseconds): a clock read there costs nothing measurable.
+  if (spent->used <= spent->limit && std::chrono::steady_clock::now() <= spent->deadline) return 0;
+  StoppedInputs::Get().Add(spent->path);
+  return 1;
 }
 
 // What an input left beside it says about its state. A write-ahead log with frames beside a WAL
@@ -137,7 +171,9 @@ Result<Database> Database::Open(const std::filesystem::path& path, int flags, st
     const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
     budget = std::make_unique<QueryBudget>();
     budget->limit = std::max(kInputQueryStepsFloor, (ec ? 0 : bytes) * kInputQueryStepsPerByte);
+    budget->path = path.string();
     sqlite3_progress_handler(db.get(), kStepsPerProgressCall, StopRunawayQuery, budget.get());
+    budget->deadline = std::chrono::steady_clock::now() + kInputQuerySeconds;
   }
   // Reading the schema makes SQLite check the header: a text file named .db fails here, not later.
   char* message = nullptr;
@@ -157,6 +193,12 @@ Result<Database> Database::OpenReadOnly(const std::filesystem::path& path) {
   OPMFU_ASSIGN_OR_RETURN(const std::string header, ReadFileHead(path, 100));
   if (header.empty()) return Error::Input(path.string() + ": empty file (0 bytes), not a SQLite database");
   OPMFU_RETURN_IF_ERROR(CheckNoUnfinishedWrite(path, header));
+  if (StoppedInputs::Get().Contains(path.string())) {
+    return Error::Input(path.string() + ": query stopped: an earlier query on this file ran past the bounds (" +
+                        std::to_string(kInputQueryStepsPerByte) + " SQLite steps per byte of file, " +
+                        std::to_string(kInputQuerySeconds.count()) +
+                        " s per query), so it is not read again; a VIEW or TRIGGER that computes without end?");
+  }
   return Open(path, SQLITE_OPEN_READONLY, "reading");
 }
 
@@ -171,11 +213,12 @@ Result<Statement> Database::Prepare(std::string_view sql) {
     sqlite3_finalize(raw);
     return SqliteError(path_, handle_.get(), "query failed");
   }
-  return Statement(raw, path_);
+  return Statement(raw, path_, budget_.get());
 }
 
 Status Database::Execute(std::string_view sql) {
   const std::string text(sql);
+  if (budget_) budget_->deadline = std::chrono::steady_clock::now() + kInputQuerySeconds;
   char* message = nullptr;
   if (sqlite3_exec(handle_.get(), text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     sqlite3_free(message);
@@ -192,6 +235,12 @@ Result<bool> Database::HasTable(std::string_view table) {
 }
 
 Result<bool> Statement::Step() {
+  if (budget_ != nullptr) {
+    // The progress handler reads the deadline of the statement being stepped: this one's, fixed at
+    // its first step (a statement stepped in the loop of another does not extend the outer one).
+    if (sqlite3_stmt_busy(handle_.get()) == 0) deadline_ = std::chrono::steady_clock::now() + kInputQuerySeconds;
+    budget_->deadline = deadline_;
+  }
   const int rc = sqlite3_step(handle_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -23,6 +24,15 @@ struct SqliteCloser {
 };
 struct StatementFinalizer {
   void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
+};
+
+/// The SQLite steps an input's queries have done against their bound, and the deadline of the
+/// statement being stepped (see sqlite.cpp).
+struct DatabaseQueryBudget {
+  std::uint64_t used = 0;
+  std::uint64_t limit = 0;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::string path;  ///< the file, remembered when its query is stopped
 };
 
 class Statement {
@@ -48,9 +58,12 @@ class Statement {
 
  private:
   friend class Database;
-  Statement(sqlite3_stmt* statement, std::string context) : handle_(statement), context_(std::move(context)) {}
+  Statement(sqlite3_stmt* statement, std::string context, DatabaseQueryBudget* budget)
+      : handle_(statement), context_(std::move(context)), budget_(budget) {}
   std::unique_ptr<sqlite3_stmt, StatementFinalizer> handle_;
-  std::string context_;  ///< the database path, for messages
+  std::string context_;                    ///< the database path, for messages
+  DatabaseQueryBudget* budget_ = nullptr;  ///< the connection's, for an input (see sqlite.cpp)
+  std::chrono::steady_clock::time_point deadline_;
 };
 
 class Database {
@@ -63,11 +76,7 @@ class Database {
   /// Opens (creating if needed) a database opmfu owns, for writing results.
   static Result<Database> OpenForWrite(const std::filesystem::path& path);
 
-  /// The SQLite steps an input's queries have done, against their bound (see sqlite.cpp).
-  struct QueryBudget {
-    std::uint64_t used = 0;
-    std::uint64_t limit = 0;
-  };
+  using QueryBudget = DatabaseQueryBudget;
 
   Result<Statement> Prepare(std::string_view sql);
   Status Execute(std::string_view sql);

@@ -121,16 +121,28 @@ Result<TSParser*> ThreadParser(Grammar grammar) {
   return parser.get();
 }
 
+std::string Named(std::string_view file) { return file.empty() ? std::string() : std::string(file) + ": "; }
+
+std::string DescribeMicros(std::uint64_t micros) {
+  return micros >= 1000000 && micros % 1000000 == 0 ? std::to_string(micros / 1000000) + " s"
+                                                    : std::to_string(micros) + " us";
+}
+
 // Parses `source` limited to `ranges` (the whole text when empty).
-Result<TreePtr> ParseRanges(Grammar grammar, const std::string& source, const std::vector<TSRange>& ranges) {
+Result<TreePtr> ParseRanges(Grammar grammar, const std::string& source, const std::vector<TSRange>& ranges,
+                            const ParseOptions& options) {
   OPMFU_ASSIGN_OR_RETURN(TSParser * parser, ThreadParser(grammar));
+  const std::uint64_t timeout = options.timeout_micros != 0 ? options.timeout_micros : kParseTimeoutMicros;
+  ts_parser_set_timeout_micros(parser, timeout);
   ts_parser_set_included_ranges(parser, ranges.empty() ? nullptr : ranges.data(),
                                 static_cast<std::uint32_t>(ranges.size()));
   TSTree* tree = ts_parser_parse_string(parser, nullptr, source.data(), static_cast<std::uint32_t>(source.size()));
   ts_parser_set_included_ranges(parser, nullptr, 0);
   if (tree == nullptr) {
+    // The only way a parse without a cancellation flag returns nothing: it ran past the timeout.
     ts_parser_reset(parser);
-    return Error::Internal("tree-sitter gave up parsing");
+    return Error::Input(Named(options.file) + "parsing took longer than " + DescribeMicros(timeout) +
+                        " (a limit of opmfu), so the file was not read");
   }
   return TreePtr(tree);
 }
@@ -181,17 +193,20 @@ std::vector<std::vector<TSRange>> RangesByPart(const std::string& source, const 
   return parts;
 }
 
-// Parses the parts on `threads` threads; nullopt if any part has an error.
-std::optional<std::vector<TreePtr>> ParseInParts(Grammar grammar, const std::string& source,
-                                                 const std::vector<std::vector<TSRange>>& parts, unsigned threads) {
-  std::vector<Result<TreePtr>> results =
-      MapInParallel(parts.size(), threads, [&](std::size_t i) { return ParseRanges(grammar, source, parts[i]); });
+// Parses the parts on `threads` threads; nullopt if any part has a syntax error, an Error if one
+// could not be parsed at all (parsing the whole file again would only take as long).
+Result<std::optional<std::vector<TreePtr>>> ParseInParts(Grammar grammar, const std::string& source,
+                                                         const std::vector<std::vector<TSRange>>& parts,
+                                                         unsigned threads, const ParseOptions& options) {
+  std::vector<Result<TreePtr>> results = MapInParallel(
+      parts.size(), threads, [&](std::size_t i) { return ParseRanges(grammar, source, parts[i], options); });
   std::vector<TreePtr> trees;
   for (Result<TreePtr>& result : results) {
-    if (!result.ok() || ts_node_has_error(ts_tree_root_node(result.value().get()))) return std::nullopt;
+    if (!result.ok()) return result.take_error();
+    if (ts_node_has_error(ts_tree_root_node(result.value().get()))) return std::optional<std::vector<TreePtr>>();
     trees.push_back(std::move(result).value());
   }
-  return trees;
+  return std::optional<std::vector<TreePtr>>(std::move(trees));
 }
 
 bool IsCommentLine(std::string_view line, Grammar grammar) {
@@ -221,6 +236,53 @@ void ForEachLine(std::string_view text, Visit&& visit) {
 }
 
 }  // namespace
+
+BracketDepth DeepestBrackets(std::string_view source, Grammar grammar, std::size_t stop_above) {
+  BracketDepth deepest;
+  if (grammar == Grammar::kBash) return deepest;
+  const bool python = grammar == Grammar::kPython;
+  std::size_t depth = 0;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const char c = source[i];
+    if (c == '\n') {
+      ++line;
+    } else if (c == '"' || (python && c == '\'')) {
+      // A string: to its closing quote (three for a triple-quoted one), a backslash escaping the
+      // next character; a one-line string that meets a newline ends there (a syntax error).
+      const std::string_view three = c == '"' ? "\"\"\"" : "'''";
+      const bool triple = python && source.substr(i, 3) == three;
+      const std::string_view close = triple ? three : three.substr(0, 1);
+      for (i += close.size(); i < source.size(); ++i) {
+        if (source[i] == '\\' && i + 1 < source.size()) {
+          if (source[++i] == '\n') ++line;
+        } else if (source[i] == '\n') {
+          if (!triple) break;
+          ++line;
+        } else if (source.substr(i, close.size()) == close) {
+          i += close.size() - 1;
+          break;
+        }
+      }
+      if (i < source.size() && source[i] == '\n') --i;  // the newline is counted by the loop
+    } else if ((python && c == '#') || (!python && source.substr(i, 2) == "//")) {
+      const std::size_t end = source.find('\n', i);
+      i = (end == std::string_view::npos ? source.size() : end) - 1;
+    } else if (!python && source.substr(i, 2) == "/*") {
+      const std::size_t end = source.find("*/", i + 2);
+      const std::size_t stop = end == std::string_view::npos ? source.size() : end + 2;
+      line += static_cast<std::size_t>(std::count(source.begin() + static_cast<std::ptrdiff_t>(i),
+                                                  source.begin() + static_cast<std::ptrdiff_t>(stop), '\n'));
+      i = stop - 1;
+    } else if (c == '(' || c == '[' || c == '{') {
+      if (++depth > deepest.depth) deepest = {depth, line};
+      if (depth > stop_above) return deepest;
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 std::optional<std::string> WithoutLongCommentRuns(std::string_view source, Grammar grammar) {
   std::vector<CommentRun> runs;
@@ -259,7 +321,18 @@ std::optional<std::string> WithoutLongCommentRuns(std::string_view source, Gramm
 }
 
 Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options) {
-  if (source.size() > UINT32_MAX / 2) return Error::Input("source too large to parse");
+  if (source.size() > UINT32_MAX / 2) return Error::Input(Named(options.file) + "source too large to parse");
+  if (grammar != Grammar::kBash) {
+    const std::size_t limit = grammar == Grammar::kPython ? kMaxPythonBracketDepth : kMaxJsonBracketDepth;
+    if (const BracketDepth deepest = DeepestBrackets(source, grammar, limit); deepest.depth > limit) {
+      const std::string where = options.file.empty()
+                                    ? "line " + std::to_string(deepest.line) + ": "
+                                    : std::string(options.file) + ":" + std::to_string(deepest.line) + ": ";
+      return Error::Input(where + "brackets nested deeper than " + std::to_string(limit) + " levels (a limit of opmfu" +
+                          (grammar == Grammar::kPython ? "; CPython refuses more than 200" : "") +
+                          "), so the file was not read");
+    }
+  }
   // What tree-sitter is given: the source, or (rarely) a copy with long comment runs blanked. The
   // tree keeps the source itself: offsets are the same in both.
   const std::optional<std::string> blanked = WithoutLongCommentRuns(source, grammar);
@@ -278,14 +351,14 @@ Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseO
     if (spans || !cuts.empty()) {
       const std::vector<SourceSpan> covered =
           spans ? *spans : std::vector<SourceSpan>{{0, text.size(), 0, EndPoint(text).row}};
-      if (auto trees = ParseInParts(grammar, text, RangesByPart(text, covered, cuts), threads)) {
-        return SyntaxTree(std::move(source), std::move(*trees), spans.has_value());
-      }
+      OPMFU_ASSIGN_OR_RETURN(auto trees,
+                             ParseInParts(grammar, text, RangesByPart(text, covered, cuts), threads, options));
+      if (trees) return SyntaxTree(std::move(source), std::move(*trees), spans.has_value());
       // An error in some part: parse the whole file as one, so what is reported never depends
       // on how it was cut.
     }
   }
-  OPMFU_ASSIGN_OR_RETURN(TreePtr tree, ParseRanges(grammar, text, {}));
+  OPMFU_ASSIGN_OR_RETURN(TreePtr tree, ParseRanges(grammar, text, {}, options));
   std::vector<TreePtr> trees;
   trees.push_back(std::move(tree));
   return SyntaxTree(std::move(source), std::move(trees), false);

@@ -79,7 +79,31 @@ struct ParseOptions {
   /// Python only: parse decorators, signatures and each function's first statement, and skip
   /// the rest of top-level function bodies. For readers that need no more (`registry list`).
   bool python_signatures_only = false;
+  /// The file, as errors name it (the bounds below refuse a file by name).
+  std::string_view file = {};
+  /// Wall time for one tree-sitter parse (kParseTimeoutMicros below; tests set less).
+  std::uint64_t timeout_micros = 0;
 };
+
+/// Brackets (`(`, `[`, `{`) a Python file may nest. CPython's tokenizer refuses more than 200
+/// ("too many nested parentheses"), so a deeper file is not Python; tree-sitter's error recovery on
+/// deep brackets grows without bound (2 million nested: 2.5 GB; 40,000 unclosed `f(`: an abort).
+inline constexpr std::size_t kMaxPythonBracketDepth = 200;
+/// Arrays and objects a JSON file parsed by tree-sitter may nest (as common/json_input's
+/// kMaxJsonDepth; `json.load` itself stops near 1,000). 40,000 unclosed `[1,` aborted tree-sitter.
+inline constexpr std::size_t kMaxJsonBracketDepth = 256;
+/// Wall time one tree-sitter parse may take (ts_parser_set_timeout_micros): the backstop for error
+/// recovery no pre-scan foresees. A clean 4 MiB file parses in well under a second alone; a 10 MB
+/// one took 9.9 s on the loaded 2-core VM.
+inline constexpr std::uint64_t kParseTimeoutMicros = 15'000'000;
+
+/// The deepest bracket nesting of `source` as its grammar lexes it (strings and comments skipped;
+/// bash is not scanned: 0), stopping once past `stop_above`; with the line it was reached on.
+struct BracketDepth {
+  std::size_t depth = 0;
+  std::size_t line = 1;
+};
+BracketDepth DeepestBrackets(std::string_view source, Grammar grammar, std::size_t stop_above);
 
 /// Comment lines in one run (blank lines between them do not end it) that tree-sitter is given as
 /// comments. tree-sitter 0.20 counts the comments between two tokens in 16 bits: 65,535 in a row
@@ -94,8 +118,9 @@ inline constexpr std::size_t kMaxCommentRun = 1000;
 /// of the same length with the comment lines of runs past the limits above blanked.
 std::optional<std::string> WithoutLongCommentRuns(std::string_view source, Grammar grammar);
 
-/// Parses `source`. Fails only when tree-sitter itself cannot (syntax errors give a tree with
-/// ERROR nodes, not an Error).
+/// Parses `source`. Syntax errors give a tree with ERROR nodes, not an Error; an Error (one line,
+/// naming `options.file`) is a source past the bracket limits above (refused before tree-sitter
+/// sees it) or a parse that ran past kParseTimeoutMicros.
 Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options = {});
 
 /// Calls `visit` for each top-level statement of every part, in order (cursor-based: linear in

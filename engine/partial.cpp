@@ -284,6 +284,11 @@ Result<Partial> OpenPartial(const fs::path& path) {
   if (!index || !count || *count < 1 || *index < 0 || *index >= *count) {
     return Damaged(path, "no valid shard_index/shard_count");
   }
+  // Checked before anything is sized by it (merging allocates per shard: 2^31 took 12 GB).
+  if (static_cast<std::uint64_t>(*count) > kMaxShards) {
+    return Damaged(path, "shard_count " + std::to_string(*count) + " is above the " + std::to_string(kMaxShards) +
+                             " shards opmfu writes");
+  }
   partial.spec = {static_cast<std::size_t>(*index), static_cast<std::size_t>(*count)};
   partial.root = info["root"].value_or("");
   partial.correction = info["correction"].value_or("");

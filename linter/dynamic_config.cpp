@@ -233,7 +233,7 @@ const JsonEntry* DynamicConfig::Experimental(std::string_view key) const { retur
 Result<DynamicConfig> ReadDynamicConfig(std::string path, std::string source) {
   auto original = std::make_shared<const std::string>(source);
   PythonJsonText standard = ToStandardJson(std::move(source));
-  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kJson, std::move(standard.parsed)));
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kJson, std::move(standard.parsed), {.file = path}));
   DynamicConfig config;
   // Findings quote the file as written (NaN, not the 0e0 parsed in its place).
   config.source = std::make_shared<const TextSource>(std::move(path), std::move(original));

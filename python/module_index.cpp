@@ -66,7 +66,7 @@ PythonModule::PythonModule(std::string path, SyntaxTree tree, const LibraryKnowl
     : path_(std::move(path)), tree_(std::move(tree)), knowledge_(&knowledge) {}
 
 Result<PythonModule> PythonModule::Parse(std::string path, std::string source, const LibraryKnowledge& knowledge) {
-  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kPython, std::move(source)));
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kPython, std::move(source), {.file = path}));
   PythonModule module(std::move(path), std::move(tree), knowledge);
   module.Index();
   return module;

@@ -222,8 +222,9 @@ Result<FormulaFile> ParseFormulaFile(std::string path, std::string source, Parse
   if (source.find('\0') != std::string::npos) {
     return Error::Input(path + ": binary file (NUL byte at offset " + std::to_string(source.find('\0')) + ")");
   }
-  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, ParseSource(Grammar::kPython, std::move(source),
-                                                      {.python_signatures_only = depth == ParseDepth::kSignatures}));
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree,
+                         ParseSource(Grammar::kPython, std::move(source),
+                                     {.python_signatures_only = depth == ParseDepth::kSignatures, .file = path}));
   FormulaFile file{std::move(path), std::move(tree), {}, {}, {}};
   file.imports = python::CollectImports(file.tree);
   for (const auto& [local, imported] : file.imports) {

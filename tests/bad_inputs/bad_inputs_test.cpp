@@ -577,11 +577,13 @@ std::vector<BadInput> Cases() {
   add("LintPythonInvalidUtf8",
       [](const TempDir& d) { return Lint(d.Write("latin.py", "import torch_npu\n# caf\xe9\n")); }, 2, Stream::kErr,
       {"latin.py", "not valid UTF-8"});
+  // Not Python (CPython's tokenizer stops at 200 nested brackets): refused before tree-sitter,
+  // whose error recovery grows without bound on it (issue 47).
   add("LintPythonHundredThousandDeepNesting",
       [](const TempDir& d) {
         return Lint(d.Write("deep.py", "import torch_npu\nx = " + Repeat("(", 100000) + Repeat(")", 100000) + "\n"));
       },
-      0, Stream::kOut, {"deep.py", "OPM010"});
+      2, Stream::kErr, {"opmfu: error:", "deep.py:2: brackets nested deeper than 200 levels"});
   add("LintPythonThreeMegabyteLine",  // the longest line below the input size policy (4 MiB)
       [](const TempDir& d) {
         return Lint(d.Write("long.py", "import torch_npu\nx = \"" + std::string(3U << 20, 'a') + "\"\n"));
@@ -647,7 +649,7 @@ std::vector<BadInput> Cases() {
   }
   add("LintDynamicConfigHundredThousandDeepNesting",
       [](const TempDir& d) { return Lint(d.Write("profiler_config.json", Repeat("[", 100000) + Repeat("]", 100000))); },
-      1, Stream::kOut, {"profiler_config.json", "OPM"});
+      2, Stream::kErr, {"opmfu: error:", "profiler_config.json:1: brackets nested deeper than 256 levels"});
   for (const char* name :
        {"json_trailing_comma", "json_comments", "json_two_values", "json_wrong_types", "json_empty"}) {
     add(std::string("LintDynamicConfig_") + name,
@@ -689,7 +691,7 @@ std::vector<BadInput> Cases() {
         const fs::path file = d.Write("_flops_formulas.py", "x = " + Repeat("[", 100000) + Repeat("]", 100000) + "\n");
         return std::vector<std::string>{"registry", "list", "--formulas", file.string()};
       },
-      0, Stream::kErr, {"_flops_formulas.py", "no @register_npu_flop registrations found"});
+      2, Stream::kErr, {"opmfu: error:", "_flops_formulas.py:1: brackets nested deeper than 200 levels"});
 
   // ---- report, audit, gate, diff, flops: the commands that read MFU results ---------------------
   add("ReportTruncatedRankDb",
@@ -1066,7 +1068,7 @@ std::vector<BadInput> Cases() {
           WriteRankWithEndlessView(d, table, columns);
           return std::vector<std::string>{"report", "-d", d.path().string()};
         },
-        2, Stream::kErr, {"opmfu: error:", "ascend_pytorch_profiler_0.db", "query stopped"}, 30);
+        1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "query stopped"}, 30);
   }
   // 17. A stray -wal beside a rank DB: nothing is created or rewritten beside it.
   hostile("AnalyzeStrayWalBesideARankDb",
@@ -1190,6 +1192,70 @@ std::vector<BadInput> Cases() {
         },
         2, Stream::kErr, line);
   }
+  // tree-sitter: 2 million nested brackets in a file under the 4 MiB limit took 2.5 GB and 30 s;
+  // 40,000 unclosed `f(` (and `[1,` in JSON) aborted. Each file is refused, the others still linted.
+  hostile("LintPythonTwoMillionNestedBrackets",
+          [](const TempDir& d) {
+            d.Write("ok.py", "import torch_npu\n");
+            d.Write("deep.py", "import torch_npu\nx = " + Repeat("(", 2000000) + Repeat(")", 2000000) + "\n");
+            return Lint(d.path());
+          },
+          2, Stream::kErr, {"opmfu: error:", "deep.py:2: brackets nested deeper than 200 levels"});
+  hostile(
+      "LintPythonFortyThousandUnclosedCalls",
+      [](const TempDir& d) { return Lint(d.Write("calls.py", "import torch_npu\nx = " + Repeat("f(", 40000) + "\n")); },
+      2, Stream::kErr, {"opmfu: error:", "calls.py:2: brackets nested deeper than 200 levels"});
+  hostile("RegistryCheckFortyThousandUnclosedCalls",
+          [](const TempDir& d) {
+            const fs::path file = d.Write("_flops_formulas.py", "def f(a):\n    return " + Repeat("f(", 40000) + "\n");
+            return std::vector<std::string>{"registry", "check", file.string()};
+          },
+          2, Stream::kErr, {"opmfu: error:", "_flops_formulas.py:2: brackets nested deeper than 200 levels"});
+  hostile("LintDynamicConfigFortyThousandUnclosedArrays",
+          [](const TempDir& d) {
+            return Lint(d.Write("profiler_config.json", "{\"activities\": " + Repeat("[1,", 40000) + "\n"));
+          },
+          2, Stream::kErr, {"opmfu: error:", "profiler_config.json:1: brackets nested deeper than 256 levels"});
+  // SQLite: a 20 MB rank DB whose TASK is an endless VIEW kept check-db busy for 55 s (the step
+  // bound grew with the file); now one query's time bound, and the file is not queried again.
+  const auto endless_twenty_megabytes = [](const TempDir& d) {
+    WriteHealthyRankOne(d);
+    WriteRankWithEndlessView(d, "TASK",
+                             "x AS startNs, x + 1 AS endNs, 0 AS deviceId, 0 AS connectionId, x AS globalTaskId, 0 "
+                             "AS globalPid, 0 AS taskType, 0 AS contextId, 0 AS streamId, 0 AS taskId, 0 AS modelId");
+    Sql(d,
+        "CREATE TABLE padding (b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "
+        "20) INSERT INTO padding SELECT zeroblob(1 << 20) FROM n");
+  };
+  hostile(
+      "CheckDbEndlessTASKViewInTwentyMegabytes",
+      [endless_twenty_megabytes](const TempDir& d) {
+        endless_twenty_megabytes(d);
+        return CheckDbArgs(d);
+      },
+      1, Stream::kOut, {"rank 0:", "ascend_pytorch_profiler_0.db"}, 20);
+  hostile(
+      "AnalyzeEndlessTASKViewInTwentyMegabytes",
+      [endless_twenty_megabytes](const TempDir& d) {
+        endless_twenty_megabytes(d);
+        return Analyze(d);
+      },
+      1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "query stopped"}, 20);
+  // merge: a partial whose shard_info says 2^31 - 1 shards allocated per shard (12 GB, running).
+  hostile("MergeShardCountOfTwoBillion",
+          [](const TempDir& d) {
+            WriteRank(d);
+            const fs::path out = d.path() / "shard";
+            EXPECT_EQ(
+                testing::RunOpmfu({"analyze", "-d", d.path().string(), "--shard", "0/1", "-o", out.string()}).exit_code,
+                0);
+            const fs::path partial = out / "opmfu_partial" / "shard_0_of_1.db";
+            auto db = Database::OpenForWrite(partial);
+            EXPECT_TRUE(db.ok() &&
+                        db->Execute("UPDATE shard_info SET value = '2147483647' WHERE key = 'shard_count'").ok());
+            return std::vector<std::string>{"merge", partial.string(), "-o", (d.path() / "merged").string()};
+          },
+          2, Stream::kErr, {"opmfu: error:", "shard_0_of_1.db: damaged shard partial: shard_count 2147483647"});
 
   return cases;
 }

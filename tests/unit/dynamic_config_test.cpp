@@ -65,11 +65,13 @@ TEST(DynamicConfig, WhatJsonLoadRejectsIsInvalid) {
 }
 
 TEST(DynamicConfig, HostileInputIsBounded) {
-  // 100,000-deep nesting, a key with escapes, NUL inside a string, a huge number.
-  const std::string deep = "{\"metadata\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  // Nesting to the limit (deeper is refused before parsing: ParseBounds.*), a key with escapes,
+  // NUL inside a string, a huge number.
+  const std::string deep = "{\"metadata\": " + std::string(255, '[') + std::string(255, ']') + "}";
   const DynamicConfig nested = Read(deep);
   EXPECT_FALSE(nested.invalid);
   ASSERT_NE(nested.Top("metadata"), nullptr);
+  EXPECT_FALSE(ReadDynamicConfig("profiler_config.json", "{\"m\": " + std::string(100000, '[') + "}").ok());
   const DynamicConfig odd = Read(R"({"with\u005fflops": true, "prof_dir": "a\u0000b", "active": 1e999999})");
   ASSERT_NE(odd.Top("with_flops"), nullptr);
   EXPECT_TRUE(odd.Top("with_flops")->value.is_true());

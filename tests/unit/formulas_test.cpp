@@ -118,11 +118,17 @@ TEST(ParseFormulaFile, SurvivesBrokenEmptyAndOddInput) {
   EXPECT_EQ(binary.error().message, "bin.py: binary file (NUL byte at offset 5)");
 }
 
-TEST(ParseFormulaFile, DeepNestingDoesNotOverflowTheStack) {
+TEST(ParseFormulaFile, DeepNestingIsRefusedNamingTheLimitNotAStackOverflow) {
+  // Deeper than CPython's 200 nested brackets is not Python: refused before tree-sitter (issue 47).
   const std::string nested = "x = " + std::string(50000, '(') + "1" + std::string(50000, ')') + "\n";
-  const FormulaFile file = Parse("from torch_npu.profiler._flops_registry import register_npu_flop\n" + nested +
-                                 "@register_npu_flop(target='torch:mm')\ndef mm(x, **kwargs):\n    return 1\n");
-  EXPECT_EQ(file.registrations.size(), 1U);
+  auto file = ParseFormulaFile("f.py", "from torch_npu.profiler._flops_registry import register_npu_flop\n" + nested);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.error().message.find("f.py:2: brackets nested deeper than 200 levels"), std::string::npos)
+      << file.error().message;
+  const std::string deep_enough = "x = " + std::string(200, '(') + "1" + std::string(200, ')') + "\n";
+  const FormulaFile parsed = Parse("from torch_npu.profiler._flops_registry import register_npu_flop\n" + deep_enough +
+                                   "@register_npu_flop(target='torch:mm')\ndef mm(x, **kwargs):\n    return 1\n");
+  EXPECT_EQ(parsed.registrations.size(), 1U);
 }
 
 TEST(ParseFormulaFile, HandlesATenMegabyteFile) {

@@ -8,6 +8,7 @@
 
 #include "common/config_toml.h"
 #include "common/json_input.h"
+#include "common/tree_sitter.h"
 
 namespace opmfu {
 namespace {
@@ -114,6 +115,53 @@ TEST(TomlLimits, MoreKeysThanTheLimitAreRefusedNamingTheLine) {
   const Status status = CheckTomlLimits("big.toml", many);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().message, "big.toml:10001: more than 10000 TOML keys (a limit of opmfu)");
+}
+
+}  // namespace
+}  // namespace opmfu
+
+namespace opmfu {
+namespace {
+
+TEST(ParseBounds, PythonBracketsPastCPythonsLimitAreRefusedNamingFileAndLine) {
+  const std::string ok = "x = " + Repeat("(", kMaxPythonBracketDepth) + Repeat(")", kMaxPythonBracketDepth) + "\n";
+  EXPECT_TRUE(ParseSource(Grammar::kPython, ok, {.file = "ok.py"}).ok());
+  auto deep = ParseSource(Grammar::kPython, "import x\ny = " + Repeat("f(", 40000) + "\n", {.file = "deep.py"});
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.error().message,
+            "deep.py:2: brackets nested deeper than 200 levels (a limit of opmfu; CPython refuses more than 200), so "
+            "the file was not read");
+}
+
+TEST(ParseBounds, BracketsInStringsAndCommentsDoNotCount) {
+  const std::string brackets = Repeat("([{", 300);
+  const std::string source = "a = '" + brackets + "'\nb = \"\"\"\n" + brackets + "\n\"\"\"\n# " + brackets +
+                             "\nc = r'\\'" + brackets + "'\nd = f\"{x}" + brackets + "\"\n";
+  EXPECT_LE(DeepestBrackets(source, Grammar::kPython, 1000).depth, 1U);
+  EXPECT_TRUE(ParseSource(Grammar::kPython, source, {.file = "s.py"}).ok());
+  // An unterminated one-line string ends at its line: the brackets after it count again.
+  EXPECT_EQ(DeepestBrackets("a = 'x\n((( ", Grammar::kPython, 1000).depth, 3U);
+  EXPECT_EQ(DeepestBrackets("a = 'x\n((( ", Grammar::kPython, 1000).line, 2U);
+}
+
+TEST(ParseBounds, JsonArraysPastTheLimitAreRefused) {
+  EXPECT_TRUE(ParseSource(Grammar::kJson, Repeat("[", 256) + Repeat("]", 256), {.file = "c.json"}).ok());
+  auto deep = ParseSource(Grammar::kJson, "{\"a\": " + Repeat("[1,", 40000), {.file = "profiler_config.json"});
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.error().message,
+            "profiler_config.json:1: brackets nested deeper than 256 levels (a limit of opmfu), so the file was not "
+            "read");
+  // Comments and strings in the JSON tree-sitter reads are skipped.
+  EXPECT_EQ(DeepestBrackets("// [[[[\n/* [[[[ */ {\"[[[\": [1]}", Grammar::kJson, 1000).depth, 2U);
+}
+
+TEST(ParseBounds, AParseThatRunsPastItsTimeIsOneErrorNamingTheFile) {
+  std::string big;
+  for (int i = 0; i < 50000; ++i) big += "x" + std::to_string(i) + " = f(" + std::to_string(i) + ")\n";
+  auto slow = ParseSource(Grammar::kPython, big,
+                          {.threads = 2, .parallel_threshold = 0, .file = "big.py", .timeout_micros = 1});
+  ASSERT_FALSE(slow.ok());
+  EXPECT_EQ(slow.error().message, "big.py: parsing took longer than 1 us (a limit of opmfu), so the file was not read");
 }
 
 }  // namespace
