@@ -10,11 +10,14 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "common/output_file.h"
 #include "common/text.h"
 
 namespace opmfu::cli {
 
 Status RefuseOutputOverInput(const std::string& output_path, const std::vector<std::filesystem::path>& inputs) {
+  // The writer refuses them too, on the file it finally opens (a link or a rename made meanwhile).
+  for (const std::filesystem::path& input : inputs) NoteRunInput(input);
   if (output_path.empty() || output_path == "-") return Ok();
   struct stat output {};
   // Only an existing regular file can be lost; a device such as /dev/null is written, not replaced.

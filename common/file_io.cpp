@@ -1,5 +1,6 @@
 #include "common/file_io.h"
 
+#include "common/output_file.h"
 #include "common/unique_fd.h"
 
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <climits>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
@@ -134,19 +136,6 @@ void InstallInterruptCleanup() {
 
 namespace {
 
-// Where a write to `path` really lands: an existing symlink is followed to its target, so that an
-// edit in place changes the file the link names and leaves the link a link.
-fs::path WriteTarget(const fs::path& path) {
-  std::error_code error;
-  if (!fs::is_symlink(fs::symlink_status(path, error))) return path;
-  const fs::path resolved = fs::canonical(path, error);
-  if (!error) return resolved;
-  // A dangling link: write the file it names, relative to the link's own directory.
-  const fs::path target = fs::read_symlink(path, error);
-  if (error) return path;
-  return target.is_absolute() ? target : path.parent_path() / target;
-}
-
 Status WriteAll(int fd, std::string_view content, const std::function<Error(int)>& fail) {
   std::size_t written = 0;
   while (written < content.size()) {
@@ -171,47 +160,86 @@ Status WriteToSpecialFile(const fs::path& path, std::string_view content) {
   return Ok();
 }
 
-Status WriteAtomically(const fs::path& requested, std::string_view content, const struct stat* keep_from) {
-  const fs::path path = WriteTarget(requested);
-  struct stat existing {};
-  const bool exists = ::stat(path.c_str(), &existing) == 0;
-  if (exists && S_ISDIR(existing.st_mode)) return Error::Input(PathError(requested, "is a directory, not a file"));
-  if (exists && !S_ISREG(existing.st_mode)) return WriteToSpecialFile(path, content);
-  // What the new file keeps: the mode and owner of the file it replaces (or of `keep_from`).
-  const struct stat* model = keep_from != nullptr ? keep_from : (exists ? &existing : nullptr);
-  const mode_t mode = model != nullptr ? (model->st_mode & 07777) : 0644;
+bool IsSpecial(mode_t mode) { return S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode); }
 
-  const TemporaryFile temporary(path);
-  const fs::path& temp = temporary.path();
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
-  if (fd.get() < 0) return Error::Input(PathError(requested, "cannot write: " + ErrnoMessage(errno)));
-  auto fail = [&](int errnum) {
-    ::unlink(temp.c_str());
-    return Error::Input(PathError(requested, "cannot write: " + ErrnoMessage(errnum)));
-  };
-  OPMFU_RETURN_IF_ERROR(WriteAll(fd.get(), content, fail));
-  if (model != nullptr && (model->st_uid != ::geteuid() || model->st_gid != ::getegid())) {
-    // Replacing a file must not hand it to whoever ran opmfu. Without the right to keep the
-    // owner, nothing is written rather than a file that changed hands.
-    if (::fchown(fd.get(), model->st_uid, model->st_gid) != 0) {
-      const int errnum = errno;
-      ::unlink(temp.c_str());
-      return Error::Input(PathError(requested, "cannot keep its owner (uid " + std::to_string(model->st_uid) +
-                                                   ", gid " + std::to_string(model->st_gid) +
-                                                   "): " + ErrnoMessage(errnum) + "; nothing was written"));
+// Whether `path` is (or, outside the write roots, links to) a device or FIFO, written in place.
+bool WrittenInPlace(const fs::path& path) {
+  struct stat own {};
+  if (::lstat(path.c_str(), &own) != 0) return false;
+  if (IsSpecial(own.st_mode)) return true;
+  struct stat target {};
+  return S_ISLNK(own.st_mode) && std::getenv(kWriteRootsVariable) == nullptr && ::stat(path.c_str(), &target) == 0 &&
+         IsSpecial(target.st_mode);
+}
+
+Status WriteAtomically(const fs::path& path, std::string_view content, const OutputOptions& options,
+                       const struct stat* keep_from) {
+  if (WrittenInPlace(path)) return WriteToSpecialFile(path, content);
+  OPMFU_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> file, OutputFile::Begin(path, options));
+  auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
+  if (keep_from != nullptr) {
+    // A backup is as private as the file it saves, and keeps its owner (or is not written).
+    if ((keep_from->st_uid != ::geteuid() || keep_from->st_gid != ::getegid()) &&
+        ::fchown(file->fd(), keep_from->st_uid, keep_from->st_gid) != 0) {
+      return Error::Input(PathError(path, "cannot keep the owner (uid " + std::to_string(keep_from->st_uid) + ", gid " +
+                                              std::to_string(keep_from->st_gid) + "): " + ErrnoMessage(errno) +
+                                              "; nothing was written"));
     }
+    if (::fchmod(file->fd(), keep_from->st_mode & 07777) != 0) return fail(errno);
   }
-  if (::fchmod(fd.get(), mode) != 0) return fail(errno);
-  if (::fsync(fd.get()) != 0) return fail(errno);
-  if (fd.Close() != 0) return fail(errno);
-  if (::rename(temp.c_str(), path.c_str()) != 0) return fail(errno);
-  return Ok();
+  OPMFU_RETURN_IF_ERROR(WriteAll(file->fd(), content, fail));
+  return file->Commit();
 }
 
 }  // namespace
 
 Status WriteFileAtomically(const fs::path& path, std::string_view content) {
-  return WriteAtomically(path, content, nullptr);
+  return WriteAtomically(path, content, {}, nullptr);
+}
+
+Status WriteFileAtomically(const fs::path& path, std::string_view content, const fs::path& tree) {
+  return WriteAtomically(path, content, {.tree = tree, .database = false, .edit = false}, nullptr);
+}
+
+Status ReplaceFileIfUnchanged(const fs::path& path, std::string_view original, std::string_view edited) {
+  const auto changed = [&] {
+    return Error::Input(PathError(path,
+                                  "changed since opmfu read it (an editor or another opmfu run wrote it); nothing was "
+                                  "written to it, run again"));
+  };
+  std::error_code ec;
+  // An edit changes the file a link names; the link stays a link.
+  const fs::path real = fs::canonical(path, ec);
+  if (ec)
+    return fs::exists(fs::symlink_status(path, ec)) ? Error::Input(PathError(path, "cannot edit: " + ec.message()))
+                                                    : changed();
+  OPMFU_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> file,
+                         OutputFile::Begin(real, {.tree = {}, .database = false, .edit = true}));
+  const int existing = file->existing_fd();
+  if (existing < 0) return changed();
+  // Two edits of one file take turns; the later sees the earlier's change below and refuses. The
+  // lock is held until the file closes, after the rename.
+  while (::flock(existing, LOCK_EX) != 0) {
+    if (errno != EINTR) return Error::Input(PathError(path, "cannot lock: " + ErrnoMessage(errno)));
+  }
+  struct stat locked {};
+  struct stat named {};
+  if (::fstat(existing, &locked) != 0 || ::lstat(real.c_str(), &named) != 0 || locked.st_dev != named.st_dev ||
+      locked.st_ino != named.st_ino || static_cast<std::uint64_t>(locked.st_size) != original.size()) {
+    return changed();
+  }
+  std::string current(original.size(), '\0');
+  std::size_t read = 0;
+  while (read < current.size()) {
+    const ssize_t n = ::pread(existing, current.data() + read, current.size() - read, static_cast<off_t>(read));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return changed();
+    read += static_cast<std::size_t>(n);
+  }
+  if (current != original) return changed();
+  auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
+  OPMFU_RETURN_IF_ERROR(WriteAll(file->fd(), edited, fail));
+  return file->Commit();
 }
 
 Status AppendToFile(const fs::path& path, std::string_view content) {
@@ -228,8 +256,7 @@ Status CopyFileAtomically(const fs::path& from, const fs::path& to) {
   if (!content.ok()) return content.take_error();
   struct stat source {};
   if (::stat(from.c_str(), &source) != 0) return Error::Input(PathError(from, ErrnoMessage(errno)));
-  // A backup is as private as the file it saves.
-  return WriteAtomically(to, *content, &source);
+  return WriteAtomically(to, *content, {}, &source);
 }
 
 }  // namespace opmfu

@@ -12,11 +12,24 @@
 namespace opmfu {
 
 /// Writes `content` to a temporary file in the destination's directory, flushes it and renames it
-/// over `path`, so readers see the old file or the new one, never a part. Keeps the mode and owner
-/// of an existing file (and refuses, writing nothing, when the owner cannot be kept). A symlink is
-/// written through: its target changes, the link stays. A device or FIFO (`/dev/null`,
-/// `/dev/full`) is written in place, every write checked.
+/// over `path`, so readers see the old file or the new one, never a part (OutputFile, in
+/// common/output_file.h, says what it refuses: a symbolic link at `path`, an input of the run, a
+/// path outside the write roots). Keeps the mode and owner of an existing file (and refuses,
+/// writing nothing, when the owner cannot be kept). A device or FIFO (`/dev/null`, `/dev/full`,
+/// `/dev/stdout` and a link to one) is written in place, every write checked.
 Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content);
+/// The same for a file of a tree opmfu writes (`cluster_analysis_output/...`): `tree` is the
+/// directory the user named above it; the directories below it are created as needed and never
+/// entered through a symbolic link.
+Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content,
+                           const std::filesystem::path& tree);
+
+/// An edit in place (`lint --fix`, `registry add --write`): replaces the file `path` names (a
+/// symlink is followed: the file it names is edited) with `edited`, only if it still holds
+/// `original`, the text the edit was made from. Holds an flock on the file from the check to the
+/// rename, so two edits of one file take turns and the second refuses; refuses with one line
+/// naming the file when it changed, writing nothing.
+Status ReplaceFileIfUnchanged(const std::filesystem::path& path, std::string_view original, std::string_view edited);
 
 /// Appends `content` to `path` (created 0644 when missing), as a log file is written: several runs
 /// may share one file, so it is never replaced. Fails with a one-line reason, the file named.

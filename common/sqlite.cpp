@@ -1,6 +1,7 @@
 #include "common/sqlite.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,8 +10,10 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "common/file_io.h"
+#include "common/output_file.h"
 
 namespace opmfu {
 
@@ -299,39 +302,63 @@ std::string_view Statement::Text(int column) const {
 
 namespace {
 
-Status SyncFile(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::Input(path.string() + ": " + ErrnoMessage(errno));
-  const int rc = ::fsync(fd);
-  const int saved = errno;
-  ::close(fd);
-  if (rc != 0) return Error::Input(path.string() + ": " + ErrnoMessage(saved));
-  return Ok();
+// Copies what `from` holds from its start into `to` (both open descriptors).
+Status CopyDescriptor(int from, int to, const std::filesystem::path& named) {
+  std::vector<char> buffer(std::size_t{1} << 20);
+  off_t offset = 0;
+  for (;;) {
+    const ssize_t n = ::pread(from, buffer.data(), buffer.size(), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::Input(named.string() + ": cannot copy for an atomic update: " + ErrnoMessage(errno));
+    if (n == 0) return Ok();
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t w = ::write(to, buffer.data() + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) return Error::Input(named.string() + ": cannot copy for an atomic update: " + ErrnoMessage(errno));
+      done += w;
+    }
+    offset += n;
+  }
 }
 
 }  // namespace
 
 Result<std::unique_ptr<AtomicDatabaseWrite>> AtomicDatabaseWrite::Begin(const std::filesystem::path& path,
-                                                                        AtomicDatabaseStart start) {
+                                                                        AtomicDatabaseStart start,
+                                                                        const std::filesystem::path& tree) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) return Error::Input(path.parent_path().string() + ": cannot create: " + ec.message());
+  if (tree.empty()) {
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return Error::Input(path.parent_path().string() + ": cannot create: " + ec.message());
+  }
   std::unique_ptr<AtomicDatabaseWrite> write(new AtomicDatabaseWrite(path));
-  const fs::path& temp = write->temporary_->path();
-  fs::remove(temp, ec);
-  // Our file exists, locked, before anything stale is looked for: a concurrent run skips it as
-  // this one skips theirs.
-  if (Status created = write->temporary_->CreateLocked(); !created.ok()) return created.take_error();
+  OPMFU_ASSIGN_OR_RETURN(write->file_, OutputFile::Begin(path, {.tree = tree, .database = true, .edit = false}));
   RemoveStaleTemporaries(path);
-  if (start == AtomicDatabaseStart::kCopyOfExisting && fs::exists(path, ec)) {
-    fs::copy_file(path, temp, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
+  OutputFile& file = *write->file_;
+  if (start == AtomicDatabaseStart::kCopyOfExisting && file.existing_fd() >= 0) {
+    if (Status copied = CopyDescriptor(file.existing_fd(), file.fd(), path); !copied.ok()) {
       write->RemoveTemporary();
-      return Error::Input(path.string() + ": cannot copy for an atomic update: " + ec.message());
+      return copied.take_error();
+    }
+    // Changes still in the old file's write-ahead log are part of it: the copy's log, replayed
+    // when the copy opens, keeps them (and the old log is removed at Commit).
+    const std::string wal = path.filename().string() + "-wal";
+    UniqueFd old_wal(::openat(file.directory_fd(), wal.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat wal_info {};
+    if (old_wal.valid() && ::fstat(old_wal.get(), &wal_info) == 0 && S_ISREG(wal_info.st_mode) &&
+        wal_info.st_size > 0) {
+      UniqueFd copy(::openat(file.directory_fd(), (file.temporary_leaf() + "-wal").c_str(),
+                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+      Status copied = copy.valid() ? CopyDescriptor(old_wal.get(), copy.get(), path)
+                                   : Error::Input(path.string() + ": cannot copy its -wal: " + ErrnoMessage(errno));
+      if (!copied.ok()) {
+        write->RemoveTemporary();
+        return copied.take_error();
+      }
     }
   }
-  auto db = Database::OpenForWrite(temp);
+  auto db = Database::OpenForWrite(file.temporary_name());
   if (!db.ok()) {
     const Error error = write->Failed(db.take_error());
     write->RemoveTemporary();
@@ -346,8 +373,7 @@ Result<std::unique_ptr<AtomicDatabaseWrite>> AtomicDatabaseWrite::Begin(const st
   return write;
 }
 
-AtomicDatabaseWrite::AtomicDatabaseWrite(const std::filesystem::path& path)
-    : path_(path), temporary_(std::make_unique<TemporaryFile>(path)) {}
+AtomicDatabaseWrite::AtomicDatabaseWrite(const std::filesystem::path& path) : path_(path) {}
 
 AtomicDatabaseWrite::~AtomicDatabaseWrite() { RemoveTemporary(); }
 
@@ -355,18 +381,19 @@ void AtomicDatabaseWrite::RemoveTemporary() {
   if (done_) return;
   done_ = true;
   db_.reset();  // closed before its file goes
-  std::error_code ec;
-  std::filesystem::remove(temporary_->path(), ec);
-  std::filesystem::remove(temporary_->path().string() + "-journal", ec);
+  file_.reset();
 }
 
 Error AtomicDatabaseWrite::Failed(Error error) const {
   // SQLite names the file it has open, the hidden temporary copy; the user knows only `path`.
-  const std::string temp = temporary_->path().string();
   const std::string user = path_.string();
-  for (std::size_t at = error.message.find(temp); at != std::string::npos; at = error.message.find(temp, at)) {
-    error.message.replace(at, temp.size(), user);
-    at += user.size();
+  if (file_) {
+    for (const std::string& temp : {file_->temporary_name()}) {
+      for (std::size_t at = error.message.find(temp); at != std::string::npos; at = error.message.find(temp, at)) {
+        error.message.replace(at, temp.size(), user);
+        at += user.size();
+      }
+    }
   }
   if (!error.message.starts_with(user)) error.message = user + ": " + error.message;
   return error;
@@ -380,20 +407,10 @@ Status AtomicDatabaseWrite::Commit() {
     return error;
   }
   db_.reset();
-  const std::filesystem::path& temp = temporary_->path();
-  if (Status synced = SyncFile(temp); !synced.ok()) {
-    const Error error = Failed(synced.take_error());
-    RemoveTemporary();
-    return error;
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path_, ec);
-  if (ec) {
-    RemoveTemporary();
-    return Error::Input(path_.string() + ": cannot replace: " + ec.message());
-  }
+  Status renamed = file_->Commit();
   done_ = true;
-  return Ok();
+  file_.reset();
+  return renamed;
 }
 
 Status WriteDatabaseAtomically(const std::filesystem::path& path, AtomicDatabaseStart start,

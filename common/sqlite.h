@@ -17,7 +17,7 @@
 
 namespace opmfu {
 
-class TemporaryFile;
+class OutputFile;
 
 struct SqliteCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -107,8 +107,12 @@ enum class AtomicDatabaseStart {
 /// Commit succeeds `path` is untouched, and the temporary file is removed on destruction.
 class AtomicDatabaseWrite {
  public:
+  /// `tree`: as OutputOptions::tree (the directories below it are created, never entered through a
+  /// link); empty: the file's directory, created when missing. A stale -wal, -shm or -journal of
+  /// the replaced file is removed at Commit; a -wal's changes are kept in the copy.
   static Result<std::unique_ptr<AtomicDatabaseWrite>> Begin(const std::filesystem::path& path,
-                                                            AtomicDatabaseStart start);
+                                                            AtomicDatabaseStart start,
+                                                            const std::filesystem::path& tree = {});
   ~AtomicDatabaseWrite();
   AtomicDatabaseWrite(const AtomicDatabaseWrite&) = delete;
   AtomicDatabaseWrite& operator=(const AtomicDatabaseWrite&) = delete;
@@ -123,7 +127,7 @@ class AtomicDatabaseWrite {
   explicit AtomicDatabaseWrite(const std::filesystem::path& path);
   void RemoveTemporary();
   std::filesystem::path path_;
-  std::unique_ptr<TemporaryFile> temporary_;
+  std::unique_ptr<OutputFile> file_;
   std::optional<Database> db_;
   bool done_ = false;  ///< committed, or the temporary file already removed
 };

@@ -11,6 +11,7 @@
 #include <malloc.h>
 #endif
 
+#include "common/output_file.h"
 #include "common/parallel.h"
 #include "engine/coverage.h"
 #include "engine/partial.h"
@@ -149,19 +150,22 @@ void KeepOnlyRowStrings(RankAnalysis& analysis) {
 
 Result<std::vector<fs::path>> WriteTables(ExportType export_type, const fs::path& output_directory,
                                           const AnalysisTables& tables, const std::vector<std::string>& stale_tables) {
+  // The directory the user named (or the profiling directory): cluster_analysis_output/ and what
+  // is in it are opmfu's, never entered through a link (docs/reliability.md).
+  const fs::path tree = output_directory.parent_path();
   switch (export_type) {
     case ExportType::kDb: {
       const fs::path db = output_directory / "cluster_analysis.db";
-      OPMFU_RETURN_IF_ERROR(WriteClusterDb(db, tables, stale_tables));
+      OPMFU_RETURN_IF_ERROR(WriteClusterDb(db, tables, stale_tables, tree));
       return std::vector<fs::path>{db};
     }
     case ExportType::kText:
       // msprof-analyze's folder is named after its recipe class, OperatorMfu.
-      return WriteWorkbooks(output_directory / "OperatorMfu", tables);
+      return WriteWorkbooks(output_directory / "OperatorMfu", tables, tree);
     case ExportType::kCsv:
-      return WriteCsv(output_directory, tables);
+      return WriteCsv(output_directory, tables, tree);
     case ExportType::kJson:
-      return WriteJson(output_directory, tables);
+      return WriteJson(output_directory, tables, tree);
     case ExportType::kNone:
       break;
   }
@@ -239,7 +243,10 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
   // freed once written; --shard and the other export types keep every row until the end.
   const bool streamed = options.export_type == ExportType::kDb && !options.shard && !options.keep_rows;
   const fs::path db_path = report.output_directory / "cluster_analysis.db";
-  ClusterDbWriter writer(db_path, options.stale_tables);
+  ClusterDbWriter writer(db_path, options.stale_tables, out);
+  // The rank databases are this run's inputs: no output may replace one (a hard link, an output
+  // path that names the profiling data).
+  for (const RankLocation& location : selected) NoteRunInput(location.db_path);
   std::optional<Error> write_error;       // set by the writing thread, read after the workers stop
   std::atomic<bool> write_failed{false};  // ...and seen by the workers, which then stop analysing
   const unsigned workers = WorkerCount(selected.size(), options.jobs);

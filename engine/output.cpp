@@ -46,8 +46,8 @@ struct ClusterDbWriter::Open {
   std::optional<Statement> insert_module;
 };
 
-ClusterDbWriter::ClusterDbWriter(fs::path db_path, std::vector<std::string> stale_tables)
-    : db_path_(std::move(db_path)), stale_tables_(std::move(stale_tables)) {}
+ClusterDbWriter::ClusterDbWriter(fs::path db_path, std::vector<std::string> stale_tables, fs::path tree)
+    : db_path_(std::move(db_path)), stale_tables_(std::move(stale_tables)), tree_(std::move(tree)) {}
 
 ClusterDbWriter::~ClusterDbWriter() { Abandon(); }
 
@@ -64,7 +64,8 @@ bool ClusterDbWriter::started() const { return open_ != nullptr; }
 Status ClusterDbWriter::Start() {
   if (open_) return Ok();
   auto open = std::make_unique<Open>();
-  OPMFU_ASSIGN_OR_RETURN(open->write, AtomicDatabaseWrite::Begin(db_path_, AtomicDatabaseStart::kCopyOfExisting));
+  OPMFU_ASSIGN_OR_RETURN(open->write,
+                         AtomicDatabaseWrite::Begin(db_path_, AtomicDatabaseStart::kCopyOfExisting, tree_));
   Database& db = open->write->db();
   const auto created = [&]() -> Status {
     OPMFU_RETURN_IF_ERROR(db.Execute("DROP TABLE IF EXISTS \"OperatorMFU\"; DROP TABLE IF EXISTS \"ModuleMFU\""));
@@ -227,8 +228,8 @@ std::size_t RankOrderedWrites::written() const {
 }
 
 Status WriteClusterDb(const fs::path& db_path, const AnalysisTables& tables,
-                      const std::vector<std::string>& stale_tables) {
-  ClusterDbWriter writer(db_path, stale_tables);
+                      const std::vector<std::string>& stale_tables, const fs::path& tree) {
+  ClusterDbWriter writer(db_path, stale_tables, tree);
   OPMFU_RETURN_IF_ERROR(writer.Start());
   for (const OperatorMfuRow& row : tables.operator_rows) OPMFU_RETURN_IF_ERROR(writer.Append(row));
   for (const ModuleMfuRow& row : tables.module_rows) OPMFU_RETURN_IF_ERROR(writer.Append(row));
@@ -305,24 +306,23 @@ nlohmann::ordered_json JsonTable(std::span<const MfuColumn> columns, const Rows&
 
 }  // namespace
 
-Result<std::vector<fs::path>> WriteCsv(const fs::path& directory, const AnalysisTables& tables) {
-  std::error_code ec;
-  fs::create_directories(directory, ec);
+Result<std::vector<fs::path>> WriteCsv(const fs::path& directory, const AnalysisTables& tables, const fs::path& tree) {
+  // The directory is created beneath the tree (never through a link), by the writes below.
+  const fs::path& top = tree.empty() ? directory : tree;
   const bool avg = tables.with_avg_mfu();
   const std::string operators = CsvTable(kOperatorColumns, tables.operator_rows, OperatorCells);
   const std::string modules =
       CsvTable(ModuleColumns(avg), tables.module_rows, [avg](const ModuleMfuRow& r) { return ModuleCells(r, avg); });
   const fs::path operator_path = directory / "operator_mfu.csv";
   const fs::path module_path = directory / "module_mfu.csv";
-  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(operator_path, operators));
-  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(module_path, modules));
+  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(operator_path, operators, top));
+  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(module_path, modules, top));
   return std::vector<fs::path>{operator_path, module_path};
 }
 
-Result<std::vector<fs::path>> WriteJson(const fs::path& directory, const AnalysisTables& tables) {
+Result<std::vector<fs::path>> WriteJson(const fs::path& directory, const AnalysisTables& tables, const fs::path& tree) {
   using json = nlohmann::ordered_json;
-  std::error_code ec;
-  fs::create_directories(directory, ec);
+  const fs::path& top = tree.empty() ? directory : tree;
   const bool avg = tables.with_avg_mfu();
   const json operators = JsonTable(kOperatorColumns, tables.operator_rows, OperatorCells);
   const json modules =
@@ -330,9 +330,9 @@ Result<std::vector<fs::path>> WriteJson(const fs::path& directory, const Analysi
   const fs::path operator_path = directory / "operator_mfu.json";
   const fs::path module_path = directory / "module_mfu.json";
   OPMFU_RETURN_IF_ERROR(
-      WriteFileAtomically(operator_path, operators.dump(1, '\t', false, json::error_handler_t::replace) + "\n"));
+      WriteFileAtomically(operator_path, operators.dump(1, '\t', false, json::error_handler_t::replace) + "\n", top));
   OPMFU_RETURN_IF_ERROR(
-      WriteFileAtomically(module_path, modules.dump(1, '\t', false, json::error_handler_t::replace) + "\n"));
+      WriteFileAtomically(module_path, modules.dump(1, '\t', false, json::error_handler_t::replace) + "\n", top));
   return std::vector<fs::path>{operator_path, module_path};
 }
 

@@ -100,7 +100,10 @@ class ClusterDbWriter {
  public:
   /// `stale_tables`: tables of the caller's made from OperatorMFU and ModuleMFU (e.g. cli's
   /// DerivedMFU), dropped in the same write, since the rows they were made from are replaced.
-  explicit ClusterDbWriter(std::filesystem::path db_path, std::vector<std::string> stale_tables = {});
+  /// `tree`: the directory the user named above `db_path` (OutputOptions::tree); the folders below
+  /// it are created and never entered through a link.
+  explicit ClusterDbWriter(std::filesystem::path db_path, std::vector<std::string> stale_tables = {},
+                           std::filesystem::path tree = {});
   ~ClusterDbWriter();
   ClusterDbWriter(const ClusterDbWriter&) = delete;
   ClusterDbWriter& operator=(const ClusterDbWriter&) = delete;
@@ -125,6 +128,7 @@ class ClusterDbWriter {
   struct Open;
   std::filesystem::path db_path_;
   std::vector<std::string> stale_tables_;
+  std::filesystem::path tree_;
   std::unique_ptr<Open> open_;
   bool duration_integer_ = true;
   bool flops_integer_ = true;
@@ -167,13 +171,16 @@ class RankOrderedWrites {
 /// leaves the old file or the new one. Unlike upstream, a table with no rows is dropped rather
 /// than left stale from an earlier run.
 Status WriteClusterDb(const std::filesystem::path& db_path, const AnalysisTables& tables,
-                      const std::vector<std::string>& stale_tables = {});
+                      const std::vector<std::string>& stale_tables = {}, const std::filesystem::path& tree = {});
 
-/// operator_mfu.csv and module_mfu.csv (header row, upstream's db column names) in `directory`.
+/// operator_mfu.csv and module_mfu.csv (header row, upstream's db column names) in `directory`,
+/// created when missing. `tree`: as ClusterDbWriter's (empty: `directory` itself).
 Result<std::vector<std::filesystem::path>> WriteCsv(const std::filesystem::path& directory,
-                                                    const AnalysisTables& tables);
+                                                    const AnalysisTables& tables,
+                                                    const std::filesystem::path& tree = {});
 /// operator_mfu.json and module_mfu.json (arrays of objects keyed by column name).
 Result<std::vector<std::filesystem::path>> WriteJson(const std::filesystem::path& directory,
-                                                     const AnalysisTables& tables);
+                                                     const AnalysisTables& tables,
+                                                     const std::filesystem::path& tree = {});
 
 }  // namespace opmfu::engine

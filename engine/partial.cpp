@@ -12,6 +12,7 @@
 #include <set>
 
 #include "common/file_io.h"
+#include "common/output_file.h"
 #include "common/sqlite.h"
 #include "engine/stage_clock.h"
 
@@ -259,6 +260,7 @@ std::optional<std::int64_t> ParseInt(const std::optional<std::string>& text) {
 Result<Partial> OpenPartial(const fs::path& path) {
   Partial partial;
   partial.path = path;
+  NoteRunInput(path);  // merge's inputs: no output may replace one
   auto db = Database::OpenReadOnly(path);
   if (!db.ok()) return NotAPartial(path, db.error().message);
   OPMFU_ASSIGN_OR_RETURN(bool has_info, db->HasTable("shard_info"));

@@ -80,14 +80,15 @@ void ProfilingDbBuilder::AddStep(std::int64_t id, std::int64_t start, std::int64
 }
 
 Status ProfilingDbBuilder::Write(const fs::path& path) const {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  fs::remove(path, ec);
-  OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenForWrite(path));
+  // Built under a temporary name and renamed (WriteDatabaseAtomically): a full disk leaves no
+  // truncated database under the name a later analysis reads as a damaged rank.
+  return WriteDatabaseAtomically(path, AtomicDatabaseStart::kEmpty, [&](Database& db) { return Fill(db); });
+}
+
+Status ProfilingDbBuilder::Fill(Database& db) const {
   const auto wanted = [&](std::string_view table) {
     return std::find(omitted_.begin(), omitted_.end(), table) == omitted_.end();
   };
-  OPMFU_RETURN_IF_ERROR(db.Execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN"));
   struct Table {
     const char* name;
     const char* columns;
@@ -312,7 +313,7 @@ Status ProfilingDbBuilder::Write(const fs::path& path) const {
       return Ok();
     }));
   }
-  return db.Execute("COMMIT");
+  return Ok();
 }
 
 Status WriteDeviceInfo(const fs::path& rank_directory, int device, std::string_view ai_core_num_json,

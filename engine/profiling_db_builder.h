@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/sqlite.h"
 
 namespace opmfu::engine {
 
@@ -68,6 +69,8 @@ class ProfilingDbBuilder {
   std::size_t kernel_count() const { return tasks_.size(); }
 
  private:
+  /// Every table, in the transaction Write has open.
+  Status Fill(Database& db) const;
   std::int64_t Intern(std::string_view text);
 
   struct Op {

@@ -15,6 +15,7 @@
 #include <span>
 
 #include "common/file_io.h"
+#include "common/output_file.h"
 
 namespace opmfu::engine {
 
@@ -55,9 +56,12 @@ struct WorkbookCloser {
 // Finish().
 class Workbook {
  public:
-  static Result<Workbook> Create(const fs::path& path) {
-    Workbook workbook(path, std::make_unique<TemporaryFile>(path));
-    workbook.handle_.reset(workbook_new(workbook.temp_->path().c_str()));
+  /// `file`: where it goes (OutputFile: created beneath the directory, never through a link).
+  static Result<Workbook> Create(std::unique_ptr<OutputFile> file) {
+    const fs::path path = file->path();
+    Workbook workbook(path, std::move(file));
+    // libxlsxwriter opens by name: the name reaches the file created above through its directory.
+    workbook.handle_.reset(workbook_new(workbook.temp_->temporary_name().c_str()));
     if (!workbook.handle_) return Error::Input(path.string() + ": cannot create the workbook");
     workbook.sheet_ = workbook_add_worksheet(workbook.handle_.get(), "Sheet1");
     workbook.header_ = workbook_add_format(workbook.handle_.get());
@@ -76,9 +80,7 @@ class Workbook {
   Workbook& operator=(Workbook&&) noexcept = default;
   ~Workbook() {
     if (!temp_ || committed_) return;  // moved from, or in place
-    handle_.reset();                   // not finished: close and drop the partial file
-    std::error_code ec;
-    fs::remove(temp_->path(), ec);
+    handle_.reset();                   // not finished: close, and temp_ drops the partial file
   }
 
   void Headers(std::span<const MfuColumn> columns) {
@@ -104,6 +106,7 @@ class Workbook {
     worksheet_merge_range(sheet_, static_cast<lxw_row_t>(first_row), static_cast<lxw_col_t>(column),
                           static_cast<lxw_row_t>(last_row), static_cast<lxw_col_t>(column), value.c_str(), cell_);
   }
+  const OutputFile& file() const { return *temp_; }
   void HeaderHeight(double height) { worksheet_set_row(sheet_, 0, height, nullptr); }
 
   /// Writes the workbook to its temporary file; Commit puts it in place.
@@ -112,25 +115,21 @@ class Workbook {
     const lxw_error error = workbook_close(handle_.release());
     const int errnum = errno;
     if (error != LXW_NO_ERROR) {
-      std::error_code ec;
-      fs::remove(temp_->path(), ec);
       return Error::Input(path_.string() + ": cannot write: " + lxw_strerror(error) +
                           (errnum != 0 ? " (" + ErrnoMessage(errnum) + ")" : std::string()));
     }
-    return Ok();
+    return temp_->Seal();
   }
   Status Commit() {
-    std::error_code ec;
-    fs::rename(temp_->path(), path_, ec);
-    if (ec) return Error::Input(path_.string() + ": cannot replace: " + ec.message());
+    OPMFU_RETURN_IF_ERROR(temp_->Commit());
     committed_ = true;
     return Ok();
   }
 
  private:
-  Workbook(fs::path path, std::unique_ptr<TemporaryFile> temp) : path_(std::move(path)), temp_(std::move(temp)) {}
+  Workbook(fs::path path, std::unique_ptr<OutputFile> temp) : path_(std::move(path)), temp_(std::move(temp)) {}
   fs::path path_;
-  std::unique_ptr<TemporaryFile> temp_;
+  std::unique_ptr<OutputFile> temp_;
   std::unique_ptr<lxw_workbook, WorkbookCloser> handle_;
   bool committed_ = false;
   lxw_worksheet* sheet_ = nullptr;  // owned by the workbook
@@ -138,8 +137,8 @@ class Workbook {
   lxw_format* cell_ = nullptr;
 };
 
-Result<Workbook> WriteKernelWorkbook(const fs::path& path, const std::vector<const OperatorMfuRow*>& rows) {
-  OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(path));
+Result<Workbook> WriteKernelWorkbook(std::unique_ptr<OutputFile> file, const std::vector<const OperatorMfuRow*>& rows) {
+  OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(std::move(file)));
   book.Headers(kOperatorColumns);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const OperatorMfuRow& r = *rows[i];
@@ -162,8 +161,8 @@ Result<Workbook> WriteKernelWorkbook(const fs::path& path, const std::vector<con
   return book;
 }
 
-Result<Workbook> WriteModuleWorkbook(const fs::path& path, const std::vector<const ModuleMfuRow*>& rows) {
-  OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(path));
+Result<Workbook> WriteModuleWorkbook(std::unique_ptr<OutputFile> file, const std::vector<const ModuleMfuRow*>& rows) {
+  OPMFU_ASSIGN_OR_RETURN(Workbook book, Workbook::Create(std::move(file)));
   // avg_mfu is dropped when it is empty in every row of this rank's frame.
   const bool with_avg =
       std::any_of(rows.begin(), rows.end(), [](const ModuleMfuRow* r) { return !r->avg_mfu.empty(); });
@@ -203,31 +202,40 @@ Result<Workbook> WriteModuleWorkbook(const fs::path& path, const std::vector<con
 
 }  // namespace
 
-Result<std::vector<fs::path>> WriteWorkbooks(const fs::path& directory, const AnalysisTables& tables) {
-  std::error_code ec;
-  fs::create_directories(directory, ec);
-  if (ec) return Error::Input(directory.string() + ": cannot create: " + ec.message());
+Result<std::vector<fs::path>> WriteWorkbooks(const fs::path& directory, const AnalysisTables& tables,
+                                             const fs::path& tree) {
   std::map<std::int64_t, std::vector<const OperatorMfuRow*>> kernels;
   for (const OperatorMfuRow& row : tables.operator_rows) kernels[row.rank_id].push_back(&row);
   std::map<std::int64_t, std::vector<const ModuleMfuRow*>> modules;
   for (const ModuleMfuRow& row : tables.module_rows) modules[row.rank_id].push_back(&row);
   // Every workbook is written in full before any is put in place: a full disk leaves the earlier
-  // set, never some new workbooks beside old ones.
+  // set, never some new workbooks beside old ones. They share one open directory (Sibling).
   std::vector<Workbook> books;
   std::vector<fs::path> written;
+  std::unique_ptr<OutputFile> first;
+  const auto next_file = [&](const std::string& leaf) -> Result<std::unique_ptr<OutputFile>> {
+    if (books.empty()) {
+      // The directory is the caller's tree when no tree is named (as WriteFileAtomically's parent).
+      return OutputFile::Begin(directory / leaf,
+                               {.tree = tree.empty() ? directory : tree, .database = false, .edit = false});
+    }
+    return books.front().file().Sibling(leaf);
+  };
   {
     const QuietStderr quiet;
     for (const auto& [rank, rows] : kernels) {
-      const fs::path path = directory / ("operator_mfu_kernel_" + std::to_string(rank) + ".xlsx");
-      OPMFU_ASSIGN_OR_RETURN(Workbook book, WriteKernelWorkbook(path, rows));
+      const std::string leaf = "operator_mfu_kernel_" + std::to_string(rank) + ".xlsx";
+      OPMFU_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> file, next_file(leaf));
+      OPMFU_ASSIGN_OR_RETURN(Workbook book, WriteKernelWorkbook(std::move(file), rows));
       books.push_back(std::move(book));
-      written.push_back(path);
+      written.push_back(directory / leaf);
     }
     for (const auto& [rank, rows] : modules) {
-      const fs::path path = directory / ("operator_mfu_module_" + std::to_string(rank) + ".xlsx");
-      OPMFU_ASSIGN_OR_RETURN(Workbook book, WriteModuleWorkbook(path, rows));
+      const std::string leaf = "operator_mfu_module_" + std::to_string(rank) + ".xlsx";
+      OPMFU_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> file, next_file(leaf));
+      OPMFU_ASSIGN_OR_RETURN(Workbook book, WriteModuleWorkbook(std::move(file), rows));
       books.push_back(std::move(book));
-      written.push_back(path);
+      written.push_back(directory / leaf);
     }
   }
   for (Workbook& book : books) OPMFU_RETURN_IF_ERROR(book.Commit());

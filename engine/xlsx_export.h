@@ -14,8 +14,9 @@ namespace opmfu::engine {
 /// header on #AFEEEE, bordered cells, numbers as numbers; in module workbooks, runs of equal
 /// `Parent Module` and `Module` cells are merged. Each file is written under a temporary name and
 /// renamed into place. Column widths fit the columns (msprof-analyze applies them to the wrong
-/// columns).
+/// columns). `tree`: a directory above `directory` (OutputOptions::tree); empty: `directory`.
 Result<std::vector<std::filesystem::path>> WriteWorkbooks(const std::filesystem::path& directory,
-                                                          const AnalysisTables& tables);
+                                                          const AnalysisTables& tables,
+                                                          const std::filesystem::path& tree = {});
 
 }  // namespace opmfu::engine

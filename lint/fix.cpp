@@ -151,12 +151,9 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
 Status WriteFixes(std::span<const FixedFile> files) {
   for (const FixedFile& file : files) {
     if (file.standard_input) continue;  // printed by the caller, never written
-    // An editor may have saved the file since it was read: fixing the old text would lose that.
-    auto current = ReadTextFile(file.path);
-    if (!current.ok() || *current != file.original) {
-      return Error::Input(file.path + ": changed while opmfu was working; no fixes were written to it");
-    }
-    OPMFU_RETURN_IF_ERROR(WriteFileAtomically(file.path, file.fixed));
+    // An editor (or another --fix) may have saved the file since it was read: fixing the old text
+    // would lose that. The check and the rename are one locked step.
+    OPMFU_RETURN_IF_ERROR(ReplaceFileIfUnchanged(file.path, file.original, file.fixed));
   }
   return Ok();
 }

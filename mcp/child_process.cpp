@@ -43,7 +43,8 @@ void AppendCapped(std::string& text, const char* data, std::size_t size, std::si
 
 }  // namespace
 
-Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, const std::string& working_directory) {
+Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, const std::string& working_directory,
+                                         const std::vector<std::string>& added) {
   if (argv.empty()) return Error::Internal("ChildProcess: empty command");
   auto out = MakePipe();
   if (!out.ok()) return out.take_error();
@@ -65,10 +66,19 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, c
   const std::string progress_setting = std::string(kProgressFdVariable) + "=" + std::to_string(kChildProgressFd);
   std::vector<char*> environment;
   const std::string own_prefix = std::string(kProgressFdVariable) + "=";
+  const auto replaced = [&](std::string_view entry) {
+    if (entry.starts_with(own_prefix)) return true;
+    for (const std::string& setting : added) {
+      const std::size_t equals = setting.find('=');
+      if (entry.substr(0, entry.find('=') + 1) == std::string_view(setting).substr(0, equals + 1)) return true;
+    }
+    return false;
+  };
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    if (!std::string_view(*entry).starts_with(own_prefix)) environment.push_back(*entry);
+    if (!replaced(*entry)) environment.push_back(*entry);
   }
   environment.push_back(const_cast<char*>(progress_setting.c_str()));
+  for (const std::string& setting : added) environment.push_back(const_cast<char*>(setting.c_str()));
   environment.push_back(nullptr);
   std::vector<char*> args;
   args.reserve(argv.size() + 1);

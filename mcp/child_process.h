@@ -31,8 +31,9 @@ enum class ChildStream { kStdout, kStderr, kProgress };
 class ChildProcess {
  public:
   /// Starts `argv` (argv[0] an absolute path; no PATH search, no shell) in `working_directory`,
-  /// with stdin on /dev/null.
-  static Result<ChildProcess> Start(const std::vector<std::string>& argv, const std::string& working_directory);
+  /// with stdin on /dev/null; `environment` ("NAME=value") is added to the server's own.
+  static Result<ChildProcess> Start(const std::vector<std::string>& argv, const std::string& working_directory,
+                                    const std::vector<std::string>& environment = {});
 
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&&) = delete;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <utility>
 
+#include "common/output_file.h"
 #include "mcp/child_process.h"
 
 namespace opmfu::mcp {
@@ -443,7 +444,16 @@ void Server::StartCall(const json& id, const json& params) {
   if (!command_line.ok()) return answer(ToolError(name + ": " + command_line.error().message));
   std::vector<std::string> argv = {options_.executable.string()};
   argv.insert(argv.end(), command_line->begin(), command_line->end());
-  auto child = ChildProcess::Start(argv, roots.directories.empty() ? "/" : roots.directories.front().string());
+  // The child's writer holds every file it writes beneath these, on the file it finally opens
+  // (a link inside a root cannot carry a write out of it: docs/reliability.md).
+  std::string write_roots = std::string(kWriteRootsVariable) + "=";
+  for (const std::filesystem::path& root : roots.directories) {
+    std::error_code ec;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(root, ec);
+    write_roots += (ec ? root.lexically_normal() : resolved).string() + "\n";
+  }
+  auto child =
+      ChildProcess::Start(argv, roots.directories.empty() ? "/" : roots.directories.front().string(), {write_roots});
   if (!child.ok()) return answer(ToolError(child.error().message));
   running_.push_back(RunningCall{id, tool, progress_token, std::move(*child), 0});
   Notify(running_.back(), json(), "opmfu " + name + " started");

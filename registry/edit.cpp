@@ -162,13 +162,11 @@ Result<PlannedAddition> PlanAddition(const FormulaFile& formulas, const FormulaF
 }
 
 Result<std::string> WriteAddition(const FormulaFile& formulas, const PlannedAddition& plan) {
-  OPMFU_ASSIGN_OR_RETURN(const std::string current, ReadTextFile(formulas.path));
-  if (current != formulas.tree.source()) {
-    return Error::Input(formulas.path + ": changed while opmfu was working; nothing was written");
-  }
   std::string backup = formulas.path + ".bak";
   OPMFU_RETURN_IF_ERROR(CopyFileAtomically(formulas.path, backup));
-  OPMFU_RETURN_IF_ERROR(WriteFileAtomically(formulas.path, plan.new_source));
+  // The file must still hold the text the addition was planned on; the check and the rename are
+  // one locked step, so two additions to one file never both succeed with one lost.
+  OPMFU_RETURN_IF_ERROR(ReplaceFileIfUnchanged(formulas.path, formulas.tree.source(), plan.new_source));
   return backup;
 }
 

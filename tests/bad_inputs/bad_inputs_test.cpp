@@ -861,6 +861,36 @@ std::vector<BadInput> Cases() {
         return std::vector<std::string>{"analyze", "-d", d.path().string(), "--export-type", "text"};
       },
       2, Stream::kErr, {"operator_mfu_kernel_0.xlsx: cannot write"}, 30, std::uint64_t{4} << 10);
+  // Issue 47: nothing is written through a link inside cluster_analysis_output/ (the rank's only
+  // copy was replaced by CSV text, exit 0), nor into a linked folder of it.
+  for (const std::string output : {"operator_mfu.csv", "operator_mfu.json", "cluster_analysis.db"}) {
+    const std::string type = output == "cluster_analysis.db" ? "db" : output.substr(output.find('.') + 1);
+    add("AnalyzeExport" + type + "ThroughALinkToTheRankDb",
+        [output, type](const TempDir& d) {
+          WriteRank(d);
+          fs::create_directories(d.path() / "cluster_analysis_output");
+          fs::create_symlink(d.path() / kRankDb, d.path() / "cluster_analysis_output" / output);
+          return std::vector<std::string>{"analyze", "-d", d.path().string(), "--export-type", type};
+        },
+        2, Stream::kErr, {output, "is a symbolic link", "nothing was written"});
+  }
+  add("AnalyzeTextExportIntoALinkedFolder",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::create_directories(d.path() / "elsewhere");
+        fs::create_directories(d.path() / "cluster_analysis_output");
+        fs::create_symlink(d.path() / "elsewhere", d.path() / "cluster_analysis_output" / "OperatorMfu");
+        return std::vector<std::string>{"analyze", "-d", d.path().string(), "--export-type", "text"};
+      },
+      2, Stream::kErr, {"OperatorMfu", "is a symbolic link"});
+  add("AnalyzeOutputIsAHardLinkOfTheRankDb",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::create_directories(d.path() / "cluster_analysis_output");
+        fs::create_hard_link(d.path() / kRankDb, d.path() / "cluster_analysis_output" / "cluster_analysis.db");
+        return Analyze(d);
+      },
+      2, Stream::kErr, {"cluster_analysis.db", "is an input of this run", "nothing was written"});
   add("LintUnreadableDirectory",
       [](const TempDir& d) {
         fs::permissions(d.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |

@@ -248,6 +248,25 @@ TEST(NothingLost, ARegistryAddInterruptedAtAnyMomentLeavesTheFormulasWholeAndABa
   }
 }
 
+// Issue 47: a full disk during `opmfu demo` exited 2 but left ascend_pytorch_profiler_N.db files
+// cut short under their final names, which a later analyze read as damaged ranks.
+TEST(NothingLost, ADemoOnAFullDiskLeavesNoTruncatedRankDatabase) {
+  TempDir dir;
+  RunOptions options;
+  options.file_size_limit = std::uint64_t{32} << 10;  // a rank DB of the demo is 56 KiB
+  const auto result = RunOpmfuWith({"demo", (dir.path() / "demo").string(), "--ranks", "2"}, options);
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("ascend_pytorch_profiler_"), std::string::npos) << result.err;
+  for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_FALSE(name.ends_with(".tmp")) << "a temporary file was left: " << entry.path();
+    if (!name.starts_with("ascend_pytorch_profiler_") || !name.ends_with(".db")) continue;
+    auto db = Database::OpenReadOnly(entry.path());
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    EXPECT_GT(Count(*db, "SELECT count(*) FROM TASK"), 0) << entry.path();
+  }
+}
+
 TEST(NothingLost, LintFixLeavesAFileThatDidNotParseAlone) {
   TempDir dir;
   // Fixable findings (no with_flops, record_shapes off) in a file with a syntax error further on.

@@ -234,7 +234,20 @@ async function badCalls(root) {
       /outside the roots/);
     // ... while reading from there is fine.
     checkResult('check_db', await client.callTool({ name: 'check_db', arguments: { profiling_path: path.join(outside, 'prof') } }));
-    const written = fs.readdirSync(outside, { recursive: true }).filter((name) => name.includes('cluster_analysis_output') || name === 'sub');
+    // A file or folder inside the allowed output directory that links outside: the check is on the
+    // file the child finally opens, so neither is written through (issue 47).
+    const outputs = path.join(root, 'prof', 'cluster_analysis_output');
+    fs.mkdirSync(path.join(outside, 'xlsx'));
+    fs.symlinkSync(path.join(outside, 'stolen.csv'), path.join(outputs, 'operator_mfu.csv'));
+    fs.symlinkSync(path.join(outside, 'xlsx'), path.join(outputs, 'OperatorMfu'));
+    for (const exportType of ['csv', 'text']) {
+      assert.match(errorText(await client.callTool({ name: 'analyze', arguments: { profiling_path: 'prof', export_type: exportType } })),
+        /is a symbolic link/, exportType);
+    }
+    fs.rmSync(path.join(outputs, 'operator_mfu.csv'));
+    fs.rmSync(path.join(outputs, 'OperatorMfu'));
+    const written = fs.readdirSync(outside, { recursive: true })
+      .filter((name) => name.includes('cluster_analysis_output') || name === 'sub' || name.startsWith('stolen') || name.includes('.xlsx'));
     assert.deepEqual(written, [], 'something was written outside the root');
     fs.rmSync(outside, { recursive: true, force: true });
   });

@@ -139,12 +139,12 @@ TEST(CopyFileAtomically, CopiesBytesExactly) {
   EXPECT_EQ(testing::ReadFile(dir.path() / "to.bin"), bytes);
 }
 
-TEST(WriteFileAtomically, WritesThroughASymlinkToItsTarget) {
+TEST(ReplaceFileIfUnchanged, EditsTheFileALinkNames) {
   TempDir dir;
   const auto target = dir.Write("real/train.py", "old");
   fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
   fs::create_symlink("real/train.py", dir.path() / "link.py");
-  ASSERT_TRUE(WriteFileAtomically(dir.path() / "link.py", "new").ok());
+  ASSERT_TRUE(ReplaceFileIfUnchanged(dir.path() / "link.py", "old", "new").ok());
   EXPECT_TRUE(fs::is_symlink(dir.path() / "link.py"));  // still the user's link
   EXPECT_EQ(fs::read_symlink(dir.path() / "link.py"), "real/train.py");
   EXPECT_EQ(testing::ReadFile(target), "new");
