@@ -12,6 +12,7 @@
 
 #include "common/output_file.h"
 #include "common/text.h"
+#include "report/torch_analysis.h"
 
 namespace opmfu::cli {
 
@@ -208,6 +209,10 @@ Result<report::ReportData> MfuSourceFlags::Load(bool with_kernel_signatures) con
     return report::LoadClusterDb(cluster_db);
   }
   if (profiling_path.empty()) return Error::Usage("name the data: -d PROFILING_DIR or --db cluster_analysis.db");
+  if (auto traces = report::TorchTraceInputs(profiling_path)) {
+    if (!rank_list.empty() || step_id) return Error::Usage("--rank-list and --step-id are for Ascend profiling data");
+    return report::LoadTorchTraces(*traces, profiling_path, {trace_peak_tflops, jobs});
+  }
   engine::AnalyzeOptions options;
   options.profiling_path = profiling_path;
   OPMFU_ASSIGN_OR_RETURN(options.rank_list, ParseRankList(rank_list));

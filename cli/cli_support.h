@@ -130,6 +130,8 @@ struct MfuSourceFlags {
   std::optional<std::int64_t> step_id;
   unsigned jobs = 0;
   std::string source = "db";
+  /// For PyTorch profiler traces: the command's --peak-tflops, every op measured against it.
+  std::optional<double> trace_peak_tflops;
 
   /// `db_allowed`: whether --db is offered (audit needs the rank DBs).
   void Add(CLI::App& command, bool db_allowed = true);

@@ -32,7 +32,9 @@ std::string FormatFor(const ReportFlags& flags) {
 }
 
 int RunReport(const ReportFlags& flags) {
-  auto data = flags.source.Load(/*with_kernel_signatures=*/true);
+  MfuSourceFlags source = flags.source;
+  if (flags.peak_tflops > 0) source.trace_peak_tflops = flags.peak_tflops;
+  auto data = source.Load(/*with_kernel_signatures=*/true);
   if (!data.ok()) return ReportError(data.error());
   if (Status safe = RefuseOutputOverInput(flags.output, InputFiles(*data)); !safe.ok())
     return ReportError(safe.error());
@@ -89,7 +91,10 @@ void AddReportCommand(CLI::App& app, Action& action) {
                    "the chip for the derived section's peaks and HBM bandwidth when the run has no info.json "
                    "(e.g. Ascend910B2; docs/derived-mfu.md lists them)")
       ->check(Choices(ChipNames()));
-  command->add_option("--peak-tflops", flags->peak_tflops, "the FP16 peak for the derived section (INT8: twice it)")
+  command
+      ->add_option("--peak-tflops", flags->peak_tflops,
+                   "the FP16 peak for the derived section (INT8: twice it); for a GPU trace, the peak every op is "
+                   "measured against")
       ->check(CLI::PositiveNumber);
   command->add_option("--hbm-tbps", flags->hbm_tbps, "the HBM bandwidth for the derived section's roofline, TB/s")
       ->check(CLI::PositiveNumber);

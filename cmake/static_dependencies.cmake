@@ -21,6 +21,9 @@ find_path(opmfu_zlib_include zlib.h REQUIRED NO_CACHE)
 set_target_properties(opmfu_static_zlib PROPERTIES
   IMPORTED_LOCATION "${opmfu_zlib_archive}"
   INTERFACE_INCLUDE_DIRECTORIES "${opmfu_zlib_include}")
+# The shared build's name for it (find_package(ZLIB)): the trace reader links it.
+add_library(ZLIB::ZLIB INTERFACE IMPORTED)
+set_target_properties(ZLIB::ZLIB PROPERTIES INTERFACE_LINK_LIBRARIES opmfu_static_zlib)
 
 opmfu_static_archive(opmfu_tree_sitter_archive libtree-sitter.a)
 find_path(opmfu_tree_sitter_include tree_sitter/api.h REQUIRED NO_CACHE)

@@ -27,7 +27,10 @@ struct KernelKeyHash {
 
 bool IsComputeKernelName(std::string_view kernel_name) {
   const std::string name = AsciiLower(kernel_name);
-  constexpr std::string_view kCube[] = {"matmul", "gemm", "conv", "attention", "gmm", "bmm"};
+  // The last five are GPU kernels (PyTorch traces): flash-attention, fused MHA, cuBLAS's nvjet,
+  // hipBLASLt/Tensile's Cijk_ and CUTLASS kernels.
+  constexpr std::string_view kCube[] = {"matmul", "gemm", "conv",  "attention", "gmm",     "bmm",
+                                        "flash_", "fmha", "nvjet", "cijk_",     "cutlass", "attn_"};
   return std::any_of(std::begin(kCube), std::end(kCube),
                      [&](std::string_view part) { return name.find(part) != std::string::npos; }) ||
          name == "mm" || name.starts_with("mmv") || name.starts_with("aclnnmm");

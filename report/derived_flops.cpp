@@ -448,6 +448,10 @@ void DeriveAttention(std::string_view op_type, const Parsed& parsed, DerivedKern
 
 }  // namespace
 
+std::optional<double> BuiltinFormulaFlops(std::string_view op, const nlohmann::json& arguments, std::string& why) {
+  return Builtin(op, arguments, why);
+}
+
 const char* FamilyName(KernelFamily family) {
   switch (family) {
     case KernelFamily::kMatmul:

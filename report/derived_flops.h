@@ -5,6 +5,8 @@
 // msprof-analyze)". A kernel whose FLOPs are not certain from its own record is skipped with the
 // reason, never guessed (docs/derived-mfu.md lists the families and the rules).
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,6 +56,12 @@ struct DerivedKernel {
   std::optional<double> bytes_read;
   std::optional<double> bytes_written;
 };
+
+/// torch_npu's built-in formula `op` ("mm", "bmm", "npu_fusion_attention", ...) on named arguments
+/// (a tensor as its shape), computed by registry/builtin_flops: the one formula code every derived
+/// path uses (Ascend kernels here, PyTorch ops of GPU traces in report/torch_op_flops). nullopt
+/// with `why` when the formula raises or the op has none.
+std::optional<double> BuiltinFormulaFlops(std::string_view op, const nlohmann::json& arguments, std::string& why);
 
 /// Derives one kernel. Pure: the same record always gives the same answer.
 DerivedKernel DeriveKernel(const KernelRecord& kernel);

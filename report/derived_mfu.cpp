@@ -16,6 +16,7 @@
 #include "engine/text_export.h"
 #include "report/presentation.h"
 #include "report/report.h"
+#include "report/torch_analysis.h"
 
 namespace opmfu::report {
 
@@ -145,6 +146,7 @@ std::optional<double> DerivedSection::ridge() const {
 Result<DerivedSection> BuildDerivedSection(const ReportData& data, const DerivedOptions& options) {
   DerivedSection section;
   section.tolerance = options.tolerance;
+  if (data.traces != nullptr) return TraceDerivedSection(*data.traces, options.keep_rank_groups);
   if (data.source == ReportData::Source::kClusterDb) {
     section.notes.push_back(
         "not available from a cluster DB: it holds no kernel shapes; run `opmfu report -d <profiling dir>`");

@@ -12,6 +12,7 @@
 #include "common/text.h"
 #include "report/derived_flops.h"
 #include "report/presentation.h"
+#include "report/torch_analysis.h"
 
 namespace opmfu::report {
 
@@ -114,6 +115,7 @@ void MfuAggregate::Add(const engine::OperatorMfuRow& row) {
 }
 
 Result<ReportData> LoadRun(const fs::path& path, bool with_kernel_signatures) {
+  if (auto traces = TorchTraceInputs(path)) return LoadTorchTraces(*traces, path, {});
   std::error_code ec;
   if (fs::is_regular_file(path, ec) && !path.filename().string().starts_with("ascend_pytorch_profiler")) {
     return LoadClusterDb(path);
@@ -337,7 +339,8 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
   report.total_duration = all.duration;
   report.lost_time = all.lost_time;
   std::sort(report.peak_tflops.begin(), report.peak_tflops.end());
-  report.peak_source = data.source == ReportData::Source::kClusterDb
+  report.peak_source = !data.peak_source.empty() ? data.peak_source
+                       : data.source == ReportData::Source::kClusterDb
                            ? "the chip_peak_tflops column of the cluster DB's OperatorMFU rows"
                            : "each rank's device_<n>/info.json.<n>: AI cores x AIC frequency x FLOPs per cycle, as "
                              "msprof-analyze computes it";
@@ -415,12 +418,13 @@ MfuReport BuildReport(const ReportData& data, const ReportOptions& options) {
                       "; `opmfu check-db` says why");
   }
   for (const RankSummary& rank : report.ranks) CoverageMissing(rank, missing);
+  missing.insert(missing.end(), data.notes.begin(), data.notes.end());
   if (data.source == ReportData::Source::kClusterDb) {
     missing.push_back(
         "coverage and unmatched FLOPs records: a cluster_analysis.db holds only the result rows; run `opmfu report "
         "-d <profiling dir>` for them");
   }
-  if (report.module_rows == 0) {
+  if (report.module_rows == 0 && data.traces == nullptr) {
     missing.push_back(
         "ModuleMFU has no rows: no Module-domain ranges were recorded around kernels with MFU, so there is no "
         "module-level view");

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "report/derived_mfu.h"
 
 namespace opmfu::report {
+
+struct TraceAnalysis;  // report/torch_analysis.h
 
 /// The rows a report reads, and where they came from.
 struct ReportData {
@@ -25,6 +28,12 @@ struct ReportData {
   engine::AnalyzeReport analysis;
   /// Files the report is based on besides the rank DBs (an existing cluster_analysis.db).
   std::vector<std::filesystem::path> artifacts;
+  /// From PyTorch profiler traces (GPU): what the rows were built from (report/torch_analysis.h).
+  std::shared_ptr<const TraceAnalysis> traces;
+  /// Where the rows' peaks come from, when the source says it itself (traces: the GPU table).
+  std::string peak_source;
+  /// Lines for "What is missing" that the source adds (traces: unattributed kernels, ops not derived).
+  std::vector<std::string> notes;
 };
 
 /// Runs the analysis in memory (nothing is written) with per-rank coverage.
