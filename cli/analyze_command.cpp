@@ -24,6 +24,7 @@
 #include "report/derived_mfu.h"
 #include "report/derived_table.h"
 #include "report/report.h"
+#include "report/torch_analysis.h"
 #include "rules/rule_table.h"
 
 namespace opmfu::cli {
@@ -143,6 +144,16 @@ int RunAnalyzeCommand(AnalyzeFlags given) {
   // An earlier run's DerivedMFU was made from the rows this run replaces: it goes in the same write
   // (with --derived, WriteDerived then writes this run's).
   options.stale_tables = {report::kDerivedTableName};
+  if (auto traces = report::TorchTraceInputs(flags.profiling_path)) {  // PyTorch profiler traces (GPU)
+    const std::optional<double> peak = flags.peak_tflops > 0 ? std::optional<double>(flags.peak_tflops) : std::nullopt;
+    auto done = report::WriteTorchTraceAnalysis(*traces, flags.profiling_path, options.export_type, options.output_path,
+                                                {peak, flags.jobs}, flags.derived);
+    if (!done.ok()) return ReportError(done.error());
+    ReportFailedRanks(done->analysis, "in no table");
+    PrintAnalysisSummary(done->analysis);
+    if (done->derived_rows) std::cout << "DerivedMFU: " << *done->derived_rows << " rows (per op and shapes)\n";
+    return done->analysis.clean() ? kExitOk : kExitFindings;
+  }
   RankProgress progress(flags.agent);
   auto on_rank_done = progress.Callback();
   if (!on_rank_done.ok()) return ReportError(on_rank_done.error());

@@ -27,6 +27,12 @@ int RunAudit(const AuditFlags& flags) {
   if (Status safe = RefuseOutputOverInput(flags.output, InputFiles(*data)); !safe.ok())
     return ReportError(safe.error());
   ReportFailedRanks(data->analysis, "is not audited");
+  if (data->traces != nullptr) {  // a GPU trace: its FLOPs are all derived, so nothing recorded to check
+    ReportWarning("nothing was audited: " + data->path.string() +
+                  " is a PyTorch profiler trace, which records no FLOPs (with_flops=True writes only a header "
+                  "flag): every figure of it is derived from Input Dims (opmfu report -d shows them)");
+    return kExitFindings;
+  }
   // From a profiling directory every recorded kernel is also compared with the FLOPs derived from its
   // own shapes (exact; docs/derived-mfu.md).
   std::optional<report::DerivedSection> derived;

@@ -171,17 +171,13 @@ class TraceHandler {
   std::string parse_message;
 
   // --- scalars ---
-  bool null() { return Scalar("null", "null"); }
-  bool boolean(bool value) { return Scalar(value ? "true" : "false", value ? "1" : "0"); }
-  bool number_integer(Json::number_integer_t value) { return Scalar(std::to_string(value), std::to_string(value)); }
-  bool number_unsigned(Json::number_unsigned_t value) { return Scalar(std::to_string(value), std::to_string(value)); }
-  bool number_float(Json::number_float_t, const Json::string_t& text) { return Scalar(text, text); }
-  bool string(Json::string_t& value) {
-    std::string quoted;
-    AppendEscaped(quoted, value);
-    return Scalar(quoted, value, /*is_string=*/true);
-  }
-  bool binary(Json::binary_t&) { return Scalar("null", "null"); }
+  bool null() { return Scalar("null", false); }
+  bool boolean(bool value) { return Scalar(value ? "true" : "false", false); }
+  bool number_integer(Json::number_integer_t value) { return Scalar(std::to_string(value), false); }
+  bool number_unsigned(Json::number_unsigned_t value) { return Scalar(std::to_string(value), false); }
+  bool number_float(Json::number_float_t, const Json::string_t& text) { return Scalar(text, false); }
+  bool string(Json::string_t& value) { return Scalar(value, true); }
+  bool binary(Json::binary_t&) { return Scalar("null", false); }
 
   // --- containers ---
   bool start_object(std::size_t) { return Open(false); }
@@ -333,16 +329,21 @@ class TraceHandler {
     return value;
   }
 
-  // `json` is the value as JSON text (for a capture), `text` as plain text (a string unquoted).
-  bool Scalar(const std::string& json, const std::string& text, bool is_string = false) {
+  // `text`: a number or literal as written, a string unquoted (quoted only inside a capture, the one
+  // place that keeps JSON text: most scalars of a trace are read past without a copy).
+  bool Scalar(const std::string& text, bool is_string) {
     if (capturing()) {
       Separate();
-      capture_ += json;
+      if (is_string) {
+        AppendEscaped(capture_, text);
+      } else {
+        capture_ += text;
+      }
       return CheckCapture();
     }
     const std::size_t value_depth = depth_ + 1;
     if (depth_ == 1 && !top_is_array_) {
-      if (key_ == "record_shapes") record_shapes_ = text != "0" && text != "false" && text != "null";
+      if (key_ == "record_shapes") record_shapes_ = text != "0" && text != "false" && text != "null" && !text.empty();
       if (key_ == "roctracer_version" || key_ == "hip_runtime_version") trace_.runtime = "ROCm";
       if (key_ == "cuda_runtime_version" || key_ == "cupti_version") {
         if (trace_.runtime.empty()) trace_.runtime = "CUDA";

@@ -13,6 +13,7 @@
 #include "engine/discovery.h"
 #include "engine/torch_trace.h"
 #include "engine/torch_trace_link.h"
+#include "report/derived_table.h"
 #include "report/presentation.h"
 
 namespace opmfu::report {
@@ -387,6 +388,32 @@ Result<ReportData> LoadTorchTraces(const std::vector<fs::path>& traces, const fs
   }
   data.traces = std::move(analysis);
   return data;
+}
+
+Result<TraceWriteResult> WriteTorchTraceAnalysis(const std::vector<fs::path>& traces, const fs::path& named,
+                                                 engine::ExportType export_type, const std::optional<fs::path>& output,
+                                                 const TraceOptions& options, bool derived) {
+  OPMFU_ASSIGN_OR_RETURN(ReportData data, LoadTorchTraces(traces, named, options));
+  TraceWriteResult result;
+  std::error_code ec;
+  const fs::path base = output ? *output : fs::is_directory(named, ec) ? named : named.parent_path();
+  data.analysis.output_directory = (base.empty() ? fs::path(".") : base) / "cluster_analysis_output";
+  if (!data.analysis.tables.operator_rows.empty() && export_type != engine::ExportType::kNone) {
+    OPMFU_ASSIGN_OR_RETURN(data.analysis.written, engine::WriteTables(export_type, data.analysis.output_directory,
+                                                                      data.analysis.tables, {kDerivedTableName}));
+  } else {
+    data.analysis.nothing_to_write = true;
+  }
+  if (derived) {
+    const fs::path db = data.analysis.output_directory / "cluster_analysis.db";
+    const DerivedSection section = TraceDerivedSection(*data.traces, true);
+    OPMFU_RETURN_IF_ERROR(WriteDerivedMfuTable(db, section));
+    if (data.analysis.nothing_to_write) data.analysis.written.push_back(db);
+    data.analysis.nothing_to_write = false;
+    result.derived_rows = section.rank_groups.size();
+  }
+  result.analysis = std::move(data.analysis);
+  return result;
 }
 
 DerivedSection TraceDerivedSection(const TraceAnalysis& analysis, bool keep_rank_groups) {

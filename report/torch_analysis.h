@@ -76,6 +76,18 @@ std::optional<std::vector<std::filesystem::path>> TorchTraceInputs(const std::fi
 Result<ReportData> LoadTorchTraces(const std::vector<std::filesystem::path>& traces, const std::filesystem::path& named,
                                    const TraceOptions& options);
 
+/// `opmfu analyze -d TRACE`: the OperatorMFU rows written as `export_type` asks below
+/// <output>/cluster_analysis_output (output: the trace's directory by default), and with `derived`
+/// the DerivedMFU table beside them. Returns the analysis (its `written`), and the DerivedMFU rows.
+struct TraceWriteResult {
+  engine::AnalyzeReport analysis;
+  std::optional<std::size_t> derived_rows;
+};
+Result<TraceWriteResult> WriteTorchTraceAnalysis(const std::vector<std::filesystem::path>& traces,
+                                                 const std::filesystem::path& named, engine::ExportType export_type,
+                                                 const std::optional<std::filesystem::path>& output,
+                                                 const TraceOptions& options, bool derived);
+
 /// The derived section of trace data (ReportData::traces): the ops' groups as DerivedGroups.
 DerivedSection TraceDerivedSection(const TraceAnalysis& analysis, bool keep_rank_groups);
 
