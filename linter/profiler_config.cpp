@@ -399,6 +399,55 @@ std::vector<TSNode> ProfilerCandidates(const python::PythonModule& module) {
 
 }  // namespace
 
+namespace {
+
+// The facts of one call to `callee` (a profiler, the dynamic profiler's init, or the offline
+// analyse), traced by `tracer` (along one path of the call's callee, when it has several).
+void ReadCall(const python::Tracer& tracer, TSNode call, const std::string& callee, ProfilerFacts& facts) {
+  const python::PythonModule& module = tracer.module();
+  if (EndsWith(callee, "dynamic_profile.init") && callee.starts_with("torch_npu")) {
+    DynamicProfilerInit init;
+    init.call = call;
+    if (auto directory = tracer.FindArgument(call, "path", 0)) init.directory = std::move(directory->values);
+    facts.dynamic_inits.push_back(std::move(init));
+    return;
+  }
+  ProfilerCallSite site;
+  site.call = call;
+  site.callee = callee;
+  if (callee == "torch_npu.profiler.profile" || callee == "torch_npu.profiler.profiler.profile") {
+    site.api = ProfilerApi::kTorchNpuProfile;
+  } else if (EndsWith(callee, "_KinetoProfile") && callee.starts_with("torch_npu")) {
+    site.api = ProfilerApi::kKinetoProfile;
+  } else if (callee == "torch.profiler.profile" || callee == "torch.autograd.profiler.profile") {
+    facts.transfers_to_npu = facts.transfers_to_npu || tracer.ImportsPatch();
+    // transfer_to_npu makes torch.profiler.profile torch_npu's, process-wide; but a name bound
+    // to it by `from torch.profiler import profile` before this module imports the patch keeps
+    // PyTorch's own.
+    const TSNode function = ts_node_child_by_field_name(call, "function", 8);
+    const std::optional<std::uint32_t> patched_at = facts.transfers_to_npu ? PatchImportedAt(module) : std::nullopt;
+    site.bound_before_patch = patched_at && !ts_node_is_null(function) &&
+                              std::string_view(ts_node_type(function)) == "identifier" &&
+                              BoundBefore(module, module.tree().Text(function), *patched_at);
+    site.api = callee == "torch.profiler.profile" && facts.transfers_to_npu && !site.bound_before_patch
+                   ? ProfilerApi::kTorchNpuProfile
+                   : ProfilerApi::kTorchProfile;
+  } else {
+    if (callee.starts_with("torch_npu.profiler") && EndsWith(callee, ".analyse")) facts.analyses_offline = true;
+    return;
+  }
+  ReadSettings(tracer, call, site);
+  ReadCalledArguments(tracer, site);
+  if (site.api == ProfilerApi::kTorchProfile) {
+    // OPM110's exemption asks whether the call can collect CUDA on some run, branches an argparse
+    // default decides included.
+    site.activities_on_some_path = ReadSetting(tracer.OnEveryPath(), call, *FindProfilerSetting("activities")).values;
+  }
+  facts.sites.push_back(std::move(site));
+}
+
+}  // namespace
+
 bool NeedsProgram(const python::PythonModule& module, const std::vector<Launch>& launches) {
   return !launches.empty() || !ProfilerCandidates(module).empty();
 }
@@ -423,42 +472,13 @@ ProfilerFacts ReadProfilerFacts(std::unique_ptr<python::PythonModule> module_ptr
   }
   const std::vector<TSNode> candidates = ProfilerCandidates(module);
   for (TSNode call : candidates) {
-    const std::optional<std::string> callee = tracer.CalleeName(call);
-    if (!callee) continue;
-    if (EndsWith(*callee, "dynamic_profile.init") && callee->starts_with("torch_npu")) {
-      DynamicProfilerInit init;
-      init.call = call;
-      if (auto directory = tracer.FindArgument(call, "path", 0)) init.directory = std::move(directory->values);
-      facts.dynamic_inits.push_back(std::move(init));
-      continue;
+    // One site per callee the call can have: an alias assigned on two branches (`prof =
+    // torch_npu.profiler` / `prof = torch.profiler`) makes two paths, each traced along its own.
+    for (const python::Tracer::Callee& callee : tracer.Callees(call)) {
+      std::optional<python::Tracer> along;
+      if (callee.path) along.emplace(tracer.Along(*callee.path));
+      ReadCall(along ? *along : tracer, call, callee.name, facts);
     }
-    ProfilerCallSite site;
-    site.call = call;
-    site.callee = *callee;
-    if (*callee == "torch_npu.profiler.profile" || *callee == "torch_npu.profiler.profiler.profile") {
-      site.api = ProfilerApi::kTorchNpuProfile;
-    } else if (EndsWith(*callee, "_KinetoProfile") && callee->starts_with("torch_npu")) {
-      site.api = ProfilerApi::kKinetoProfile;
-    } else if (*callee == "torch.profiler.profile" || *callee == "torch.autograd.profiler.profile") {
-      facts.transfers_to_npu = facts.transfers_to_npu || tracer.ImportsPatch();
-      // transfer_to_npu makes torch.profiler.profile torch_npu's, process-wide; but a name bound
-      // to it by `from torch.profiler import profile` before this module imports the patch keeps
-      // PyTorch's own.
-      const TSNode function = ts_node_child_by_field_name(call, "function", 8);
-      const std::optional<std::uint32_t> patched_at = facts.transfers_to_npu ? PatchImportedAt(module) : std::nullopt;
-      site.bound_before_patch = patched_at && !ts_node_is_null(function) &&
-                                std::string_view(ts_node_type(function)) == "identifier" &&
-                                BoundBefore(module, module.tree().Text(function), *patched_at);
-      site.api = *callee == "torch.profiler.profile" && facts.transfers_to_npu && !site.bound_before_patch
-                     ? ProfilerApi::kTorchNpuProfile
-                     : ProfilerApi::kTorchProfile;
-    } else {
-      if (callee->starts_with("torch_npu.profiler") && EndsWith(*callee, ".analyse")) facts.analyses_offline = true;
-      continue;
-    }
-    ReadSettings(tracer, call, site);
-    ReadCalledArguments(tracer, site);
-    facts.sites.push_back(std::move(site));
   }
   ReadArgparseFacts(tracer, facts);
   if (std::any_of(facts.sites.begin(), facts.sites.end(),

@@ -100,6 +100,10 @@ struct ProfilerCallSite {
   /// `analyse_flag` of each `tensorboard_trace_handler(...)` that a Python call's `on_trace_ready`
   /// can be (no values when it is none of those).
   Setting analyse;
+  /// For PyTorch's own profiler: the values `activities` has on some path, branches the traced
+  /// values decide taken too (`if args.device == "cuda": activities.append(CUDA)` with the default
+  /// "npu"): whether the call is meant to collect CUDA on some run.
+  python::Values activities_on_some_path;
   /// The `schedule(...)` calls `schedule` can be, and the trace handlers `on_trace_ready` can be,
   /// in the order of their values.
   std::vector<ScheduleCall> schedule_calls;

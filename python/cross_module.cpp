@@ -21,7 +21,9 @@ Tracer::Tracer(const PythonModule& module, const ModuleSet* program,
           invocations != nullptr ? std::move(invocations) : std::make_shared<const std::vector<ScriptInvocation>>(),
           step_budget,
           0,
-          {}})),
+          {},
+          std::nullopt,
+          false})),
       context_(owned_.get()) {}
 
 Tracer::~Tracer() = default;

@@ -90,6 +90,7 @@ std::optional<bool> Tracer::EvaluateCondition(TSNode node, int depth) const {
 }
 
 Tracer::Branch Tracer::BranchTaken(TSNode statement, TSNode node, int depth) const {
+  if (context_->every_path) return Branch::kMaybe;
   // Branches in order: the consequence, each elif, the else. One runs: the first whose condition
   // holds.
   bool earlier_maybe = false;
@@ -184,6 +185,48 @@ std::optional<std::string> Tracer::CalleeName(TSNode call) const {
     if (callee.kind == ValueKind::kModule || callee.kind == ValueKind::kFunction) return callee.text;
   }
   return QualifiedName(module_->tree_, function, module_->imports_);
+}
+
+std::vector<Tracer::Callee> Tracer::Callees(TSNode call) const {
+  const std::optional<std::string> everywhere = CalleeName(call);
+  std::vector<Callee> out;
+  // The name the callee is read through: `prof` of `prof.profile` or of `prof.a.profile`.
+  TSNode root = ChildByField(call, "function");
+  while (IsType(root, "attribute")) root = ChildByField(root, "object");
+  if (IsType(root, "identifier")) {
+    const std::string name(module_->tree_.Text(root));
+    const std::uint32_t scope = ScopeOf(root);
+    context_->steps_taken = 0;
+    const std::vector<const Binding*> reaching = Reaching(scope, name, ts_node_start_byte(root), 0);
+    if (reaching.size() > 1) {
+      for (const Binding* binding : reaching) {
+        Path path{module_, scope, name, ts_node_start_byte(binding->target)};
+        const std::optional<std::string> callee = Along(path).CalleeName(call);
+        if (!callee) continue;
+        const bool seen = std::any_of(out.begin(), out.end(), [&](const Callee& c) { return c.name == *callee; });
+        if (!seen) out.push_back({*callee, std::move(path)});
+      }
+    }
+  }
+  if (out.size() > 1) return out;
+  if (!everywhere) return {};
+  return {{*everywhere, std::nullopt}};
+}
+
+Tracer Tracer::Along(const Path& path) const {
+  auto context = std::make_unique<Context>(*context_);
+  context->path = path;
+  Tracer along(*module_, *context);
+  along.owned_ = std::move(context);
+  return along;
+}
+
+Tracer Tracer::OnEveryPath() const {
+  auto context = std::make_unique<Context>(*context_);
+  context->every_path = true;
+  Tracer every(*module_, *context);
+  every.owned_ = std::move(context);
+  return every;
 }
 
 Values Tracer::Resolve(TSNode expression) const { return ResolveIn(expression, 0); }
@@ -303,7 +346,8 @@ Values Tracer::ResolveOnce(TSNode node, int depth) const {
   }
   if (type == "conditional_expression") {
     // `a if c else b`: one side when the traced values decide c.
-    if (auto condition = EvaluateCondition(ts_node_named_child(node, 1), depth + 1)) {
+    if (auto condition =
+            context_->every_path ? std::nullopt : EvaluateCondition(ts_node_named_child(node, 1), depth + 1)) {
       return ResolveIn(ts_node_named_child(node, *condition ? 0 : 2), depth + 1);
     }
   }
@@ -529,6 +573,14 @@ Values Tracer::ResolveName(std::string_view name, TSNode use, int depth) const {
     // In an enclosing scope, a name is looked up when the inner code runs: any binding counts.
     const std::uint32_t before = scope == use_scope ? ts_node_start_byte(use) : UINT32_MAX;
     std::vector<const Binding*> reaching = Reaching(scope, name, before, depth);
+    if (const std::optional<Path>& path = context_->path;
+        path && path->module == module_ && path->scope == scope && path->name == name) {
+      // Along one path: the name has the one assignment that path took, where it reaches.
+      auto taken = std::find_if(reaching.begin(), reaching.end(), [&](const Binding* binding) {
+        return ts_node_start_byte(binding->target) == path->assigned_at;
+      });
+      if (taken != reaching.end()) reaching = {*taken};
+    }
     if (scope == 0 && module_->imports_.contains(name)) {
       // `try: import torch_npu` / `except ImportError: torch_npu = None`: on the path where a
       // profiler is configured at all, the name is the module.
@@ -699,6 +751,35 @@ std::optional<Values> Tracer::ResolveSelfAttribute(TSNode attribute, int depth) 
   return out;
 }
 
+void Tracer::ResolveModuleMember(const Value& owner, const std::string& member, TSNode at, int depth,
+                                 Values& out) const {
+  Value value;
+  value.node = at;
+  value.chain = owner.chain;
+  const std::string qualified = owner.text + "." + member;
+  if (auto constant =
+          module_->knowledge_->constant != nullptr ? module_->knowledge_->constant(qualified) : std::nullopt) {
+    value.kind = ValueKind::kEnum;
+    value.container = std::string(constant->type);
+    value.text = std::string(constant->value);
+    if (constant->member != constant->value) value.member = std::string(constant->member);
+    if (!constant->patched_value.empty() && ImportsPatch()) {
+      // transfer_to_npu patches torch's CUDA activity to torch_npu's NPU
+      value.text = std::string(constant->patched_value);
+      value.member.clear();
+      value.chain.push_back(StepAt(at, "`" + Spelling(at) + "` is " + value.text + " after " +
+                                           std::string(LastComponent(module_->knowledge_->patch_module))));
+    }
+  } else if (auto imported = ResolveImported(qualified, depth)) {
+    for (Value& found : *imported) out.push_back(WithStep(std::move(found), StepAt(at, "`" + Spelling(at) + "`")));
+    return;
+  } else {
+    value.kind = ValueKind::kModule;
+    value.text = qualified;
+  }
+  out.push_back(std::move(value));
+}
+
 Values Tracer::ResolveAttribute(TSNode attribute, int depth) const {
   if (auto assigned = ResolveSelfAttribute(attribute, depth)) return *assigned;
   TSNode object = ChildByField(attribute, "object");
@@ -712,33 +793,7 @@ Values Tracer::ResolveAttribute(TSNode attribute, int depth) const {
   for (const Value& owner : owners) {
     if (owner.kind == ValueKind::kNone && any_other) continue;
     if (owner.kind == ValueKind::kModule) {
-      Value value;
-      value.node = attribute;
-      value.chain = owner.chain;
-      const std::string qualified = owner.text + "." + member;
-      if (auto constant =
-              module_->knowledge_->constant != nullptr ? module_->knowledge_->constant(qualified) : std::nullopt) {
-        value.kind = ValueKind::kEnum;
-        value.container = std::string(constant->type);
-        value.text = std::string(constant->value);
-        if (constant->member != constant->value) value.member = std::string(constant->member);
-        if (!constant->patched_value.empty() && ImportsPatch()) {
-          // transfer_to_npu patches torch's CUDA activity to torch_npu's NPU
-          value.text = std::string(constant->patched_value);
-          value.member.clear();
-          value.chain.push_back(StepAt(attribute, "`" + Spelling(attribute) + "` is " + value.text + " after " +
-                                                      std::string(LastComponent(module_->knowledge_->patch_module))));
-        }
-      } else if (auto imported = ResolveImported(qualified, depth)) {
-        for (Value& found : *imported) {
-          out.push_back(WithStep(std::move(found), StepAt(attribute, "`" + Spelling(attribute) + "`")));
-        }
-        continue;
-      } else {
-        value.kind = ValueKind::kModule;
-        value.text = qualified;
-      }
-      out.push_back(std::move(value));
+      ResolveModuleMember(owner, member, attribute, depth, out);
     } else if (owner.kind == ValueKind::kNamespace) {
       for (Value value : ResolveArgparse(member, attribute, depth)) {
         if (!owner.text.empty() && value.kind == ValueKind::kUnknown &&
@@ -824,8 +879,6 @@ Values Tracer::ResolveCall(TSNode call, int depth) const {
           if (method == "upper") changed.text = AsciiUpper(changed.text);
           if (method == "strip") changed.text = std::string(TrimWhitespace(changed.text));
           out.push_back(std::move(changed));
-        } else if (owner.kind == ValueKind::kUnknown) {
-          out.push_back(owner);
         } else {
           out.push_back(Unknown(call, "computed by `" + Spelling(call) + "`"));
         }
@@ -869,6 +922,9 @@ Values Tracer::ResolveCall(TSNode call, int depth) const {
           } else {
             Append(out, ResolveArgparse(*member, call, depth));
           }
+        } else if (owner.kind == ValueKind::kModule && member) {
+          // `getattr(torch_npu.profiler, "_ExperimentalConfig")`: the attribute it names.
+          ResolveModuleMember(owner, *member, call, depth, out);
         } else {
           out.push_back(Unknown(call, "computed by `" + Spelling(call) + "`"));
         }

@@ -225,6 +225,8 @@ void PythonModule::Index() {
         }
         TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
         if (IsType(last, "identifier")) calls_by_name_[std::string(tree_.Text(last))].push_back(node);
+        // `getattr(torch_npu.profiler, "profile")(...)` calls what the attribute names.
+        if (auto member = GetattrMember(tree_, function)) calls_by_name_[*member].push_back(node);
         if (IsType(function, "attribute")) {
           const std::string_view method = tree_.Text(ChildByField(function, "attribute"));
           TSNode arguments = ChildByField(node, "arguments");
@@ -408,11 +410,11 @@ std::vector<TSNode> PythonModule::CallsMaybeTo(std::initializer_list<std::string
   }
   for (const auto& [key, bindings] : bindings_) {
     for (const Binding& binding : bindings) {
-      if (!ts_node_is_null(binding.value) &&
-          (IsType(binding.value, "attribute") || IsType(binding.value, "identifier")) &&
-          wanted(tree_.Text(binding.value))) {
-        locals.push_back(key.second);
-      }
+      if (ts_node_is_null(binding.value)) continue;
+      const bool named = (IsType(binding.value, "attribute") || IsType(binding.value, "identifier")) &&
+                         wanted(tree_.Text(binding.value));
+      const std::optional<std::string> member = GetattrMember(tree_, binding.value);
+      if (named || (member && wanted(*member))) locals.push_back(key.second);
     }
   }
   std::vector<TSNode> out;

@@ -211,6 +211,26 @@ std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode fun
   return std::nullopt;
 }
 
+std::optional<std::string> GetattrMember(const SyntaxTree& tree, TSNode node) {
+  if (!IsType(node, "call")) return std::nullopt;
+  const TSNode function = ChildByField(node, "function");
+  if (!IsType(function, "identifier") || tree.Text(function) != "getattr") return std::nullopt;
+  const TSNode arguments = ChildByField(node, "arguments");
+  if (!IsType(arguments, "argument_list")) return std::nullopt;
+  std::vector<TSNode> positional;
+  for (std::uint32_t i = 0; i < ts_node_named_child_count(arguments); ++i) {
+    const TSNode child = ts_node_named_child(arguments, i);
+    if (IsType(child, "comment")) continue;
+    if (!IsType(child, "keyword_argument") && !IsType(child, "list_splat") && !IsType(child, "dictionary_splat")) {
+      positional.push_back(child);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (positional.size() < 2 || positional.size() > 3) return std::nullopt;
+  return StringLiteralValue(tree, positional[1]);
+}
+
 namespace {
 
 // `error` lies in a replacement field tree-sitter read as `name := ...` where Python reads the

@@ -33,6 +33,10 @@ void CollectImportStatement(const SyntaxTree& tree, TSNode statement, ImportBind
 /// imports ("P.profile" -> "torch_npu.profiler.profile"); nullopt for other expressions.
 std::optional<std::string> QualifiedName(const SyntaxTree& tree, TSNode expression, const ImportBindings& imports);
 
+/// The attribute a `getattr(obj, "name")` (or `getattr(obj, "name", default)`) call reads, when
+/// `node` is one with a literal name: "name"; nullopt otherwise.
+std::optional<std::string> GetattrMember(const SyntaxTree& tree, TSNode node);
+
 /// The last part of a dotted name: "a.b.c" -> "c".
 std::string_view LastComponent(std::string_view dotted);
 

@@ -54,6 +54,30 @@ class Tracer {
   /// simple aliases (`P = torch_npu.profiler.profile`); nullopt for computed callees.
   std::optional<std::string> CalleeName(TSNode call) const;
 
+  /// A name held to one of its assignments, so that questions are asked along one path: `prof =
+  /// torch_npu.profiler` in one branch of an if and `prof = torch.profiler` in the other are two
+  /// paths a `prof.profile(...)` call is traced on.
+  struct Path {
+    const PythonModule* module = nullptr;
+    std::uint32_t scope = 0;
+    std::string name;
+    std::uint32_t assigned_at = 0;  ///< the start byte of the assignment's target
+  };
+  struct Callee {
+    std::string name;
+    std::optional<Path> path;  ///< nullopt: the callee is the same on every path
+  };
+  /// Every qualified name a call's callee can be: one without a path when it is the same on every
+  /// path (or cannot be told, as CalleeName), else one per assignment of the name the callee is read
+  /// through (`prof.profile` after `prof` is assigned on two branches), each with its path.
+  std::vector<Callee> Callees(TSNode call) const;
+  /// A tracer of the same trace that asks its questions along `path`.
+  Tracer Along(const Path& path) const;
+  /// A tracer of the same trace that takes every branch as possible, even one whose condition the
+  /// traced values decide (an argparse default decides `if args.device == "cuda":` only for a run
+  /// that passes nothing): for what a program can do on some run.
+  Tracer OnEveryPath() const;
+
   /// A keyword argument of a call (or the `position`-th positional one), also found through
   /// `**mapping` arguments. nullopt when the call does not pass it; the node is the argument's
   /// value (or the `**` expression it came from).
@@ -96,6 +120,8 @@ class Tracer {
     std::size_t step_budget;
     mutable std::size_t steps_taken = 0;
     mutable std::map<const PythonModule*, bool> patched;  ///< ImportsPatch, per module, on first use
+    std::optional<Path> path;                             ///< the one path questions are asked along (Along)
+    bool every_path = false;                              ///< no branch is decided by the traced values (OnEveryPath)
   };
   Tracer(const PythonModule& module, const Context& context) : module_(&module), context_(&context) {}
   /// The same trace, asking about another module of the program.
@@ -106,6 +132,10 @@ class Tracer {
   Values ResolveOnce(TSNode expression, int depth) const;  ///< ResolveIn before bounding its values
   Values ResolveName(std::string_view name, TSNode use, int depth) const;
   Values ResolveAttribute(TSNode attribute, int depth) const;
+  /// `member` of a module value (`torch_npu.profiler` . `profile`), read at `at` (the attribute, or
+  /// a `getattr(...)` with that literal name): a library constant, a value defined in another
+  /// module of the program, or the qualified name; appended to `out`.
+  void ResolveModuleMember(const Value& owner, const std::string& member, TSNode at, int depth, Values& out) const;
   /// `self.member` in a method: every value assigned to it in the class's methods; nullopt when
   /// none is (or `attribute` is not on `self` in a method).
   std::optional<Values> ResolveSelfAttribute(TSNode attribute, int depth) const;

@@ -7,9 +7,11 @@ namespace opmfu::rules {
 
 namespace {
 
-// `activities` may name CUDA: the call is meant for a GPU (torch_npu has no CUDA activity).
-bool MayCollectCuda(const linter::Setting& activities) {
-  return std::any_of(activities.values.begin(), activities.values.end(), [](const python::Value& value) {
+// `activities` may name CUDA on some run: the call is meant for a GPU (torch_npu has no CUDA
+// activity).
+bool MayCollectCuda(const linter::ProfilerCallSite& site) {
+  const python::Values& activities = site.activities_on_some_path;
+  return std::any_of(activities.begin(), activities.end(), [](const python::Value& value) {
     return std::any_of(value.items.begin(), value.items.end(), [](const python::Value& item) {
       return item.kind == python::ValueKind::kEnum && item.container == "ProfilerActivity" && item.text == "CUDA";
     });
@@ -48,7 +50,7 @@ void CheckWrongProfiler(LintCheckContext& context) {
                          "ascend_pytorch_profiler DB that OperatorMFU is computed from",
                      "use torch_npu.profiler.profile(...) with a schedule and on_trace_ready");
     } else if (site.api == linter::ProfilerApi::kTorchProfile && !context.facts.transfers_to_npu &&
-               !npu_profiler_here && npu_program && MayCollectCuda(site.activities) && ported_to_npu) {
+               !npu_profiler_here && npu_program && MayCollectCuda(site) && ported_to_npu) {
       context.Report(site.call,
                      "`" + site.callee +
                          "` collects CUDA activities, but this script runs on the NPU: PyTorch's own profiler "
@@ -58,7 +60,7 @@ void CheckWrongProfiler(LintCheckContext& context) {
                      "torch_npu.profiler.ProfilerActivity.NPU] (or import torch_npu.contrib.transfer_to_npu before "
                      "torch.profiler is used)");
     } else if (site.api == linter::ProfilerApi::kTorchProfile && !context.facts.transfers_to_npu &&
-               !npu_profiler_here && npu_program && !MayCollectCuda(site.activities)) {
+               !npu_profiler_here && npu_program && !MayCollectCuda(site)) {
       context.Report(
           site.call,
           "`" + site.callee +
