@@ -84,6 +84,9 @@ int RunLint(const LintFlags& flags) {
   if (exit_code != kExitOk && format == OutputFormat::kJson) return exit_code;
   const bool chatty = !flags.quiet && !flags.silent;  // ruff's --quiet/--silent: no summary, no notes
   for (const std::string& limit : report->limits) ReportWarning(limit);
+  if (chatty && flags.verbose) {
+    for (const std::string& note : report->skipped_notes) std::cerr << "opmfu: " << note << "\n";
+  }
   // Files a launcher sources or runs that cannot be read: one line, the list with --verbose.
   if (chatty && (flags.verbose || report->warnings.size() == 1)) {
     for (const std::string& warning : report->warnings) ReportWarning(warning);

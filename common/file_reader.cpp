@@ -17,6 +17,17 @@ std::string Normal(const std::string& path) { return fs::path(path).lexically_no
 
 Result<std::string> DiskFileReader::ReadFile(const std::string& path) const { return ReadTextFile(path); }
 
+Result<FileScan> DiskFileReader::Scan(const std::string& path, std::span<const std::string_view> words) const {
+  return ScanFile(path, words);
+}
+
+Result<FileScan> FileReader::Scan(const std::string& path, std::span<const std::string_view> words) const {
+  OPMFU_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  FileScan scan{text.size(), false};
+  for (std::string_view word : words) scan.mentions = scan.mentions || text.find(word) != std::string::npos;
+  return scan;
+}
+
 namespace {
 
 FileKind KindOf(const fs::file_status& status) {

@@ -7,9 +7,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/input_file.h"
 #include "common/result.h"
 
 namespace opmfu {
@@ -43,6 +46,11 @@ class FileReader {
   /// names of one file give one answer. Fails on a symlink loop or a name too long.
   virtual Result<std::string> Canonical(const std::string& path) const = 0;
 
+  /// Reads the file at `path` in pieces, whatever its size, and says its size and whether it
+  /// contains any of `words` (common/input_file.h): what lint asks of a file too large to read
+  /// whole. This default reads it whole through ReadFile (readers that hold texts in memory).
+  virtual Result<FileScan> Scan(const std::string& path, std::span<const std::string_view> words) const;
+
   /// Whether `path` names a regular file.
   bool IsFile(const std::string& path) const { return Stat(path) == FileKind::kFile; }
 };
@@ -51,6 +59,7 @@ class FileReader {
 class DiskFileReader final : public FileReader {
  public:
   Result<std::string> ReadFile(const std::string& path) const override;
+  Result<FileScan> Scan(const std::string& path, std::span<const std::string_view> words) const override;
   FileKind Stat(const std::string& path, std::string* cause = nullptr) const override;
   Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override;
   Result<std::string> Canonical(const std::string& path) const override;
@@ -74,6 +83,10 @@ class CachingFileReader final : public FileReader {
   FileKind Stat(const std::string& path, std::string* cause = nullptr) const override;
   Result<std::vector<DirectoryEntry>> ListDirectory(const std::string& path) const override;
   Result<std::string> Canonical(const std::string& path) const override;
+  /// Not kept: a file is scanned only when it is too large to keep.
+  Result<FileScan> Scan(const std::string& path, std::span<const std::string_view> words) const override {
+    return base_.Scan(path, words);
+  }
 
  private:
   struct Stated {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include "common/file_io.h"
 
@@ -195,6 +196,33 @@ Result<std::string> ReadFileHead(const fs::path& path, std::size_t bytes) {
   }
   head.resize(filled);
   return head;
+}
+
+Result<FileScan> ScanFile(const fs::path& path, std::span<const std::string_view> words) {
+  UniqueFd fd;
+  OPMFU_ASSIGN_OR_RETURN(const std::uint64_t size, OpenRegular(path, fd));
+  std::size_t longest = 0;
+  for (std::string_view word : words) longest = std::max(longest, word.size());
+  // Each piece keeps the last longest-1 bytes of the one before, so a word across two is found.
+  const std::size_t keep = longest > 0 ? longest - 1 : 0;
+  std::string window;
+  std::vector<char> piece(std::size_t{1} << 20);  // on the heap: worker threads have small stacks
+  FileScan scan;
+  while (true) {
+    const ssize_t n = ::read(fd.get(), piece.data(), piece.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::Input(InputError(path.string(), ErrnoMessage(errno)));
+    if (n == 0) break;
+    scan.size += static_cast<std::uint64_t>(n);
+    window.append(piece.data(), static_cast<std::size_t>(n));
+    for (std::string_view word : words) {
+      if (!word.empty() && window.find(word) != std::string::npos) scan.mentions = true;
+    }
+    if (scan.mentions) break;
+    if (window.size() > keep) window.erase(0, window.size() - keep);
+  }
+  scan.size = std::max(scan.size, size);
+  return scan;
 }
 
 Result<std::string> ReadTextFile(const fs::path& path, const ReadLimits& limits) {

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 
@@ -50,6 +52,17 @@ Result<std::string> ReadStandardInput(const std::string& name, const ReadLimits&
 /// The first `bytes` bytes of a regular file (fewer when it is shorter), read as ReadTextFile
 /// reads: for the readers that only look at a header.
 Result<std::string> ReadFileHead(const std::filesystem::path& path, std::size_t bytes);
+
+/// What ScanFile found in a file: its size, and whether it contains one of the words asked for.
+struct FileScan {
+  std::uint64_t size = 0;
+  bool mentions = false;
+};
+
+/// Reads a regular file in pieces (a 1 MiB buffer, whatever its size: no size limit applies) and
+/// says whether it contains any of `words`; for the reader that asks whether a file too large to
+/// read whole could matter. Fails as ReadTextFile does on a file that cannot be read.
+Result<FileScan> ScanFile(const std::filesystem::path& path, std::span<const std::string_view> words);
 
 /// Checks, without opening it, that `path` (after symlinks) is an existing regular file; for the
 /// readers that hand the path to a library (SQLite) which would otherwise block on a FIFO.

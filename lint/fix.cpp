@@ -34,6 +34,9 @@ class FixedFiles final : public FileReader {
     return base_.ListDirectory(path);  // a fixed file exists already: no listing changes
   }
   Result<std::string> Canonical(const std::string& path) const override { return base_.Canonical(path); }
+  Result<FileScan> Scan(const std::string& path, std::span<const std::string_view> words) const override {
+    return texts_.contains(Key(path)) ? FileReader::Scan(path, words) : base_.Scan(path, words);
+  }
 
  private:
   const FileReader& base_;

@@ -91,7 +91,8 @@ Result<ProgramPaths> ResolveProgramPaths(const Input& input, const LintOptions& 
 
 // A file that mentions none of these cannot configure a torch_npu profiler.
 bool CanMatter(std::string_view source) {
-  return source.find("profiler") != std::string_view::npos || source.find("torch_npu") != std::string_view::npos;
+  return std::any_of(std::begin(kMentionsOfTheProfilerWords), std::end(kMentionsOfTheProfilerWords),
+                     [&](std::string_view word) { return source.find(word) != std::string_view::npos; });
 }
 
 std::string Identity(const FileReader& files, const std::string& path) {

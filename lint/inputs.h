@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,9 @@ std::string Identity(const FileReader& files, const std::string& path);
 
 /// A file that mentions none of the profiler's names cannot configure a torch_npu profiler.
 bool CanMatter(std::string_view source);
+/// The words CanMatter looks for.
+inline constexpr std::string_view kMentionsOfTheProfilerWords[] = {"profiler", "torch_npu"};
+inline constexpr std::span<const std::string_view> kMentionsOfTheProfiler = kMentionsOfTheProfilerWords;
 
 /// The project root imports are followed below (see LintOptions::root).
 std::filesystem::path ProjectRoot(const LintOptions& options, const std::filesystem::path& start);

@@ -82,8 +82,10 @@ struct LintReport {
   std::vector<std::string> warnings;         ///< e.g. a `source`d file a launcher names that cannot be read
   std::vector<std::string> limits;           ///< a stated limit an input hit: one line each, naming file and limit
   std::size_t skipped_without_profiler = 0;  ///< found in directories, never parsed: nothing to check
-  std::optional<Severity> config_fail_on;    ///< from the first config that sets it
-  std::vector<TracedSite> sites;             ///< with LintOptions::keep_settings, in path order
+  /// Why some of those were skipped unread (a file past the size limit): one line each, for --verbose.
+  std::vector<std::string> skipped_notes;
+  std::optional<Severity> config_fail_on;  ///< from the first config that sets it
+  std::vector<TracedSite> sites;           ///< with LintOptions::keep_settings, in path order
 };
 
 /// Lints `paths` (files, directories, or "-"). Fails only for usage errors (a bad config); an

@@ -18,6 +18,7 @@ void MergeOutcomes(const FileReader& files, std::vector<FileOutcome>& outcomes, 
     FileOutcome& outcome = outcomes[i];
     if (outcome.error) report.errors.push_back(std::move(*outcome.error));
     if (outcome.skipped) ++report.skipped_without_profiler;
+    if (!outcome.skipped_because.empty()) report.skipped_notes.push_back(std::move(outcome.skipped_because));
     any_profiler_call = any_profiler_call || outcome.has_profiler_call;
     for (Diagnostic& d : outcome.elsewhere) {
       for (LauncherState& launcher : launchers) {

@@ -13,6 +13,7 @@
 #include "linter/torch_npu.h"
 #include "python/project.h"
 #include "python/syntax.h"
+#include "python/tracer.h"
 #include "rules/lint_checks.h"
 #include "rules/meta_checks.h"
 
@@ -144,6 +145,64 @@ void FindInitConfigs(const FileReader& files, const linter::ProfilerFacts& facts
   }
 }
 
+// Syntax nested deeper than this is not code anyone writes (CPython refuses 200 nested brackets):
+// an attack or a generator's output. The tracer's own questions stop at python's kMaxDepth steps;
+// this says so once, at the first node past the limit (docs/reliability.md, "Limits").
+constexpr int kMaxPythonNesting = 1000;
+
+std::optional<TSNode> FirstNodeTooDeep(const SyntaxTree& tree) {
+  for (TSNode root : tree.roots()) {
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    struct CursorGuard {
+      TSTreeCursor* cursor;
+      ~CursorGuard() { ts_tree_cursor_delete(cursor); }
+    } guard{&cursor};
+    int depth = 0;
+    bool more = true;
+    while (more) {
+      if (depth > kMaxPythonNesting) return ts_tree_cursor_current_node(&cursor);
+      if (ts_tree_cursor_goto_first_child(&cursor)) {
+        ++depth;
+        continue;
+      }
+      while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+        if (!ts_tree_cursor_goto_parent(&cursor)) {
+          more = false;
+          break;
+        }
+        --depth;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// A file found in a directory walk that is too large to read whole (a generated `_pb2.py`): read
+// in pieces, one that mentions no profiler is skipped (said under --verbose), one that does is a
+// finding on that file (OPM005); the run goes on. False: another read failure, the run's error.
+bool PastTheSizeLimit(const Input& input, const LintOptions& options, const Error& failed, const Effective& effective,
+                      FileOutcome& outcome) {
+  const auto limit = InputSizeLimit();
+  if (!limit.ok()) return false;
+  const auto scan = FilesOf(options).Scan(input.path, kMentionsOfTheProfiler);
+  if (!scan.ok() || scan->size <= *limit) return false;
+  if (!scan->mentions) {
+    outcome.skipped = true;
+    outcome.skipped_because = input.path + ": " + DescribeBytes(scan->size) + ", above the input size limit of " +
+                              DescribeBytes(*limit) + ", and it mentions no profiler or torch_npu: skipped unread";
+    return true;
+  }
+  LintedFile linted;
+  linted.path = input.path;
+  linted.parsed_cleanly = false;  // not read: nothing to fix
+  const std::string& message = failed.message;
+  const std::string cause = message.starts_with(input.path + ": ") ? message.substr(input.path.size() + 2) : message;
+  linted.diagnostics =
+      rules::CheckMeta(rules::PastALimit{input.path, SourceRange{{1, 1}, {1, 1}}, "", cause}, effective);
+  outcome.linted = std::move(linted);
+  return true;
+}
+
 }  // namespace
 
 FileOutcome LintPython(Input& input, const LintOptions& options, const Effective& effective) {
@@ -164,6 +223,7 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
   } else {
     auto read = FilesOf(options).ReadFile(input.path);
     if (!read.ok()) {
+      if (input.from_directory && PastTheSizeLimit(input, options, read.error(), effective, outcome)) return outcome;
       outcome.error = read.take_error();
       return outcome;
     }
@@ -219,7 +279,22 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
     linted.diagnostics = rules::CheckMeta(rules::PythonParse{input.path, module->tree()}, effective);
   }
   std::unique_ptr<python::ModuleSet> program;
-  if (program_paths && linter::NeedsProgram(*module, input.launches)) {
+  const bool needs_program = linter::NeedsProgram(*module, input.launches);
+  if (needs_program) {
+    if (const std::optional<TSNode> deep = FirstNodeTooDeep(module->tree())) {
+      const SyntaxTree& tree = module->tree();
+      const std::string cause = "the syntax is nested deeper than " + std::to_string(kMaxPythonNesting) +
+                                " levels here; values are traced " + std::to_string(python::kMaxTraceDepth) +
+                                " steps deep at most";
+      for (Diagnostic& d :
+           rules::CheckMeta(rules::PastALimit{input.path, tree.RangeOf(*deep),
+                                              std::string(tree.LineOf(ts_node_start_byte(*deep))), cause},
+                            effective)) {
+        linted.diagnostics.push_back(std::move(d));
+      }
+    }
+  }
+  if (program_paths && needs_program) {
     program = ReadProgramModules(*program_paths, module->tree().source(), options);
   }
   linter::ProfilerFacts facts =

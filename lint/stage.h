@@ -45,6 +45,8 @@ struct FileOutcome {
   std::vector<Diagnostic> elsewhere;  ///< findings located in a launcher
   std::optional<Error> error;
   bool skipped = false;
+  /// Why, when it was skipped for a reason the user may want to know (said under --verbose).
+  std::string skipped_because;
   bool has_profiler_call = false;
   std::vector<std::string> dynamic_configs;  ///< profiler_config.json files its dp.init calls read
   std::vector<TracedSite> sites;             ///< with LintOptions::keep_settings

@@ -16,7 +16,7 @@
 namespace opmfu::python {
 
 // Deep enough for real alias chains; a cycle (`x = x + 1`) or absurd nesting ends as unknown.
-inline constexpr int kMaxDepth = 24;
+inline constexpr int kMaxDepth = kMaxTraceDepth;
 // A list whose items each have several values has many combinations; beyond this, only the
 // first combination is kept.
 inline constexpr std::size_t kMaxCombinations = 16;

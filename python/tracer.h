@@ -27,6 +27,9 @@ class ModuleSet;
 /// reaches: real code can branch at each step (a recursive wrapper whose parameters come from many
 /// calls), and a lint must end in about parse time; beyond this the value is unknown.
 inline constexpr std::size_t kDefaultStepBudget = 20000;
+/// Steps one value is followed through (names, calls, nested expressions) before it is unknown
+/// ("defined through too many steps"): deep enough for real alias chains.
+inline constexpr int kMaxTraceDepth = 24;
 
 class Tracer {
  public:

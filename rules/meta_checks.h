@@ -63,6 +63,15 @@ struct UnfoundDynamicConfig {
   std::vector<Note> chain;
 };
 
+/// A file past one of opmfu's stated limits (docs/reliability.md, "Limits"), so it was not read
+/// or not traced whole: `cause` names the limit, `range` is where (the file's start when not read).
+struct PastALimit {
+  std::string file;
+  SourceRange range;
+  std::string snippet;
+  std::string cause;
+};
+
 /// The whole run: whether any linted file configures a profiler, and the file a run-level
 /// finding lands on (one the user named, where a suppression can reach it).
 struct RunSummary {
@@ -70,7 +79,8 @@ struct RunSummary {
   std::string landing_file;
 };
 
-using MetaFacts = std::variant<PythonParse, JsonParse, LauncherParse, SuppressionUse, UnfoundDynamicConfig, RunSummary>;
+using MetaFacts =
+    std::variant<PythonParse, JsonParse, LauncherParse, SuppressionUse, UnfoundDynamicConfig, PastALimit, RunSummary>;
 
 struct MetaCheckContext {
   const MetaFacts& facts;
@@ -92,6 +102,7 @@ void CheckLintSyntaxError(MetaCheckContext& context);       // OPM001
 void CheckMalformedSuppression(MetaCheckContext& context);  // OPM002
 void CheckUnusedSuppression(MetaCheckContext& context);     // OPM003
 void CheckUnfoundDynamicConfig(MetaCheckContext& context);  // OPM004
+void CheckPastALimit(MetaCheckContext& context);            // OPM005
 void CheckNoProfilerCall(MetaCheckContext& context);        // OPM010
 
 }  // namespace opmfu::rules

@@ -69,6 +69,30 @@ TEST(LintCli, FixableCountsOnlyFixesThatFixApplies) {
   EXPECT_NE(testing::ReadFile(spec).find("with_flops=True"), std::string::npos);
 }
 
+// Issue 44: a generated module past the input size limit in a tree (a 9 MB `_pb2.py`) used to
+// abort `lint .` with exit 2. Read in pieces: one that mentions no profiler is skipped (said
+// under --verbose), one that does is an OPM005 finding; the rest is linted, the exit code follows
+// the findings.
+TEST(LintCli, AFileOverTheSizeLimitInATreeIsSkippedOrAFindingNotAnError) {
+  testing::TempDir dir;
+  const std::string filler = "X = b'" + std::string(std::size_t{5} << 20, 'x') + "'\n";
+  dir.Write("tree/messages_pb2.py", "DESCRIPTOR = None\n" + filler);
+  dir.Write("tree/huge_profiling.py", filler + "import torch_npu\n");
+  dir.Write("tree/train.py", kBroken);
+  auto linted =
+      RunOpmfu({"lint", "--no-config", "--output-format", "concise", "--verbose", (dir.path() / "tree").string()});
+  EXPECT_EQ(linted.exit_code, 1) << linted.err;
+  EXPECT_EQ(linted.err.find("Not linted"), std::string::npos) << linted.err;
+  EXPECT_NE(linted.out.find("huge_profiling.py:1:1: OPM005 file too large"), std::string::npos) << linted.out;
+  EXPECT_NE(linted.out.find("train.py"), std::string::npos) << linted.out;
+  EXPECT_EQ(linted.out.find("messages_pb2.py"), std::string::npos) << linted.out;
+  EXPECT_NE(linted.err.find("messages_pb2.py: 5.0 MiB"), std::string::npos) << linted.err;
+  EXPECT_NE(linted.err.find("mentions no profiler or torch_npu: skipped unread"), std::string::npos) << linted.err;
+  // Named on the command line, the file is still an input that could not be read.
+  auto named = RunOpmfu({"lint", "--no-config", (dir.path() / "tree" / "messages_pb2.py").string()});
+  EXPECT_EQ(named.exit_code, 2) << named.err;
+}
+
 // Issue 30: `opmfu lint --fix examples/broken_train.sh` leaves no MFU-blocking error. The level
 // comes from the launcher (`LEVEL=${LEVEL:-level0}` ... `--profile-level ${LEVEL}`) into
 // `LEVELS[args.profile_level]`: the fix edits the launcher, where the key is spelled; --diff
