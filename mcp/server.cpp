@@ -8,6 +8,7 @@
 #include <chrono>
 #include <utility>
 
+#include "common/json_input.h"
 #include "common/output_file.h"
 #include "mcp/child_process.h"
 
@@ -83,31 +84,6 @@ json TextContent(const std::string& text) { return {{"type", "text"}, {"text", t
 
 json ToolError(const std::string& message) {
   return {{"content", json::array({TextContent(message)})}, {"isError", true}};
-}
-
-// Whether `text` nests arrays and objects deeper than `limit` (brackets inside strings do not
-// count). Checked before parsing: a copy or a dump of a value is recursive, so a line of 100,000
-// brackets must never become a value.
-bool NestsDeeperThan(std::string_view text, std::size_t limit) {
-  std::size_t depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return true;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return false;
 }
 
 // What to do when a result is too large: the arguments that narrow each tool's output.
@@ -222,7 +198,9 @@ void Server::ReadInput() {
     input_.clear();
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    if (NestsDeeperThan(line, kMaxNesting)) {
+    // Checked before parsing: a copy or a dump of a value is recursive, so a line of 100,000
+    // brackets must never become a value.
+    if (!CheckJsonNesting(line, "the message", kMaxNesting).ok()) {
       SendError(nullptr, kInvalidRequest,
                 "a message nested deeper than " + std::to_string(kMaxNesting) + " arrays or objects");
       continue;
