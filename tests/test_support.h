@@ -13,6 +13,21 @@
 
 namespace opmfu::testing {
 
+/// A training script with safe fixes (with_flops=False) and findings that stay (OPM109: a fixed
+/// trace directory), shared by the lint command-line cases.
+inline constexpr const char* kScriptWithSafeFixesAndFindingsThatStay =
+    "import torch_npu\n"
+    "from torch_npu.profiler import ProfilerActivity, ProfilerLevel\n"
+    "run_id = 1\n"
+    "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level='level1', mstx=True, msprof_tx=True,\n"
+    "                                             export_type=('text', 'db'))\n"
+    "prof = torch_npu.profiler.profile(\n"
+    "    activities=[ProfilerActivity.CPU, ProfilerActivity.NPU],\n"
+    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(f'./p/{run_id}'),\n"
+    "    with_flops=False,\n"
+    "    experimental_config=cfg,\n"
+    ")\n";
+
 /// Files in memory behind a reader a test can watch: every method answers from the map, and a
 /// test overrides the one it counts or refuses.
 class WatchedFiles : public FileReader {

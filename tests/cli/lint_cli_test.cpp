@@ -15,18 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::RunOpmfu;
 
-constexpr const char* kBroken =
-    "import torch_npu\n"
-    "from torch_npu.profiler import ProfilerActivity, ProfilerLevel\n"
-    "run_id = 1\n"
-    "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level='level1', mstx=True, msprof_tx=True,\n"
-    "                                             export_type=('text', 'db'))\n"
-    "prof = torch_npu.profiler.profile(\n"
-    "    activities=[ProfilerActivity.CPU, ProfilerActivity.NPU],\n"
-    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(f'./p/{run_id}'),\n"
-    "    with_flops=False,\n"
-    "    experimental_config=cfg,\n"
-    ")\n";
+constexpr const char* kBroken = testing::kScriptWithSafeFixesAndFindingsThatStay;
 
 TEST(LintCli, FixRewritesTheSafeFixesAndTheFileThenLintsClean) {
   testing::TempDir dir;

@@ -251,19 +251,7 @@ TEST(LintConventions, CompletionsOfferRuleIdsAndEveryChoice) {
   EXPECT_EQ(RunOpmfu({"completion", "fish"}).exit_code, 2);
 }
 
-// A script with safe fixes (with_flops=False) and findings that stay (OPM109: a fixed trace directory).
-constexpr const char* kRuffUserScript =
-    "import torch_npu\n"
-    "from torch_npu.profiler import ProfilerActivity, ProfilerLevel\n"
-    "run_id = 1\n"
-    "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level='level1', mstx=True, msprof_tx=True,\n"
-    "                                             export_type=('text', 'db'))\n"
-    "prof = torch_npu.profiler.profile(\n"
-    "    activities=[ProfilerActivity.CPU, ProfilerActivity.NPU],\n"
-    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(f'./p/{run_id}'),\n"
-    "    with_flops=False,\n"
-    "    experimental_config=cfg,\n"
-    ")\n";
+constexpr const char* kRuffUserScript = testing::kScriptWithSafeFixesAndFindingsThatStay;
 
 // ruff users' habits (docs/cli.md, "Coming from ruff").
 TEST(LintRuffHabits, ExcludeNamesAFolderAsRuffDoesInTheConfigAndOnTheCommandLine) {
