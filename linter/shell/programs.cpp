@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -14,36 +16,125 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Launcher modules run the script named after them (`python -m torch.distributed.run train.py`).
-bool IsLauncherModule(std::string_view module) {
+// The launcher modules torchrun is (`python -m torch.distributed.run --nproc_per_node 8 train.py`): the
+// words after them are torchrun's. torch_npu's run module is torchrun with a rendezvous of its own
+// (its `torch_npu_run` console script); its launch module is torch's deprecated launch.
+bool IsTorchrunModule(std::string_view module) {
   return module == "torch.distributed.run" || module == "torch.distributed.launch" ||
-         module == "accelerate.commands.launch" || module == "deepspeed.launcher.runner";
+         module == "torch_npu.distributed.run" || module == "torch_npu.distributed.launch";
 }
 
-// The script of one path's words: the first argument ending in .py, or `-m pkg.mod` (pkg/mod.py;
-// also torchrun's `--module`), with the arguments after it. False when the words name neither.
-bool FindScript(Words& words, bool python, Launch& launch) {
-  for (std::size_t i = 0; i < words.size(); ++i) {
+// Other launcher modules run the script named after them, found as python's own words are.
+bool IsLauncherModule(std::string_view module) {
+  return IsTorchrunModule(module) || module == "accelerate.commands.launch" || module == "deepspeed.launcher.runner";
+}
+
+// The script is words[at], and what follows it is what the script receives.
+bool TakeScript(Words& words, std::size_t at, Launch& launch) {
+  launch.script = words[at];
+  launch.arguments.assign(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(at) + 1),
+                          std::make_move_iterator(words.end()));
+  return true;
+}
+
+// The module words[at] is run (`-m pkg.mod`: pkg/mod.py), and what follows it is what it receives.
+bool TakeModule(Words& words, std::size_t at, Launch& launch) {
+  launch.module = words[at].text;
+  std::string path = launch.module;
+  std::replace(path.begin(), path.end(), '.', '/');
+  TakeScript(words, at, launch);
+  launch.script.text = path + ".py";
+  return true;
+}
+
+// The script of one path's words from `from`: the first argument ending in .py, or `-m pkg.mod`
+// (also torchrun's `--module`), with the arguments after it. False when the words name neither.
+bool FindScript(Words& words, std::size_t from, bool python, Launch& launch);
+
+// torchrun's options that take a value (torch.distributed.run's parser, and the one option
+// torch_npu.distributed.run adds), spelled with dashes: argparse takes both spellings of each.
+bool TorchrunOptionTakesValue(std::string_view option) {
+  static const std::set<std::string_view, std::less<>> kWithValue = {"--nnodes",
+                                                                     "--nproc-per-node",
+                                                                     "--rdzv-backend",
+                                                                     "--rdzv-endpoint",
+                                                                     "--rdzv-id",
+                                                                     "--rdzv-conf",
+                                                                     "--max-restarts",
+                                                                     "--monitor-interval",
+                                                                     "--start-method",
+                                                                     "--event-log-handler",
+                                                                     "--role",
+                                                                     "--log-dir",
+                                                                     "-r",
+                                                                     "--redirects",
+                                                                     "-t",
+                                                                     "--tee",
+                                                                     "--local-ranks-filter",
+                                                                     "--node-rank",
+                                                                     "--master-addr",
+                                                                     "--master-port",
+                                                                     "--local-addr",
+                                                                     "--logs-specs",
+                                                                     "--numa-binding",
+                                                                     "--signals-to-handle",
+                                                                     "--enable-tiered-parallel-tcpstore"};
+  return kWithValue.contains(option);
+}
+
+// torchrun's words from `from` (torchrun, torch_npu_run, or after `python -m torch.distributed.run`):
+// its options, then the training script, a module with `-m`/`--module`, or with `--no-python` a
+// program (python's words are read as python's; a .py file runs by its shebang).
+bool FindTorchrunScript(Words& words, std::size_t from, Launch& launch) {
+  bool module = false;
+  bool no_python = false;
+  for (std::size_t i = from; i < words.size(); ++i) {
+    const std::string& word = words[i].text;
+    if (word == "--") {
+      if (i + 1 >= words.size()) return false;
+      ++i;
+    } else if (word.size() > 1 && word.starts_with("-")) {
+      std::string option = word.substr(0, word.find('='));
+      std::replace(option.begin(), option.end(), '_', '-');
+      if (option == "-m" || option == "--module") {
+        module = true;
+      } else if (option == "--no-python") {
+        no_python = true;
+      } else if (option.size() == word.size() && TorchrunOptionTakesValue(option)) {
+        ++i;
+      }
+      continue;
+    }
+    const std::string& script = words[i].text;
+    if (module) return TakeModule(words, i, launch);
+    if (no_python) {
+      if (fs::path(script).filename().string().starts_with("python")) return FindScript(words, i + 1, true, launch);
+      return script.ends_with(".py") && TakeScript(words, i, launch);
+    }
+    if (script.ends_with(".py")) return TakeScript(words, i, launch);
+    // An option opmfu does not know may have taken this word as its value: as before, the first
+    // word that names a script.
+    return FindScript(words, i, false, launch);
+  }
+  return false;
+}
+
+bool FindScript(Words& words, std::size_t from, bool python, Launch& launch) {
+  for (std::size_t i = from; i < words.size(); ++i) {
     const std::string& word = words[i].text;
     // `--config=cfg/base.py` is an option's value, never the script.
-    if (word.ends_with(".py") && !word.starts_with("-")) {
-      launch.script = words[i];
-      launch.arguments.assign(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(i) + 1),
-                              std::make_move_iterator(words.end()));
-      return true;
-    }
+    if (word.ends_with(".py") && !word.starts_with("-")) return TakeScript(words, i, launch);
     if ((word == "-m" || (!python && word == "--module")) && i + 1 < words.size() &&
         !words[i + 1].text.starts_with("-")) {
-      const std::string module = words[i + 1].text;
-      if (IsLauncherModule(module)) continue;
-      launch.script = words[i + 1];
-      launch.module = module;
-      std::string path = module;
-      std::replace(path.begin(), path.end(), '.', '/');
-      launch.script.text = path + ".py";
-      launch.arguments.assign(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(i) + 2),
-                              std::make_move_iterator(words.end()));
-      return true;
+      const std::string& module = words[i + 1].text;
+      if (IsTorchrunModule(module)) return FindTorchrunScript(words, i + 2, launch);
+      if (IsLauncherModule(module)) {
+        // The launcher's own words follow: its `--module` is the script's module too.
+        python = false;
+        ++i;
+        continue;
+      }
+      return TakeModule(words, i + 1, launch);
     }
   }
   return false;
@@ -122,8 +213,10 @@ void NoteAnalysis(Invocation& call) {
   }
 }
 
-void RunLaunch(Invocation& call) {
-  const bool python = call.name.starts_with("python") || call.name_unknown;
+namespace {
+
+// One Launch per path whose words name a script or module, found by `find`.
+void AddLaunches(Invocation& call, const std::function<bool(Words&, Launch&)>& find) {
   std::shared_ptr<const std::map<std::string, ShellWord, std::less<>>> exported;  // the same on every path
   for (Words& words : call.argv) {
     Launch launch;
@@ -132,7 +225,7 @@ void RunLaunch(Invocation& call) {
     launch.tool = call.name;
     launch.directory = call.shell.directory;
     launch.directory_unknown = call.shell.directory_unknown;
-    if (!FindScript(words, python, launch)) continue;
+    if (!find(words, launch)) continue;
     if (!exported) exported = ExportedVariables(call.local);
     launch.environment = exported;
     if (call.frame.collector != nullptr) launch.collector = *call.frame.collector;
@@ -140,6 +233,17 @@ void RunLaunch(Invocation& call) {
     for (ShellWord& argument : launch.arguments) argument = Clean(argument);
     call.shell.facts.launches.push_back(std::move(launch));
   }
+}
+
+}  // namespace
+
+void RunLaunch(Invocation& call) {
+  const bool python = call.name.starts_with("python") || call.name_unknown;
+  AddLaunches(call, [python](Words& words, Launch& launch) { return FindScript(words, 0, python, launch); });
+}
+
+void RunTorchrun(Invocation& call) {
+  AddLaunches(call, [](Words& words, Launch& launch) { return FindTorchrunScript(words, 0, launch); });
 }
 
 }  // namespace opmfu::linter::shell

@@ -1,7 +1,7 @@
 #pragma once
 // What opmfu reads of each builtin and program a launcher runs (its row in the command table,
 // commands.cpp, names the function): `source`, `bash x.sh`, `cd`, `rm`, the analysis commands,
-// and the launch of a Python script by python, torchrun, deepspeed, accelerate or msrun.
+// and the launch of a Python script by python, torchrun (torch_npu_run), deepspeed, accelerate or msrun.
 
 #include "linter/shell/invocation.h"
 
@@ -19,5 +19,8 @@ void NoteRemoved(Invocation& call);
 void NoteAnalysis(Invocation& call);
 /// A command that starts Python: one Launch per path whose words name a script or module.
 void RunLaunch(Invocation& call);
+/// torchrun and torch_npu's `torch_npu_run`: their options, then the script, `-m` module or, with
+/// `--no-python`, the program they start.
+void RunTorchrun(Invocation& call);
 
 }  // namespace opmfu::linter::shell
