@@ -85,7 +85,7 @@ class DescriptionReader {
 
   Result<KnownLauncher> Read(const YAML::Node& root) const {
     OPMFU_RETURN_IF_ERROR(OnlyKeys(root,
-                                   {"name", "source", "match", "style", "enabled_by", "enabled_value",
+                                   {"name", "source", "match", "style", "enabled_by", "enabled_by_env", "enabled_value",
                                     "role_enabled_by", "roles_outside", "options", "settings", "no_switch"},
                                    "a launcher description"));
     KnownLauncher launcher;
@@ -116,9 +116,19 @@ class DescriptionReader {
       OPMFU_ASSIGN_OR_RETURN(KnownOption option, ReadOption(entry.first, entry.second));
       launcher.options.push_back(std::move(option));
     }
-    OPMFU_ASSIGN_OR_RETURN(launcher.enabled_by, Scalar(root["enabled_by"], "'enabled_by'"));
-    if (launcher.Option(launcher.enabled_by) == nullptr) {
-      return At(root["enabled_by"], "'enabled_by' names no option: '" + launcher.enabled_by + "'");
+    OPMFU_ASSIGN_OR_RETURN(launcher.enabled_by_env, Strings(root["enabled_by_env"], "'enabled_by_env'"));
+    if (launcher.enabled_by_env.empty() && !root["enabled_by"]) {
+      return At(root, "'enabled_by' (an option) or 'enabled_by_env' (variables) is required");
+    }
+    if (const YAML::Node enabling = root["enabled_by"]; enabling && enabling.IsSequence()) {
+      OPMFU_ASSIGN_OR_RETURN(launcher.enabled_by, Strings(enabling, "'enabled_by'"));
+    } else if (enabling) {
+      OPMFU_ASSIGN_OR_RETURN(std::string option, Scalar(enabling, "'enabled_by'"));
+      launcher.enabled_by.push_back(std::move(option));
+    }
+    for (const std::string& option : launcher.enabled_by) {
+      if (launcher.Option(option) == nullptr)
+        return At(root["enabled_by"], "'enabled_by' names no option: '" + option + "'");
     }
     OPMFU_ASSIGN_OR_RETURN(launcher.enabled_value, ScalarOr(root["enabled_value"], "'enabled_value'", ""));
     if (root["role_enabled_by"]) {
@@ -491,12 +501,23 @@ class SiteBuilder {
     return launcher_.Option(id)->default_bool;
   }
 
-  /// Whether the launch turns profiling on (`enabled_by`, compared with `enabled_value` if any).
+  /// Whether the launch turns profiling on (one of `enabled_by`, a string compared with
+  /// `enabled_value` if any).
   bool Enabled() const {
-    const KnownOption& enabling = *launcher_.Option(launcher_.enabled_by);
-    if (enabling.type == KnownOption::Type::kBool) return Flag(enabling.id);
-    const std::string text = Text(enabling.id);
-    return launcher_.enabled_value.empty() ? !text.empty() : text == launcher_.enabled_value;
+    return std::any_of(launcher_.enabled_by.begin(), launcher_.enabled_by.end(), [this](const std::string& id) {
+      const KnownOption& enabling = *launcher_.Option(id);
+      if (enabling.type == KnownOption::Type::kBool) return Flag(enabling.id);
+      const std::string text = Text(enabling.id);
+      return launcher_.enabled_value.empty() ? !text.empty() : text == launcher_.enabled_value;
+    });
+  }
+
+  /// The first of `enabled_by` the launch gives, or nullptr.
+  const OptionValue* GivenEnabling() const {
+    for (const std::string& id : launcher_.enabled_by) {
+      if (const OptionValue* given = Given(id)) return given;
+    }
+    return nullptr;
   }
 
   std::vector<std::string> List(const std::string& id) const {
@@ -748,6 +769,19 @@ const KnownLauncher* MatchKnownLauncher(const std::vector<const KnownLauncher*>&
   return best;
 }
 
+namespace {
+
+// The first of `enabled_by_env` the launch exports, as written (its value), or nullptr.
+const ShellWord* EnablingVariable(const KnownLauncher& launcher, const Launch& launch) {
+  for (const std::string& name : launcher.enabled_by_env) {
+    if (const ShellWord* value = launch.Exported(name); value != nullptr && !(value->known && value->text.empty()))
+      return value;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch, const FileReader& files) {
   KnownLaunchFacts facts;
   ShellWord command;
@@ -767,10 +801,12 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
     }
     CheckChoices(launcher, options, facts);
     const SiteBuilder shared(launcher, options, command);
-    facts.profiling_enabled = shared.Enabled();
+    const ShellWord* variable = EnablingVariable(launcher, launch);
+    facts.profiling_enabled = shared.Enabled() || variable != nullptr;
     if (!facts.profiling_enabled) return facts;
-    const OptionValue* on = shared.Given(launcher.enabled_by);
-    const SiteBuilder builder(launcher, options, on != nullptr ? on->at : command);
+    // Findings land on what turned profiling on: the option, else the variable's value.
+    const OptionValue* on = shared.GivenEnabling();
+    const SiteBuilder builder(launcher, options, on != nullptr ? on->at : variable != nullptr ? *variable : command);
     facts.sites.push_back(builder.Site(""));
     return facts;
   }
@@ -780,7 +816,7 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
   const SiteBuilder global_builder(launcher, global, command);
   facts.profiling_enabled = global_builder.Enabled();
   if (!facts.profiling_enabled) return facts;
-  const OptionValue* on = global_builder.Given(launcher.enabled_by);
+  const OptionValue* on = global_builder.GivenEnabling();
   const ShellWord anchor = on != nullptr ? on->at : command;
   bool any_role = false;
   for (auto& [role, options] : by_role) {

@@ -63,7 +63,11 @@ struct KnownLauncher {
   std::vector<std::string> modules;  ///< `python -m` modules that start it
   std::vector<std::string> imports;  ///< a found script must import one of these to match
   Style style = Style::kFlags;
-  std::string enabled_by;       ///< the option that turns profiling on
+  /// The options that turn profiling on, any of them (none when only a variable does).
+  std::vector<std::string> enabled_by;
+  /// Environment variables that turn profiling on when the launch exports one (a server's
+  /// `VLLM_TORCH_PROFILER_DIR`), besides `enabled_by`.
+  std::vector<std::string> enabled_by_env;
   std::string enabled_value;    ///< for a string option: the value that does (empty: any non-empty)
   std::string role_enabled_by;  ///< Hydra: a per-role bool option (`*.profiler.enable`) a role needs
   /// Hydra roles whose profiler the package hands to another program (verl's vLLM/SGLang

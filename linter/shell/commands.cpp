@@ -38,6 +38,7 @@ const std::vector<Command>& CommandTable() {
        .role = kLauncher,
        .summary = "torch_npu's torchrun (torch_npu.distributed.run)",
        .run = RunTorchrun},
+      {.name = "vllm", .role = kLauncher, .summary = "`vllm serve MODEL` (a known launcher)", .run = RunVllm},
       {.name = "deepspeed", .role = kLauncher, .summary = "the script", .run = RunLaunch},
       {.name = "accelerate", .role = kLauncher, .summary = "`accelerate launch` and its script", .run = RunLaunch},
       {.name = "msrun", .role = kLauncher, .summary = "the script", .run = RunLaunch},

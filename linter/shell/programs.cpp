@@ -242,6 +242,17 @@ void RunLaunch(Invocation& call) {
   AddLaunches(call, [python](Words& words, Launch& launch) { return FindScript(words, 0, python, launch); });
 }
 
+void RunVllm(Invocation& call) {
+  AddLaunches(call, [](Words& words, Launch& launch) {
+    if (words.empty() || words.front().text != "serve") return false;
+    // `vllm serve MODEL ...` runs vllm.entrypoints.cli.serve (its console script's serve command).
+    TakeScript(words, 0, launch);
+    launch.module = "vllm.entrypoints.cli.serve";
+    launch.script.text = "vllm/entrypoints/cli/serve.py";
+    return true;
+  });
+}
+
 void RunTorchrun(Invocation& call) {
   AddLaunches(call, [](Words& words, Launch& launch) { return FindTorchrunScript(words, 0, launch); });
 }

@@ -22,5 +22,7 @@ void RunLaunch(Invocation& call);
 /// torchrun and torch_npu's `torch_npu_run`: their options, then the script, `-m` module or, with
 /// `--no-python`, the program they start.
 void RunTorchrun(Invocation& call);
+/// `vllm serve MODEL ...`: the server's launch, whose options a known-launcher description reads.
+void RunVllm(Invocation& call);
 
 }  // namespace opmfu::linter::shell

@@ -32,7 +32,8 @@ TEST(KnownLaunchers, BuiltInDescriptionsLoad) {
   ASSERT_TRUE(built_in.ok()) << built_in.error().message;
   std::set<std::string> names;
   for (const KnownLauncher& launcher : **built_in) names.insert(launcher.name);
-  EXPECT_EQ(names, (std::set<std::string>{"MindSpeed", "MindSpeed-LLM", "MindSpeed-LLM FSDP2", "verl"}));
+  EXPECT_EQ(names, (std::set<std::string>{"MindSpeed", "MindSpeed-LLM", "MindSpeed-LLM FSDP2", "SGLang",
+                                          "vLLM (vllm-ascend)", "verl"}));
 }
 
 TEST(KnownLaunchers, BadDescriptionsNameTheFileAndLine) {
@@ -46,6 +47,10 @@ TEST(KnownLaunchers, BadDescriptionsNameTheFileAndLine) {
        "d.yaml:6: unknown setting 'with_flop' (did you mean 'with_flops'?)"},
       {"name: x\nmatch: {scripts: [a.py]}\nenabled_by: q\noptions: {p: {name: --p}}\nsettings: {}\n",
        "d.yaml:3: 'enabled_by' names no option: 'q'"},
+      {"name: x\nmatch: {scripts: [a.py]}\noptions: {p: {name: --p}}\nsettings: {}\n",
+       "d.yaml:1: 'enabled_by' (an option) or 'enabled_by_env' (variables) is required"},
+      {"name: x\nmatch: {scripts: [a.py]}\nenabled_by_env: V\noptions: {p: {name: --p}}\nsettings: {}\n",
+       "d.yaml:3: 'enabled_by_env' must be a list"},
       {"name: x\nmatch: {}\n", "d.yaml:2: 'match' needs 'scripts' or 'modules'"},
       {"name: [unclosed\n", "d.yaml:2: not valid YAML"},
       {"- a list\n", "d.yaml: a launcher description must be a YAML mapping"},
@@ -56,6 +61,27 @@ TEST(KnownLaunchers, BadDescriptionsNameTheFileAndLine) {
     EXPECT_NE(parsed.error().message.find(c.message), std::string::npos) << parsed.error().message;
     EXPECT_EQ(parsed.error().message.find('\n'), std::string::npos);
   }
+}
+
+// A server profiled when its launch exports a variable: the description needs no enabling option,
+// and the settings it hard-codes are a site only when the variable is there.
+TEST(KnownLaunchers, AnExportedVariableTurnsProfilingOn) {
+  auto parsed = ParseKnownLauncher(
+      "name: Srv\nmatch: {modules: [srv.main]}\nenabled_by_env: [SRV_PROFILE_DIR]\noptions: {p: {name: --p}}\n"
+      "settings:\n  with_flops: {fixed: false}\n",
+      "d.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  Launch launch;
+  launch.module = "srv.main";
+  launch.script.text = "srv/main.py";
+  MemoryFileReader files;
+  EXPECT_FALSE(ReadKnownLaunch(*parsed, launch, files).profiling_enabled);
+  auto environment = std::make_shared<std::map<std::string, ShellWord, std::less<>>>();
+  (*environment)["SRV_PROFILE_DIR"] = ShellWord("./prof", true, {});
+  launch.environment = environment;
+  const KnownLaunchFacts facts = ReadKnownLaunch(*parsed, launch, files);
+  EXPECT_TRUE(facts.profiling_enabled);
+  EXPECT_EQ(facts.sites.size(), 1U);
 }
 
 Launch LaunchOf(std::string script, std::vector<std::string> arguments) {
