@@ -2,7 +2,8 @@
 // One parsed Python file and the indexes value tracing needs (module_index.cpp): its bindings,
 // scopes, calls, imports and argparse calls. Immutable once parsed, and independent of how the
 // file is launched or which program it is part of, so one parse serves every program that imports
-// it. The questions about values are a python::Tracer's (python/tracer.h).
+// it. The questions about values are a python::Tracer's (python/tracer.h), which reads the index
+// through the const accessors below and nothing else.
 
 #include <cstdint>
 #include <initializer_list>
@@ -11,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/diagnostic.h"
@@ -101,7 +103,9 @@ class PythonModule {
   /// A step of a provenance chain at `node`: "`label` (file:line)".
   Note StepAt(TSNode node, std::string label) const;
 
- private:
+  // ---- the index, read by python::Tracer ----------------------------------------------------
+
+  /// One binding of a name: an assignment, a definition, or something we do not trace.
   struct Binding {
     TSNode target{};  ///< the name as written
     TSNode value{};   ///< null: bound by something we do not trace (a loop, unpacking, `with`)
@@ -112,6 +116,31 @@ class PythonModule {
     /// possible value of the module's name, never the only one.
     bool from_function = false;
   };
+  /// Every binding, by (scope id, name), each list in document order.
+  using BindingIndex = std::map<std::pair<std::uint32_t, std::string>, std::vector<Binding>, std::less<>>;
+  const BindingIndex& bindings() const { return bindings_; }
+  /// The bindings of `name` in `scope`, in document order; null when it has none.
+  const std::vector<Binding>* BindingsOf(std::uint32_t scope, std::string_view name) const;
+
+  /// A function or class body, or the module (id 0). Ids are the start byte of the definition
+  /// plus one.
+  struct Scope {
+    std::uint32_t end = 0;
+    std::uint32_t parent = 0;
+    TSNode definition{};  ///< the function_definition or class_definition; null for the module
+  };
+  const Scope& ScopeAt(std::uint32_t id) const { return scopes_.at(id); }
+  /// The innermost scope holding `node`.
+  std::uint32_t ScopeOf(TSNode node) const;
+
+  /// The calls whose callee's last name is `name` (`f(...)`, `x.f(...)`, `getattr(x, "f")(...)`),
+  /// in document order; null when none.
+  const std::vector<TSNode>* CallsNamed(std::string_view name) const;
+  /// The values assigned to `self.member` in the methods of the class of scope `class_scope`;
+  /// null when none.
+  const std::vector<TSNode>* SelfAttributeValues(std::uint32_t class_scope, std::string_view member) const;
+
+  /// One add_argument(...) call as the index saw it.
   struct ArgparseArgument {
     TSNode call{};
     std::string option;                ///< "--prof-level", or the positional name
@@ -121,57 +150,64 @@ class PythonModule {
     std::string action;
     std::string type;  ///< "int", "float", "str", ... as written
   };
-  struct FunctionInfo {
-    TSNode definition{};
-    std::uint32_t scope = 0;  ///< the scope holding the definition
+  /// The add_argument calls, by dest.
+  using ArgparseIndex = std::map<std::string, std::vector<ArgparseArgument>, std::less<>>;
+  const ArgparseIndex& argparse_arguments() const { return argparse_; }
+  /// The value of a `set_defaults(dest=value)`; null when no call sets it.
+  TSNode ArgparseSetDefault(std::string_view dest) const;
+  /// An add_argument or a set_defaults of this file names `dest`.
+  bool DefinesArgparseDest(std::string_view dest) const {
+    return argparse_.contains(dest) || argparse_set_defaults_.contains(dest);
+  }
+  /// What the file does with its parsers, beyond the options they define.
+  struct ArgparseFacts {
+    bool parses_args = false;
+    bool parses_known_args = false;
+    bool parses_args_as_main = false;                     ///< under `if __name__ == "__main__":`
+    bool parses_known_args_as_main = false;               ///< likewise
+    bool disallows_abbreviation = false;                  ///< an ArgumentParser(allow_abbrev=False)
+    bool mutates_choices = false;                         ///< `x.choices = ...`, `x.choices.append(...)`
+    bool options_from_framework = false;                  ///< a call passes `extra_args_provider=`
+    std::set<std::string, std::less<>> choices_extended;  ///< options given more choices at run time
   };
-
-  PythonModule(std::string path, SyntaxTree tree, const LibraryKnowledge& knowledge);
-  void Index();
-
-  bool InMainGuard(TSNode node) const;
-  /// Index's part for argparse: allow_abbrev, choices changed at run time, extra_args_provider.
-  void NoteArgparseFacts(TSNode call, TSNode function);
+  const ArgparseFacts& argparse_facts() const { return argparse_facts_; }
+  /// The file's add_argument(...) calls as the launcher rules read them.
   std::vector<ArgparseOption> LocalArgparseOptions() const;
-  std::uint32_t ScopeOf(TSNode node) const;
+
+  const LibraryKnowledge& knowledge() const { return *knowledge_; }
+  /// This file imports the knowledge's patch module where it runs (not only inside a function).
+  bool imports_patch() const { return imports_patch_; }
+
+  // Small questions about nodes of this file, shared by the index and the tracer.
+  bool InMainGuard(TSNode node) const;
   Value Unknown(TSNode node, std::string reason) const;
   /// Integer arithmetic at `node` whose result does not fit 64 bits (Python's would): unknown.
   Value BeyondInt64(TSNode node) const;
+  /// The node's text, cut to 60 characters, for messages.
   std::string Spelling(TSNode node) const;
+
+ private:
+  PythonModule(std::string path, SyntaxTree tree, const LibraryKnowledge& knowledge);
+  void Index();
+  /// Index's part for argparse: allow_abbrev, choices changed at run time, extra_args_provider.
+  void NoteArgparseFacts(TSNode call, TSNode function);
 
   std::string path_;
   SyntaxTree tree_;
   ImportBindings imports_;
   std::vector<TSNode> calls_;
   std::vector<TSNode> comments_;
-  /// Scopes by id: the start byte of their function or class plus one (0 is the module).
-  struct Scope {
-    std::uint32_t end = 0;
-    std::uint32_t parent = 0;
-    TSNode definition{};  ///< the function_definition or class_definition; null for the module
-  };
   std::map<std::uint32_t, Scope> scopes_;
-  std::map<std::pair<std::uint32_t, std::string>, std::vector<Binding>, std::less<>> bindings_;
+  BindingIndex bindings_;
   std::map<std::string, std::vector<TSNode>, std::less<>> calls_by_name_;  ///< by the callee's last name
   /// `self.name = value` in a method, by (the class's scope, name): the values of `self.name` in
   /// any method of that class.
   std::map<std::pair<std::uint32_t, std::string>, std::vector<TSNode>, std::less<>> self_attributes_;
-  std::map<std::string, std::vector<ArgparseArgument>, std::less<>> argparse_;
+  ArgparseIndex argparse_;
   std::map<std::string, TSNode, std::less<>> argparse_set_defaults_;
+  ArgparseFacts argparse_facts_;
   const LibraryKnowledge* knowledge_;
   bool imports_patch_ = false;  ///< this file imports the patch module where it runs
-  bool parses_args_ = false;
-  bool parses_known_args_ = false;
-  bool parses_args_as_main_ = false;                     ///< under `if __name__ == "__main__":`
-  bool parses_known_args_as_main_ = false;               ///< likewise
-  bool disallows_abbreviation_ = false;                  ///< an ArgumentParser(allow_abbrev=False)
-  bool mutates_choices_ = false;                         ///< `x.choices = ...`, `x.choices.append(...)`
-  bool options_from_framework_ = false;                  ///< a call passes `extra_args_provider=`
-  std::set<std::string, std::less<>> choices_extended_;  ///< options given more choices at run time
-
-  // The tracer reads the index directly: the index is its data, kept apart only so that it does
-  // not depend on a program or a launch.
-  friend class Tracer;
 };
 
 }  // namespace opmfu::python

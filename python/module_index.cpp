@@ -8,8 +8,7 @@
 #include <set>
 
 #include "common/text.h"
-#include "python/evaluator_internal.h"
-#include "python/project.h"
+#include "python/node_shapes.h"
 
 namespace opmfu::python {
 
@@ -175,7 +174,7 @@ void PythonModule::Index() {
         while (!ts_node_is_null(right) && IsType(right, "assignment")) right = ChildByField(right, "right");
         if (IsType(left, "attribute") && tree_.Text(ChildByField(left, "attribute")) == "choices" &&
             !InChoicesHelper(tree_, node)) {
-          mutates_choices_ = true;
+          argparse_facts_.mutates_choices = true;
         }
         if (IsType(left, "attribute") && !ts_node_is_null(right) && scopes.size() > 1 &&
             tree_.Text(ChildByField(left, "object")) == "self") {
@@ -276,8 +275,10 @@ void PythonModule::Index() {
           } else if (method == "parse_args" || method == "parse_known_args") {
             // A parse under `if __name__ == "__main__":` runs only when this file is the script.
             const bool guarded = InMainGuard(node);
-            bool& parses = method == "parse_args" ? (guarded ? parses_args_as_main_ : parses_args_)
-                                                  : (guarded ? parses_known_args_as_main_ : parses_known_args_);
+            bool& parses =
+                method == "parse_args"
+                    ? (guarded ? argparse_facts_.parses_args_as_main : argparse_facts_.parses_args)
+                    : (guarded ? argparse_facts_.parses_known_args_as_main : argparse_facts_.parses_known_args);
             parses = true;
           } else if (method == "set_defaults" && !ts_node_is_null(arguments)) {
             const std::uint32_t count = ts_node_named_child_count(arguments);
@@ -292,7 +293,8 @@ void PythonModule::Index() {
         if (!ts_node_is_null(function)) NoteArgparseFacts(node, function);
       } else if (type == symbol.keyword_argument) {
         // Megatron-style: the framework builds the parser and calls back for more options.
-        if (tree_.Text(ChildByField(node, "name")) == "extra_args_provider") options_from_framework_ = true;
+        if (tree_.Text(ChildByField(node, "name")) == "extra_args_provider")
+          argparse_facts_.options_from_framework = true;
       } else if (type == symbol.comment) {
         comments_.push_back(node);
       }
@@ -310,7 +312,7 @@ void PythonModule::NoteArgparseFacts(TSNode call, TSNode function) {
     TSNode object = ChildByField(function, "object");
     if (IsType(object, "attribute") && tree_.Text(ChildByField(object, "attribute")) == "choices" &&
         !InChoicesHelper(tree_, call)) {
-      mutates_choices_ = true;
+      argparse_facts_.mutates_choices = true;
     }
     return;
   }
@@ -323,14 +325,14 @@ void PythonModule::NoteArgparseFacts(TSNode call, TSNode function) {
     if (IsType(child, "keyword_argument")) {
       if (name == "ArgumentParser" && tree_.Text(ChildByField(child, "name")) == "allow_abbrev" &&
           IsType(ChildByField(child, "value"), "false")) {
-        disallows_abbreviation_ = true;
+        argparse_facts_.disallows_abbreviation = true;
       }
       continue;
     }
     if (!adds_choices) continue;
     // add_parser_argument_choices_value(parser, "--x", "v"): more choices for --x at run time.
     if (auto option = StringLiteralValue(tree_, child); option && option->starts_with('-')) {
-      choices_extended_.insert(*option);
+      argparse_facts_.choices_extended.insert(*option);
     }
   }
 }
@@ -361,6 +363,28 @@ std::vector<ArgparseOption> PythonModule::LocalArgparseOptions() const {
     }
   }
   return out;
+}
+
+// ---- the index's accessors ------------------------------------------------------------------
+
+const std::vector<PythonModule::Binding>* PythonModule::BindingsOf(std::uint32_t scope, std::string_view name) const {
+  auto found = bindings_.find(std::pair<std::uint32_t, std::string>(scope, std::string(name)));
+  return found == bindings_.end() ? nullptr : &found->second;
+}
+
+const std::vector<TSNode>* PythonModule::CallsNamed(std::string_view name) const {
+  auto found = calls_by_name_.find(name);
+  return found == calls_by_name_.end() ? nullptr : &found->second;
+}
+
+const std::vector<TSNode>* PythonModule::SelfAttributeValues(std::uint32_t class_scope, std::string_view member) const {
+  auto found = self_attributes_.find(std::pair<std::uint32_t, std::string>(class_scope, std::string(member)));
+  return found == self_attributes_.end() ? nullptr : &found->second;
+}
+
+TSNode PythonModule::ArgparseSetDefault(std::string_view dest) const {
+  auto found = argparse_set_defaults_.find(dest);
+  return found == argparse_set_defaults_.end() ? TSNode{} : found->second;
 }
 
 // ---- helpers ----------------------------------------------------------------------------------

@@ -19,12 +19,6 @@
 
 namespace opmfu::python {
 
-/// The dotted names a file imports, read from its text (`import a.b`, `from a import b` gives
-/// "a" and "a.b"; `from .m import f` gives ".m" and ".m.f"). Cheap; no parse.
-std::vector<std::string> ScanImports(std::string_view source);
-/// Whether `imports` (from ScanImports) holds `name` or a module below it.
-bool ImportsModule(const std::vector<std::string>& imports, std::string_view name);
-
 /// What a run knows of its modules, shared by every program that imports them: their parses (a
 /// module's index does not depend on the program or the launch, python/module.h), their import
 /// scans and where import names lead. A module imported by every program of a tree of launchers

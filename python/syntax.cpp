@@ -1,6 +1,9 @@
 #include "python/syntax.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "common/text.h"
@@ -8,6 +11,28 @@
 namespace opmfu::python {
 
 namespace {
+
+bool IsDottedName(std::string_view text) {
+  if (text.empty()) return false;
+  // No part of a module name starts with a digit ("a.1" or "3" is a number, not a module).
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((i == 0 || text[i - 1] == '.') && std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  }
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+}
+
+// An import statement ends at `;` or a comment: `import a; data = [1, 2, ...]` imports only `a`.
+std::string_view ImportStatement(std::string_view line) {
+  return TrimWhitespace(line.substr(0, std::min(line.find_first_of(";#"), line.size())));
+}
+
+// "a.b as c" -> "a.b"
+std::string_view WithoutAlias(std::string_view item) {
+  item = TrimWhitespace(item);
+  const std::size_t as = item.find(" as ");
+  return TrimWhitespace(as == std::string_view::npos ? item : item.substr(0, as));
+}
 
 // Decodes the escape sequences Python gives meaning to in a non-raw str literal; the ones
 // registration arguments could plausibly contain. Unknown escapes stay as written, as in Python.
@@ -330,6 +355,54 @@ TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_vi
   }
   const std::uint32_t at = ts_node_end_byte(last);
   return {at, at, ", " + std::string(item)};
+}
+
+bool ImportsModule(const std::vector<std::string>& imports, std::string_view name) {
+  return std::any_of(imports.begin(), imports.end(), [&](const std::string& imported) {
+    return imported == name || (imported.starts_with(name) && imported[name.size()] == '.');
+  });
+}
+
+std::vector<std::string> ScanImports(std::string_view source) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  // Lines are visited as views; only import lines are looked at closely (files can be large).
+  const auto next_line = [&]() -> std::string_view {
+    const std::size_t end = std::min(source.find('\n', at), source.size());
+    std::string_view line = source.substr(at, end - at);
+    at = end + 1;
+    return line;
+  };
+  while (at < source.size()) {
+    std::string_view line = ImportStatement(next_line());
+    if (line.starts_with("import ")) {
+      for (const std::string& item : SplitString(line.substr(7), ',')) {
+        const std::string_view name = WithoutAlias(item);
+        if (IsDottedName(name)) out.emplace_back(name);
+      }
+      continue;
+    }
+    if (!line.starts_with("from ")) continue;
+    const std::size_t import_at = line.find(" import ");
+    if (import_at == std::string_view::npos) continue;
+    const std::string_view module = TrimWhitespace(line.substr(5, import_at - 5));
+    if (!IsDottedName(module)) continue;
+    std::string names(line.substr(import_at + 8));
+    // `from m import (a,\n b)`: gather the lines up to the closing parenthesis.
+    if (names.find('(') != std::string::npos) {
+      while (names.find(')') == std::string::npos && at < source.size()) names += " " + std::string(next_line());
+    }
+    std::erase_if(names, [](char c) { return c == '(' || c == ')' || c == '\\'; });
+    out.emplace_back(module);
+    const std::string prefix = module.ends_with('.') ? std::string(module) : std::string(module) + ".";
+    for (const std::string& item : SplitString(names, ',')) {
+      std::string_view name = WithoutAlias(item);
+      const std::size_t comment = name.find('#');
+      if (comment != std::string_view::npos) name = TrimWhitespace(name.substr(0, comment));
+      if (IsDottedName(name) && name != "*") out.push_back(prefix + std::string(name));
+    }
+  }
+  return out;
 }
 
 }  // namespace opmfu::python

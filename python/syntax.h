@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/text_edit.h"
 #include "common/tree_sitter.h"
@@ -28,6 +29,12 @@ ImportBindings CollectImports(const SyntaxTree& tree, bool nested = false);
 
 /// Adds the bindings of one import_statement or import_from_statement to `bindings`.
 void CollectImportStatement(const SyntaxTree& tree, TSNode statement, ImportBindings& bindings);
+
+/// The dotted names a file imports, read from its text (`import a.b`, `from a import b` gives
+/// "a" and "a.b"; `from .m import f` gives ".m" and ".m.f"). Cheap; no parse.
+std::vector<std::string> ScanImports(std::string_view source);
+/// Whether `imports` (from ScanImports) holds `name` or a module below it.
+bool ImportsModule(const std::vector<std::string>& imports, std::string_view name);
 
 /// Dotted name of an identifier or attribute chain with its first part resolved through the
 /// imports ("P.profile" -> "torch_npu.profiler.profile"); nullopt for other expressions.

@@ -4,9 +4,11 @@
 // determined, the result says "unknown" and why, rather than guessing.
 // A Tracer is made with everything it reads: the file's index (python/module.h), the program's
 // other modules (read beforehand, python/project.h), the launches that run the file and the
-// step budget of one question. Its questions are answered in evaluator.cpp (expressions, names,
-// calls), argparse_model.cpp, environment.cpp and cross_module.cpp (values defined in the
-// program's other modules).
+// step budget of one question. Its questions are answered in python/evaluator/, one file per kind
+// of expression (literals, containers, operators, names, parameters, attributes, calls,
+// subscripts, arguments), plus the reaching bindings, argparse, the environment and values defined
+// in the program's other modules (cross_module). It reads the index (python/module.h) only
+// through PythonModule's public accessors.
 
 #include <cstddef>
 #include <cstdint>
@@ -112,8 +114,12 @@ class Tracer {
  private:
   using Binding = PythonModule::Binding;
   using ArgparseArgument = PythonModule::ArgparseArgument;
-  using FunctionInfo = PythonModule::FunctionInfo;
   using Scope = PythonModule::Scope;
+  /// A function definition and the scope that holds it.
+  struct FunctionInfo {
+    TSNode definition{};
+    std::uint32_t scope = 0;
+  };
 
   /// What every module's tracer of one trace shares: the program, the launches, the budget and
   /// the steps the current question has taken.
@@ -132,7 +138,21 @@ class Tracer {
   const ModuleSet* program() const { return context_->program; }
 
   Values ResolveIn(TSNode expression, int depth) const;
-  Values ResolveOnce(TSNode expression, int depth) const;  ///< ResolveIn before bounding its values
+  /// ResolveIn before bounding its values: hands the expression to the resolver of its kind.
+  Values ResolveOnce(TSNode expression, int depth) const;
+  /// `True`, `None`, `0x10`, `1.5`, `"text"` (evaluator/literals.cpp).
+  Values ResolveLiteral(TSNode literal) const;
+  /// A list, tuple, set or bare `a, b`: one value per combination of its items' values, up to
+  /// kMaxCombinations (evaluator/containers.cpp).
+  Values ResolveSequence(TSNode sequence, int depth) const;
+  Values ResolveDictionary(TSNode dictionary, int depth) const;
+  /// `a if c else b` (one side when the traced values decide c), `a or b`, `a and b`
+  /// (evaluator/operators.cpp).
+  Values ResolveAlternatives(TSNode expression, int depth) const;
+  /// `not x` of a bool, `-x` of a number.
+  Values ResolveUnary(TSNode expression, int depth) const;
+  /// `+` of strings, integers and sequences; `/` of paths.
+  Values ResolveBinary(TSNode expression, int depth) const;
   Values ResolveName(std::string_view name, TSNode use, int depth) const;
   Values ResolveAttribute(TSNode attribute, int depth) const;
   /// `member` of a module value (`torch_npu.profiler` . `profile`), read at `at` (the attribute, or
@@ -145,6 +165,13 @@ class Tracer {
   /// The class whose method holds `node` (its scope id), when `node` is in a method.
   std::optional<std::uint32_t> EnclosingClass(TSNode node) const;
   Values ResolveCall(TSNode call, int depth) const;
+  /// `parser.parse_args()`, `os.environ.get(...)`, `d.get(k, default)`, `s.lower()` and the like;
+  /// nullopt when the method is none of those (the callee is then resolved as any other).
+  std::optional<Values> ResolveMethodCall(TSNode call, int depth) const;
+  /// `dict(a=1, b=x)`.
+  Value ResolveDictCall(TSNode call, int depth) const;
+  /// `getattr(args, "name", default)` and `getattr(module, "name")`, appended to `out`.
+  void ResolveGetattrCall(TSNode call, int depth, Values& out) const;
   Values ResolveSubscript(TSNode subscript, int depth) const;
   Values ResolveReturns(TSNode function, TSNode call, int depth) const;
   /// `bool(x)`, `int(x)` or `str(x)` of one traced value of x, as Python computes it.

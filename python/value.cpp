@@ -2,8 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "python/module.h"
-
 namespace opmfu::python {
 
 namespace {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -149,6 +150,81 @@ TEST(Layering, ShellStagesIncludeOnlyTheStagesBeforeThem) {
       }
     }
   }
+}
+
+// python/ is one-way too: the syntax helpers, a value, the node shapes the index and the
+// evaluator share, one file's index (module.h, built in module_index.cpp), the program's modules
+// (project), the tracer's interface, and last the tracer's implementation, python/evaluator/
+// (one file per kind of expression and per question, sharing evaluator/internal.h). Each file
+// includes only python/ headers of its own stage or an earlier one; nothing outside
+// python/evaluator/ includes its files; and the index has no friend: the tracer reads it through
+// its public accessors. A new file takes its place in this list.
+const std::vector<std::string>& PythonStages() {
+  static const std::vector<std::string> stages = {"syntax",  "value",  "node_shapes", "module",
+                                                  "project", "tracer", "evaluator"};
+  return stages;
+}
+
+// The stage of a file below python/: its folder for python/evaluator/, else its stem
+// (module_index.cpp builds module.h's index, so it is that stage).
+std::string PythonStageOf(const fs::path& relative) {
+  if (relative.begin() != relative.end() && *relative.begin() == "evaluator") return "evaluator";
+  const std::string stem = relative.stem().string();
+  return stem == "module_index" ? "module" : stem;
+}
+
+TEST(Layering, PythonFilesIncludeOnlyTheStagesBeforeThem) {
+  const fs::path root = OPMFU_SOURCE_DIR;
+  const fs::path python = root / "python";
+  const auto& stages = PythonStages();
+  const auto stage_index = [&](const std::string& stage) {
+    return static_cast<int>(std::find(stages.begin(), stages.end(), stage) - stages.begin());
+  };
+  const int unplaced = static_cast<int>(stages.size());
+  std::size_t evaluator_files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(python)) {
+    const auto extension = entry.path().extension();
+    if (extension != ".cpp" && extension != ".h") continue;
+    const fs::path relative = fs::relative(entry.path(), python);
+    const std::string stage = PythonStageOf(relative);
+    if (stage == "evaluator") ++evaluator_files;
+    if (stage_index(stage) == unplaced) {
+      ADD_FAILURE() << "python/" << relative.string() << " has no place in PythonStages()";
+      continue;
+    }
+    for (const std::string& included : ProjectIncludes(entry.path())) {
+      if (!included.starts_with("python/")) continue;
+      const fs::path target = fs::path(included).lexically_relative("python");
+      const std::string target_stage = PythonStageOf(target);
+      if (stage_index(target_stage) > stage_index(stage)) {
+        ADD_FAILURE() << "python/" << relative.string() << " (" << stage << ") includes " << included
+                      << ", of the later " << target_stage << " stage";
+      }
+    }
+  }
+  // The evaluator is split by kind of expression, not one file again.
+  EXPECT_GT(evaluator_files, 8U);
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string relative = fs::relative(it->path(), root).string();
+    // Build trees, bundled libraries and the grammars' node_modules hold no source of ours.
+    if (it->is_directory() && (relative.starts_with("build") || relative.starts_with("third_party") ||
+                               relative.starts_with("grammars") || relative.starts_with("."))) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const auto extension = it->path().extension();
+    if ((extension != ".cpp" && extension != ".h") || relative.starts_with("python/evaluator/")) continue;
+    const fs::path& path = it->path();
+    for (const std::string& included : ProjectIncludes(path)) {
+      if (included.starts_with("python/evaluator/")) {
+        ADD_FAILURE() << relative << " includes " << included << ": only python/evaluator/ implements the tracer";
+      }
+    }
+  }
+  std::ifstream module(python / "module.h");
+  const std::string header((std::istreambuf_iterator<char>(module)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(header.find("friend "), std::string::npos)
+      << "python/module.h declares a friend: the tracer reads the index through its public accessors";
 }
 
 TEST(Layering, EverySourceFolderHasARow) {

@@ -1,26 +1,22 @@
-#include "python/tracer.h"
-
+// argparse: an option's value from the launches that pass it, else its default; the program's options
+// and whether they form a closed set.
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
-#include <filesystem>
 #include <set>
 
-#include "common/text.h"
-#include "python/evaluator_internal.h"
+#include "python/evaluator/internal.h"
 #include "python/project.h"
 
 namespace opmfu::python {
 
 Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) const {
-  if (!module_->argparse_.contains(dest) && !module_->argparse_set_defaults_.contains(dest) && program() != nullptr &&
-      depth <= kMaxDepth) {
+  if (!module_->DefinesArgparseDest(dest) && program() != nullptr && depth <= kMaxDepth) {
     // Defined in another module of the program (a get_args() or an add_*_args(parser) helper).
     std::string option(dest);
     std::replace(option.begin(), option.end(), '_', '-');
     for (const PythonModule* other : program()->Containing("add_argument", {dest, option}, module_)) {
-      if (other->argparse_.contains(dest) || other->argparse_set_defaults_.contains(dest)) {
+      if (other->DefinesArgparseDest(dest)) {
         return FromOtherModule(In(*other).ResolveArgparse(dest, TSNode{}, depth + 1), other);
       }
     }
@@ -28,11 +24,12 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
   // Launchers first: a value they pass wins over every default; one that passes nothing leaves it.
   Values out;
   bool defaults_needed = invocations().empty();
-  auto found = module_->argparse_.find(dest);
+  const PythonModule::ArgparseIndex& arguments = module_->argparse_arguments();
+  auto found = arguments.find(dest);
   // An option no module of the program defines (a framework's parser, reached through its
   // `get_args()`): read from the launch by argparse's naming convention, `--dest-name`.
   std::optional<ArgparseArgument> conventional;
-  if (found == module_->argparse_.end() && !module_->argparse_set_defaults_.contains(dest)) {
+  if (found == arguments.end() && !module_->DefinesArgparseDest(dest)) {
     conventional.emplace();
     std::string option = "--" + std::string(dest);
     conventional->options.push_back(option);
@@ -42,9 +39,9 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
     conventional->action = "unknown";  // a flag or a value: told by the word after it
   }
   for (const ScriptInvocation& invocation : invocations()) {
-    std::optional<Value> passed = found != module_->argparse_.end() ? PassedValue(found->second.front(), invocation)
-                                  : conventional                    ? PassedValue(*conventional, invocation)
-                                                                    : std::nullopt;
+    std::optional<Value> passed = found != arguments.end() ? PassedValue(found->second.front(), invocation)
+                                  : conventional           ? PassedValue(*conventional, invocation)
+                                                           : std::nullopt;
     if (passed) {
       out.push_back(std::move(*passed));
     } else {
@@ -52,20 +49,19 @@ Values Tracer::ResolveArgparse(std::string_view dest, TSNode use, int depth) con
     }
   }
   if (!defaults_needed) return out;
-  if (auto defaults = module_->argparse_set_defaults_.find(dest); defaults != module_->argparse_set_defaults_.end()) {
-    for (Value value : ResolveIn(defaults->second, depth + 1)) {
-      out.push_back(
-          WithStep(std::move(value), StepAt(defaults->second, "set_defaults(" + std::string(dest) + "=...)")));
+  if (TSNode defaults = module_->ArgparseSetDefault(dest); !ts_node_is_null(defaults)) {
+    for (Value value : ResolveIn(defaults, depth + 1)) {
+      out.push_back(WithStep(std::move(value), StepAt(defaults, "set_defaults(" + std::string(dest) + "=...)")));
     }
     return out;
   }
-  if (found == module_->argparse_.end() && conventional && !invocations().empty()) {
+  if (found == arguments.end() && conventional && !invocations().empty()) {
     out.push_back(Unknown(use, "`" + conventional->option +
                                    "` is not passed by the launcher, and no add_argument in this file or the "
                                    "modules it imports defines it (its default is set elsewhere)"));
     return out;
   }
-  if (found == module_->argparse_.end()) {
+  if (found == arguments.end()) {
     out.push_back(Unknown(use, "no add_argument in this file" +
                                    std::string(program() != nullptr ? " or the modules it imports" : "") +
                                    " defines `" + std::string(dest) + "`"));
@@ -98,10 +94,11 @@ std::optional<std::string> Tracer::ExpandAbbreviation(std::string_view typed) co
   int matches = 0;
   // One listing of the program's parsers serves both questions (this runs for every launch word).
   const std::vector<const PythonModule*> modules = ArgparseModules();
-  const bool abbreviations = std::none_of(modules.begin(), modules.end(),
-                                          [](const PythonModule* module) { return module->disallows_abbreviation_; });
+  const bool abbreviations = std::none_of(modules.begin(), modules.end(), [](const PythonModule* module) {
+    return module->argparse_facts().disallows_abbreviation;
+  });
   for (const PythonModule* module : modules) {
-    for (const auto& [dest, arguments] : module->argparse_) {
+    for (const auto& [dest, arguments] : module->argparse_arguments()) {
       for (const ArgparseArgument& argument : arguments) {
         for (const std::string& text : argument.options) {
           if (text == typed) return text;
@@ -200,31 +197,31 @@ std::vector<const PythonModule*> Tracer::ArgparseModules() const {
 bool Tracer::ParserLeavesTheProject() const {
   // The names that hold a parser here: what argparse's methods are called on.
   std::set<std::string, std::less<>> parsers;
-  for (TSNode call : module_->calls_) {
+  for (TSNode call : module_->calls()) {
     TSNode function = ChildByField(call, "function");
     if (!IsType(function, "attribute")) continue;
     static constexpr std::array<std::string_view, 6> kParserMethods = {
         "add_argument", "add_argument_group", "add_mutually_exclusive_group",
         "parse_args",   "parse_known_args",   "set_defaults"};
-    const std::string_view method = module_->tree_.Text(ChildByField(function, "attribute"));
+    const std::string_view method = module_->tree().Text(ChildByField(function, "attribute"));
     if (std::find(kParserMethods.begin(), kParserMethods.end(), method) == kParserMethods.end()) continue;
     TSNode object = ChildByField(function, "object");
-    if (IsType(object, "identifier")) parsers.emplace(module_->tree_.Text(object));
+    if (IsType(object, "identifier")) parsers.emplace(module_->tree().Text(object));
   }
   if (parsers.empty()) return false;
   // `f` or `a.b.f` imported from a module the project does not hold (argparse itself aside).
   const auto from_outside = [&](TSNode function) {
     if (!IsType(function, "identifier") && !IsType(function, "attribute")) return false;
-    const std::string text(module_->tree_.Text(function));
+    const std::string text(module_->tree().Text(function));
     const std::size_t first_dot = text.find('.');
-    const auto imported = module_->imports_.find(std::string_view(text).substr(0, first_dot));
-    if (imported == module_->imports_.end()) return false;  // defined here, a builtin, or a method of a local
+    const auto imported = module_->imports().find(std::string_view(text).substr(0, first_dot));
+    if (imported == module_->imports().end()) return false;  // defined here, a builtin, or a method of a local
     const std::string qualified = imported->second + (first_dot == std::string::npos ? "" : text.substr(first_dot));
     const std::size_t dot = qualified.rfind('.');
     if (dot == std::string::npos) return false;
     const std::string module = qualified.substr(0, dot);
     if (module == "argparse") return false;
-    return program() == nullptr || !program()->locator().Locate(module, module_->path_);
+    return program() == nullptr || !program()->locator().Locate(module, module_->path());
   };
   const auto passes_a_parser = [&](TSNode call) {
     TSNode arguments = ChildByField(call, "arguments");
@@ -234,16 +231,16 @@ bool Tracer::ParserLeavesTheProject() const {
       TSNode argument = ts_node_named_child(arguments, i);
       if (IsType(argument, "keyword_argument")) argument = ChildByField(argument, "value");
       if (!ts_node_is_null(argument) && IsType(argument, "identifier") &&
-          parsers.contains(module_->tree_.Text(argument))) {
+          parsers.contains(module_->tree().Text(argument))) {
         return true;
       }
     }
     return false;
   };
-  for (TSNode call : module_->calls_) {
+  for (TSNode call : module_->calls()) {
     if (passes_a_parser(call) && from_outside(ChildByField(call, "function"))) return true;
   }
-  for (const auto& [key, bindings] : module_->bindings_) {
+  for (const auto& [key, bindings] : module_->bindings()) {
     if (!parsers.contains(key.second)) continue;
     for (const Binding& binding : bindings) {
       if (!ts_node_is_null(binding.value) && IsType(binding.value, "call") &&
@@ -256,32 +253,33 @@ bool Tracer::ParserLeavesTheProject() const {
 }
 
 bool Tracer::OptionsFromFramework() const {
-  if (module_->options_from_framework_) return true;
+  if (module_->argparse_facts().options_from_framework) return true;
   for (const PythonModule* module : ArgparseModules()) {
     if (In(*module).ParserLeavesTheProject()) return true;
   }
   // `from megatron.training import pretrain` and the like: a parser the framework builds, with
   // options this program never sees, when that framework is not below the project root.
-  for (const auto& [local, qualified] : module_->imports_) {
+  for (const auto& [local, qualified] : module_->imports()) {
     const std::string_view last = LastComponent(qualified);
     if (last != "pretrain" && last != "initialize_megatron" && last != "parse_args" && last != "get_args") continue;
-    if (module_->calls_by_name_.find(local) == module_->calls_by_name_.end()) continue;
+    if (module_->CallsNamed(local) == nullptr) continue;
     const std::size_t dot = qualified.rfind('.');
     if (dot == std::string::npos) continue;
-    if (program() == nullptr || !program()->locator().Locate(qualified.substr(0, dot), module_->path_)) return true;
+    if (program() == nullptr || !program()->locator().Locate(qualified.substr(0, dot), module_->path())) return true;
   }
   return false;
 }
 
 bool Tracer::RejectsUnknownOptions() const {
   if (OptionsFromFramework()) return false;  // the option set is open
-  bool parses = module_->parses_args_ || module_->parses_args_as_main_;
-  bool known_only = module_->parses_known_args_ || module_->parses_known_args_as_main_;
+  const PythonModule::ArgparseFacts& own = module_->argparse_facts();
+  bool parses = own.parses_args || own.parses_args_as_main;
+  bool known_only = own.parses_known_args || own.parses_known_args_as_main;
   for (const PythonModule* module : ArgparseModules()) {
     if (module == module_) continue;
     // Another module's `if __name__ == "__main__":` block does not run when it is imported.
-    parses = parses || module->parses_args_;
-    known_only = known_only || module->parses_known_args_;
+    parses = parses || module->argparse_facts().parses_args;
+    known_only = known_only || module->argparse_facts().parses_known_args;
   }
   return parses && !known_only;
 }
@@ -296,13 +294,15 @@ std::vector<ArgparseOption> Tracer::ArgparseOptions() const {
   if (program() != nullptr) {
     for (const PythonModule* other : program()->Containing("choices", module_)) changers.push_back(other);
   }
-  const bool all_open = std::any_of(changers.begin(), changers.end(),
-                                    [](const PythonModule* module) { return module->mutates_choices_; });
+  const bool all_open = std::any_of(changers.begin(), changers.end(), [](const PythonModule* module) {
+    return module->argparse_facts().mutates_choices;
+  });
   for (ArgparseOption& option : out) {
     if (!option.choices) continue;
     const bool extended = std::any_of(changers.begin(), changers.end(), [&](const PythonModule* module) {
-      return std::any_of(option.options.begin(), option.options.end(),
-                         [&](const std::string& name) { return module->choices_extended_.contains(name); });
+      return std::any_of(option.options.begin(), option.options.end(), [&](const std::string& name) {
+        return module->argparse_facts().choices_extended.contains(name);
+      });
     });
     if (all_open || extended) option.choices.reset();
   }

@@ -1,22 +1,13 @@
-#include "python/tracer.h"
-
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <charconv>
-#include <filesystem>
-#include <set>
-
-#include "common/text.h"
-#include "python/evaluator_internal.h"
-#include "python/project.h"
+// The environment: `os.getenv(...)` and `os.environ.get(...)` from what the launches export.
+#include "python/evaluator/internal.h"
 
 namespace opmfu::python {
 
 Values Tracer::ResolveEnvironment(TSNode call, int depth) const {
   TSNode arguments = ChildByField(call, "arguments");
   TSNode key = ts_node_named_child_count(arguments) > 0 ? ts_node_named_child(arguments, 0) : TSNode{};
-  const std::string name = ts_node_is_null(key) ? "?" : StringLiteralValue(module_->tree_, key).value_or(Spelling(key));
+  const std::string name =
+      ts_node_is_null(key) ? "?" : StringLiteralValue(module_->tree(), key).value_or(Spelling(key));
   Values exported;
   bool unset_somewhere = invocations().empty();
   for (const ScriptInvocation& invocation : invocations()) {

@@ -1,7 +1,7 @@
 #pragma once
-// What the evaluator's files (python/evaluator.cpp, argparse_model.cpp, environment.cpp,
-// cross_module.cpp, module_index.cpp) share: the bounds of one question and small helpers on
-// values and nodes. Not part of the layer's interface: include only from python/*.cpp.
+// What the evaluator's files (python/evaluator/*.cpp, the tracer's implementation) share: the
+// bounds of one question and small helpers on values. Not part of the layer's interface: only
+// python/evaluator/*.cpp include it (tests/unit/layering_test.cpp holds that).
 
 #include <algorithm>
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/tree_sitter.h"
+#include "python/node_shapes.h"
 #include "python/tracer.h"
 
 namespace opmfu::python {
@@ -23,32 +24,6 @@ inline constexpr std::size_t kMaxCombinations = 16;
 // Values one expression keeps (distinct ones first); see ResolveIn.
 inline constexpr std::size_t kMaxValues = 64;
 
-inline bool IsScopeNode(std::string_view type) { return type == "function_definition" || type == "class_definition"; }
-
-inline bool IsConditional(std::string_view type) {
-  return type == "if_statement" || type == "elif_clause" || type == "else_clause" || type == "for_statement" ||
-         type == "while_statement" || type == "try_statement" || type == "except_clause" || type == "finally_clause" ||
-         type == "match_statement" || type == "case_clause" || type == "block";
-}
-
-inline bool Contains(TSNode outer, TSNode inner) {
-  return ts_node_start_byte(outer) <= ts_node_start_byte(inner) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
-}
-
-// `name.append(x)`, `.extend(xs)`, `.insert(i, x)`, `.add(x)` written as a statement of its own.
-inline bool IsListUpdate(const SyntaxTree& tree, TSNode call, TSNode function) {
-  // Runs for every call of every file: the method name first, the parent (costly) last.
-  if (!IsType(function, "attribute")) return false;
-  const std::string_view method = tree.Text(ChildByField(function, "attribute"));
-  if (method != "append" && method != "extend" && method != "insert" && method != "add") return false;
-  if (!IsType(ChildByField(function, "object"), "identifier")) return false;
-  TSNode parent = ts_node_parent(call);
-  return !ts_node_is_null(parent) && IsType(parent, "expression_statement");
-}
-
-inline bool IsListUpdate(const SyntaxTree& tree, TSNode call) {
-  return IsListUpdate(tree, call, ChildByField(call, "function"));
-}
 // `a + b` of two lists (or two tuples) of traced items; nullopt for anything else.
 inline std::optional<Value> Concatenate(const Value& left, const Value& right) {
   if (left.kind != ValueKind::kSequence || right.kind != ValueKind::kSequence) return std::nullopt;
@@ -106,17 +81,6 @@ inline void FromOtherModule(Value& value, const PythonModule* other) {
 inline Values FromOtherModule(Values values, const PythonModule* other) {
   for (Value& value : values) FromOtherModule(value, other);
   return values;
-}
-
-// Inside a helper whose own name says it changes choices (`add_parser_argument_choices_value`):
-// its calls name the options it changes, so its body does not open every option.
-inline bool InChoicesHelper(const SyntaxTree& tree, TSNode node) {
-  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
-    if (IsType(up, "function_definition")) {
-      return tree.Text(ChildByField(up, "name")).find("choices") != std::string_view::npos;
-    }
-  }
-  return false;
 }
 
 }  // namespace opmfu::python
