@@ -10,6 +10,7 @@
 #include "lint/suppression_stage.h"
 #include "linter/bash_launcher.h"
 #include "linter/bash_syntax_check.h"
+#include "linter/torch_npu.h"
 #include "rules/meta_checks.h"
 
 namespace opmfu::lint {
@@ -63,6 +64,26 @@ void CheckKnownLaunches(LauncherState& state, const FileReader& files) {
     facts.known_launcher = known->name;
     for (Diagnostic& d : rules::CheckProfilerFacts(facts, *state.effective)) state.diagnostics.push_back(std::move(d));
   }
+}
+
+// A launcher that puts torch_npu in msMonitor mode configures the profiler, at run time (OPM207
+// says how): not a launcher with "nothing to check" (OPM010).
+bool TurnsOnMsMonitor(const linter::LauncherFacts& facts) {
+  const auto on = [](const linter::ShellWord& value) { return linter::TurnsOnMsMonitor(value.text, value.known); };
+  for (const linter::ShellCommandFact& fact : facts.commands) {
+    if (fact.kind == linter::ShellCommandFact::Kind::kExportedVariable &&
+        std::find(linter::kMsMonitorVariables.begin(), linter::kMsMonitorVariables.end(), fact.name) !=
+            linter::kMsMonitorVariables.end() &&
+        on(fact.value)) {
+      return true;
+    }
+  }
+  return std::any_of(facts.launches.begin(), facts.launches.end(), [&](const linter::Launch& launch) {
+    return std::any_of(linter::kMsMonitorVariables.begin(), linter::kMsMonitorVariables.end(), [&](auto name) {
+      const linter::ShellWord* value = launch.Exported(name);
+      return value != nullptr && on(*value);
+    });
+  });
 }
 
 // After a launcher's own checks, later stages use only the launches that run a script found on
@@ -166,6 +187,7 @@ Result<LauncherState> ReadLauncherState(const FileReader& files, const std::stri
   }
   state.diagnostics = rules::CheckLauncher(state.lint, *state.effective);
   CheckKnownLaunches(state, files);
+  state.configures_profiler = state.configures_profiler || TurnsOnMsMonitor(state.lint.facts);
   const SyntaxTree& tree = *state.lint.facts.tree;
   state.suppressions = ReadFileSuppressions(tree, state.lint.facts.comments);
   state.parsed_cleanly = !tree.has_error();

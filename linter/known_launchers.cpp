@@ -354,8 +354,17 @@ std::map<std::string, OptionValue> ReadFlags(const KnownLauncher& launcher, cons
         value.values.push_back(words[i].Part(equals + 1));
       } else {
         for (std::size_t j = i + 1; j < words.size() && !words[j].text.starts_with("--"); ++j) {
-          value.values.push_back(words[j]);
-          if (option.type == KnownOption::Type::kString) break;
+          if (option.type == KnownOption::Type::kString) {
+            value.values.push_back(words[j]);
+            break;
+          }
+          // A list's items are its words, each also split at commas (`--activities CPU,NPU`).
+          std::size_t from = 0;
+          for (std::size_t comma = words[j].text.find(','); comma != std::string::npos;
+               from = comma + 1, comma = words[j].text.find(',', from)) {
+            if (comma > from) value.values.push_back(words[j].Part(from, comma - from));
+          }
+          if (from < words[j].text.size()) value.values.push_back(words[j].Part(from));
         }
       }
       out[option.id] = std::move(value);
@@ -584,6 +593,15 @@ class SiteBuilder {
         if (option.type == KnownOption::Type::kBool) {
           value.kind = ValueKind::kBool;
           value.boolean = Flag(rule.option);
+        } else if (option.type == KnownOption::Type::kList) {
+          value.kind = ValueKind::kSequence;
+          value.container = "list";
+          for (const std::string& text : List(rule.option)) {
+            Value item;
+            item.kind = ValueKind::kString;
+            item.text = text;
+            value.items.push_back(std::move(item));
+          }
         } else {
           const std::string text = Text(rule.option);
           auto mapped = rule.map.find(text);

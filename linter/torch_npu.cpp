@@ -1,6 +1,7 @@
 #include "linter/torch_npu.h"
 
 #include <array>
+#include <charconv>
 
 namespace opmfu::linter {
 
@@ -57,6 +58,14 @@ const python::LibraryKnowledge& TorchNpuKnowledge() {
   static const python::LibraryKnowledge knowledge{
       &FindProfilerConstant, "torch_npu.contrib.transfer_to_npu", {"torch_npu", "torch"}};
   return knowledge;
+}
+
+bool TurnsOnMsMonitor(std::string_view value, bool known) {
+  if (!known) return true;
+  long number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  // int("abc") raises in torch_npu, which then leaves dyno mode off.
+  return error == std::errc() && end == value.data() + value.size() && number != 0;
 }
 
 }  // namespace opmfu::linter

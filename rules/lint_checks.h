@@ -142,30 +142,31 @@ std::optional<std::string> SpelledInFile(const LintCheckContext& context, std::s
 std::optional<std::string> SpelledLike(const LintCheckContext& context, TSNode like, std::string_view member);
 
 // One function per rule file (rules/opmNNN_*.cpp), referenced by the rule table.
-void CheckUnresolvedSetting(LintCheckContext& context);           // OPM004
-void CheckWithFlops(LintCheckContext& context);                   // OPM101
-void CheckMstx(LintCheckContext& context);                        // OPM102
-void CheckExportType(LintCheckContext& context);                  // OPM103
-void CheckProfilerLevel(LintCheckContext& context);               // OPM104
-void CheckDomainFilter(LintCheckContext& context);                // OPM105
-void CheckActivities(LintCheckContext& context);                  // OPM106
-void CheckRecordShapes(LintCheckContext& context);                // OPM107
-void CheckTraceParsed(LintCheckContext& context);                 // OPM108
-void CheckSilentReset(LintCheckContext& context);                 // OPM109
-void CheckWrongProfiler(LintCheckContext& context);               // OPM110
-void CheckWithModules(LintCheckContext& context);                 // OPM111
-void CheckFixedTraceDirectory(LintCheckContext& context);         // OPM112
-void CheckSchedule(LintCheckContext& context);                    // OPM113
-void CheckIncludeAndExclude(LintCheckContext& context);           // OPM114
-void CheckUnknownOption(LintCheckContext& context);               // OPM201
-void CheckValueOutsideChoices(LintCheckContext& context);         // OPM202
-void CheckAnalysisDirectory(LauncherCheckContext& context);       // OPM203
-void CheckMsprofCollection(LauncherCheckContext& context);        // OPM204
-void CheckMissingScript(LauncherCheckContext& context);           // OPM205
-void CheckReusedOutputDirectory(LauncherCheckContext& context);   // OPM206
-void CheckMisplacedConfigKey(LintCheckContext& context);          // OPM301
-void CheckConfigValueReset(LintCheckContext& context);            // OPM302
-void CheckDynamicProfilerNeverStarts(LintCheckContext& context);  // OPM303
-void CheckDynamicTraceNotParsed(LintCheckContext& context);       // OPM304
+void CheckUnresolvedSetting(LintCheckContext& context);                 // OPM004
+void CheckWithFlops(LintCheckContext& context);                         // OPM101
+void CheckMstx(LintCheckContext& context);                              // OPM102
+void CheckExportType(LintCheckContext& context);                        // OPM103
+void CheckProfilerLevel(LintCheckContext& context);                     // OPM104
+void CheckDomainFilter(LintCheckContext& context);                      // OPM105
+void CheckActivities(LintCheckContext& context);                        // OPM106
+void CheckRecordShapes(LintCheckContext& context);                      // OPM107
+void CheckTraceParsed(LintCheckContext& context);                       // OPM108
+void CheckSilentReset(LintCheckContext& context);                       // OPM109
+void CheckWrongProfiler(LintCheckContext& context);                     // OPM110
+void CheckWithModules(LintCheckContext& context);                       // OPM111
+void CheckFixedTraceDirectory(LintCheckContext& context);               // OPM112
+void CheckSchedule(LintCheckContext& context);                          // OPM113
+void CheckIncludeAndExclude(LintCheckContext& context);                 // OPM114
+void CheckUnknownOption(LintCheckContext& context);                     // OPM201
+void CheckValueOutsideChoices(LintCheckContext& context);               // OPM202
+void CheckAnalysisDirectory(LauncherCheckContext& context);             // OPM203
+void CheckMsprofCollection(LauncherCheckContext& context);              // OPM204
+void CheckMissingScript(LauncherCheckContext& context);                 // OPM205
+void CheckReusedOutputDirectory(LauncherCheckContext& context);         // OPM206
+void CheckMsmonitorConfiguredAtRunTime(LauncherCheckContext& context);  // OPM207
+void CheckMisplacedConfigKey(LintCheckContext& context);                // OPM301
+void CheckConfigValueReset(LintCheckContext& context);                  // OPM302
+void CheckDynamicProfilerNeverStarts(LintCheckContext& context);        // OPM303
+void CheckDynamicTraceNotParsed(LintCheckContext& context);             // OPM304
 
 }  // namespace opmfu::rules

@@ -39,7 +39,11 @@ void CheckMstx(LintCheckContext& context) {
     const Switch mstx = Read(site.mstx);
     const Switch msprof_tx = Read(site.msprof_tx);
     if (!mstx.judged && !msprof_tx.judged) continue;  // OPM004
-    const linter::Setting& anchor_setting = site.mstx.written || !site.msprof_tx.written ? site.mstx : site.msprof_tx;
+    // The setting the finding is about: the one written, else mstx; never one with no value (a
+    // known-launcher description may describe only one of the two).
+    const bool on_mstx =
+        site.msprof_tx.values.empty() || (!site.mstx.values.empty() && (site.mstx.written || !site.msprof_tx.written));
+    const linter::Setting& anchor_setting = on_mstx ? site.mstx : site.msprof_tx;
     const std::string help =
         "set both `mstx=True` and `msprof_tx=True` in torch_npu.profiler._ExperimentalConfig (torch_npu "
         "v26.1.0-beta.2 needs msprof_tx; later releases accept either)";

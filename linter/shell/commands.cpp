@@ -39,6 +39,7 @@ const std::vector<Command>& CommandTable() {
        .summary = "torch_npu's torchrun (torch_npu.distributed.run)",
        .run = RunTorchrun},
       {.name = "vllm", .role = kLauncher, .summary = "`vllm serve MODEL` (a known launcher)", .run = RunVllm},
+      {.name = "dyno", .role = kProgram, .summary = "`dyno nputrace` (msMonitor; a known launcher)", .run = RunDyno},
       {.name = "deepspeed", .role = kLauncher, .summary = "the script", .run = RunLaunch},
       {.name = "accelerate", .role = kLauncher, .summary = "`accelerate launch` and its script", .run = RunLaunch},
       {.name = "msrun", .role = kLauncher, .summary = "the script", .run = RunLaunch},

@@ -253,6 +253,20 @@ void RunVllm(Invocation& call) {
   });
 }
 
+void RunDyno(Invocation& call) {
+  AddLaunches(call, [](Words& words, Launch& launch) {
+    // `dyno [--certs-dir DIR ...] nputrace OPTIONS`: a request to msMonitor's daemon, which hands
+    // its options to torch_npu's dynamic profiler in the processes it reaches.
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (words[i].text != "nputrace") continue;
+      TakeScript(words, i, launch);
+      launch.module = "dyno.nputrace";
+      return true;
+    }
+    return false;
+  });
+}
+
 void RunTorchrun(Invocation& call) {
   AddLaunches(call, [](Words& words, Launch& launch) { return FindTorchrunScript(words, 0, launch); });
 }

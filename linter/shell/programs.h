@@ -24,5 +24,7 @@ void RunLaunch(Invocation& call);
 void RunTorchrun(Invocation& call);
 /// `vllm serve MODEL ...`: the server's launch, whose options a known-launcher description reads.
 void RunVllm(Invocation& call);
+/// `dyno ... nputrace OPTIONS`: msMonitor's request, whose options a known-launcher description reads.
+void RunDyno(Invocation& call);
 
 }  // namespace opmfu::linter::shell

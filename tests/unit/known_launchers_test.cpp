@@ -32,8 +32,8 @@ TEST(KnownLaunchers, BuiltInDescriptionsLoad) {
   ASSERT_TRUE(built_in.ok()) << built_in.error().message;
   std::set<std::string> names;
   for (const KnownLauncher& launcher : **built_in) names.insert(launcher.name);
-  EXPECT_EQ(names, (std::set<std::string>{"MindSpeed", "MindSpeed-LLM", "MindSpeed-LLM FSDP2", "SGLang",
-                                          "vLLM (vllm-ascend)", "verl"}));
+  EXPECT_EQ(names, (std::set<std::string>{"MindSpeed", "MindSpeed-LLM", "MindSpeed-LLM FSDP2",
+                                          "msMonitor (dyno nputrace)", "SGLang", "vLLM (vllm-ascend)", "verl"}));
 }
 
 TEST(KnownLaunchers, BadDescriptionsNameTheFileAndLine) {
@@ -151,6 +151,22 @@ TEST(KnownLaunchers, AnAddedDescriptionIsUsedByLint) {
   auto broken = testing::RunOpmfu({"lint", (dir.path() / "run.sh").string()});
   EXPECT_EQ(broken.exit_code, 2) << broken.out << broken.err;
   EXPECT_NE(broken.err.find("big.yaml:1: 'match' is required"), std::string::npos) << broken.err;
+}
+
+// A description that says how a package sets only one of the two range switches (msprof_tx and
+// not mstx) is judged on that one; the other is not checked (it crashed OPM102 once).
+TEST(KnownLaunchers, OneRangeSwitchDescribedIsJudgedOnThatOne) {
+  testing::TempDir dir;
+  dir.Write("tx.yaml",
+            "name: Tx\nsource: tx/prof.py\nmatch: {scripts: [train_tx.py]}\nenabled_by: prof\noptions:\n"
+            "  prof: {name: --prof, type: bool}\n  tx: {name: --tx, type: bool}\n"
+            "settings:\n  with_flops: {fixed: true}\n  msprof_tx: {option: tx, remedy: pass --tx}\n");
+  dir.Write(".opmfu.yaml", "launchers: [tx.yaml]\n");
+  dir.Write("run.sh", "#!/bin/bash\npython train_tx.py --prof\npython train_tx.py --prof --tx\n");
+  auto result = testing::RunOpmfu({"lint", "--output-format", "concise", (dir.path() / "run.sh").string()});
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  EXPECT_NE(result.out.find("run.sh:2:20: OPM102"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("run.sh:3:"), std::string::npos) << result.out;
 }
 
 // The bytes that spell a launch argument literally, carried through a default, a variable, word
