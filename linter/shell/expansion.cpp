@@ -246,13 +246,28 @@ WordAlternatives ExpandNode(TSNode node, const Frame& outer, const Environment& 
   }
   if (kind == kString) {
     // "...": one word, except "${ARRAY[@]}" which gives one word per element.
+    // Literal text between two parts is the string's own text too: tree-sitter-bash gives the
+    // space in "$a $b" no node, or puts it at the start of the next expansion's node.
+    const std::string_view raw = frame.Text(node);
+    const std::uint32_t start = ts_node_start_byte(node);
     WordAlternatives out = {{frame.Literal("", node)}};
+    std::size_t from = raw.starts_with('"') ? 1 : raw.starts_with("$\"") ? 2 : 0;
+    const auto add_gap = [&](std::size_t to) {
+      if (to > from && to <= raw.size()) {
+        out = Concatenate(out, {{frame.Literal(std::string(raw.substr(from, to - from)), node)}}, node, frame);
+      }
+    };
     for (TSNode part : NamedChildren(node)) {
+      const std::string_view part_text = frame.Text(part);
+      const std::size_t blank = KindOf(part) == kStringContent ? 0 : part_text.find_first_not_of(" \t\n");
+      add_gap(ts_node_start_byte(part) - start + (blank == std::string_view::npos ? 0 : blank));
       WordAlternatives parts = KindOf(part) == kStringContent
                                    ? WordAlternatives{{frame.SpelledLiteral(std::string(frame.Text(part)), part)}}
                                    : Expand(part, frame, env, true);
       out = Concatenate(out, parts, node, frame);
+      from = std::max<std::size_t>(from, ts_node_end_byte(part) - start);
     }
+    if (raw.size() >= 2 && raw.ends_with('"')) add_gap(raw.size() - 1);
     return out;
   }
   if (kind == kConcatenation) {
