@@ -73,3 +73,20 @@ set_target_properties(opmfu_xlsxwriter PROPERTIES C_STANDARD 99 POSITION_INDEPEN
 target_link_libraries(opmfu_xlsxwriter PUBLIC opmfu_static_zlib)
 add_library(PkgConfig::XLSXWRITER INTERFACE IMPORTED)
 set_target_properties(PkgConfig::XLSXWRITER PROPERTIES INTERFACE_LINK_LIBRARIES opmfu_xlsxwriter)
+
+# simdjson (the trace_view.json reader), compiled from the single-file build in Debian's source
+# package of the installed libsimdjson-dev, which ships only a shared library. Its runtime CPU
+# dispatch picks the kernel (AVX-512, AVX2, SSE4.2, NEON or the portable one) when it runs.
+file(GLOB opmfu_simdjson_dirs LIST_DIRECTORIES true "${PROJECT_SOURCE_DIR}/third_party/simdjson-*")
+list(SORT opmfu_simdjson_dirs)
+list(POP_BACK opmfu_simdjson_dirs opmfu_simdjson_dir)
+if(NOT opmfu_simdjson_dir OR NOT EXISTS "${opmfu_simdjson_dir}/singleheader/simdjson.cpp")
+  message(FATAL_ERROR "OPMFU_STATIC: third_party/simdjson-<version>/ is missing: run scripts/setup (it unpacks Debian's simdjson source package there)")
+endif()
+add_library(opmfu_simdjson STATIC "${opmfu_simdjson_dir}/singleheader/simdjson.cpp")
+set_target_properties(opmfu_simdjson PROPERTIES UNITY_BUILD OFF POSITION_INDEPENDENT_CODE ON)
+# SYSTEM: its header is not ours to warn about.
+target_include_directories(opmfu_simdjson SYSTEM PUBLIC "${opmfu_simdjson_dir}/singleheader")
+target_compile_options(opmfu_simdjson PRIVATE -w)
+add_library(simdjson::simdjson INTERFACE IMPORTED)
+set_target_properties(simdjson::simdjson PROPERTIES INTERFACE_LINK_LIBRARIES opmfu_simdjson)

@@ -22,7 +22,7 @@ Result<CsvReader> CsvReader::Open(const std::filesystem::path& path) {
   if (!reader.in_) return Error::Input(path.string() + ": cannot open: " + std::strerror(errno));
   OPMFU_ASSIGN_OR_RETURN(bool any, reader.ReadRecord());
   if (!any) return Error::Input(path.string() + ": empty file: no header row");
-  reader.header_ = std::move(reader.fields_);
+  for (std::size_t i = 0; i < reader.field_count(); ++i) reader.header_.emplace_back(reader.Field(i));
   if (!reader.header_.empty() && reader.header_[0].rfind("\xEF\xBB\xBF", 0) == 0) reader.header_[0].erase(0, 3);
   for (std::string& name : reader.header_) name = std::string(TrimCsvBlanks(name));
   return reader;
@@ -40,8 +40,8 @@ std::string CsvReader::Where() const { return path_.string() + ":" + std::to_str
 Result<bool> CsvReader::Next() {
   OPMFU_ASSIGN_OR_RETURN(bool any, ReadRecord());
   if (!any) return false;
-  if (fields_.size() != header_.size()) {
-    return Error::Input(Where() + std::to_string(fields_.size()) + " fields where the header has " +
+  if (spans_.size() != header_.size()) {
+    return Error::Input(Where() + std::to_string(spans_.size()) + " fields where the header has " +
                         std::to_string(header_.size()) + " (a truncated or malformed row)");
   }
   return true;
@@ -75,11 +75,12 @@ bool CsvReader::ReadLine() {
 }
 
 Result<bool> CsvReader::ReadRecord() {
-  fields_.clear();
+  record_.clear();
+  spans_.clear();
   record_line_ = next_line_;
   std::size_t record_bytes = 0;
+  std::size_t field_begin = 0;
   bool in_quotes = false;
-  std::string field;
   bool read_any = false;
   while (true) {
     if (!ReadLine()) {
@@ -101,38 +102,47 @@ Result<bool> CsvReader::ReadRecord() {
     }
     std::string_view text(line_);
     if (!in_quotes && !text.empty() && text.back() == '\r') text.remove_suffix(1);
-    if (!in_quotes && text.empty() && fields_.empty() && field.empty()) {
+    if (!in_quotes && text.empty() && spans_.empty() && record_.empty()) {
       record_line_ = next_line_;  // a blank line between records
       read_any = false;
       continue;
     }
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
+    // Runs of plain characters are copied at once; only quotes and commas are looked at.
+    std::size_t i = 0;
+    while (i < text.size()) {
       if (in_quotes) {
-        if (c == '"') {
-          if (i + 1 < text.size() && text[i + 1] == '"') {
-            field.push_back('"');
-            ++i;
-          } else {
-            in_quotes = false;
-          }
-        } else {
-          field.push_back(c);
+        const std::size_t quote = text.find('"', i);
+        if (quote == std::string_view::npos) {
+          record_.append(text.substr(i));
+          break;
         }
-      } else if (c == '"') {
-        in_quotes = true;
-      } else if (c == ',') {
-        fields_.push_back(std::move(field));
-        field.clear();
-      } else {
-        field.push_back(c);
+        record_.append(text.substr(i, quote - i));
+        if (quote + 1 < text.size() && text[quote + 1] == '"') {
+          record_.push_back('"');
+          i = quote + 2;
+        } else {
+          in_quotes = false;
+          i = quote + 1;
+        }
+        continue;
       }
+      std::size_t stop = i;
+      while (stop < text.size() && text[stop] != ',' && text[stop] != '"') ++stop;
+      record_.append(text.substr(i, stop - i));
+      if (stop == text.size()) break;
+      if (text[stop] == '"') {
+        in_quotes = true;
+      } else {
+        spans_.emplace_back(field_begin, record_.size() - field_begin);
+        field_begin = record_.size();
+      }
+      i = stop + 1;
     }
     if (!in_quotes) break;
-    field.push_back('\n');  // a line break inside a quoted field
+    record_.push_back('\n');  // a line break inside a quoted field
   }
-  if (!field.empty() && field.back() == '\r') field.pop_back();
-  fields_.push_back(std::move(field));
+  if (record_.size() > field_begin && record_.back() == '\r') record_.pop_back();
+  spans_.emplace_back(field_begin, record_.size() - field_begin);
   return true;
 }
 

@@ -31,9 +31,11 @@ class CsvReader {
   /// Reads the next record. False at the end of the file. A record with fewer or more fields than
   /// the header, or a quote that never closes, is an Error naming the file, the line and the cause.
   Result<bool> Next();
-  std::size_t field_count() const { return fields_.size(); }
+  std::size_t field_count() const { return spans_.size(); }
   /// Field `index` of the current record, unquoted.
-  std::string_view Field(std::size_t index) const { return fields_[index]; }
+  std::string_view Field(std::size_t index) const {
+    return std::string_view(record_).substr(spans_[index].first, spans_[index].second);
+  }
   /// The line the current record starts on (1 is the header).
   std::size_t line() const { return record_line_; }
   const std::filesystem::path& path() const { return path_; }
@@ -51,7 +53,10 @@ class CsvReader {
   std::filesystem::path path_;
   std::ifstream in_;
   std::vector<std::string> header_;
-  std::vector<std::string> fields_;
+  // The current record's fields, unquoted, one after another in record_; spans_ holds each
+  // one's (offset, length). Both keep their capacity from record to record.
+  std::string record_;
+  std::vector<std::pair<std::size_t, std::size_t>> spans_;
   std::string line_;
   std::vector<char> buffer_;
   std::size_t buffer_begin_ = 0;

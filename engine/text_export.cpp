@@ -5,12 +5,10 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <streambuf>
 #include <unordered_map>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/csv_reader.h"
+#include "engine/trace_view_reader.h"
 
 namespace opmfu::engine {
 
@@ -20,59 +18,12 @@ namespace {
 
 // ---- trace_view.json --------------------------------------------------------------------------
 
-// Reads a file for the JSON parser a chunk at a time, counting lines (for the error message) and
-// the length of the string literal being read: a string past the limit ends the input there, so a
-// multi-GB single string is refused instead of held in memory.
-class BoundedJsonBuffer : public std::streambuf {
- public:
-  static constexpr std::size_t kMaxString = std::size_t{64} << 20;
-
-  explicit BoundedJsonBuffer(std::ifstream& in) : in_(in), buffer_(std::size_t{1} << 20) {}
-  std::size_t line() const { return line_; }
-  bool string_too_long() const { return string_too_long_; }
-
- protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    if (string_too_long_) return traits_type::eof();
-    in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    std::size_t size = static_cast<std::size_t>(in_.gcount());
-    if (size == 0) return traits_type::eof();
-    for (std::size_t i = 0; i < size; ++i) {
-      const char c = buffer_[i];
-      if (c == '\n') ++line_;
-      if (in_string_) {
-        if (escaped_) {
-          escaped_ = false;
-        } else if (c == '\\') {
-          escaped_ = true;
-        } else if (c == '"') {
-          in_string_ = false;
-        }
-        if (++string_length_ > kMaxString) {
-          string_too_long_ = true;
-          size = i;
-          break;
-        }
-      } else if (c == '"') {
-        in_string_ = true;
-        string_length_ = 0;
-      }
-    }
-    if (size == 0) return traits_type::eof();
-    setg(buffer_.data(), buffer_.data(), buffer_.data() + size);
-    return traits_type::to_int_type(*gptr());
-  }
-
- private:
-  std::ifstream& in_;
-  std::vector<char> buffer_;
-  std::size_t line_ = 1;
-  bool in_string_ = false;
-  bool escaped_ = false;
-  std::size_t string_length_ = 0;
-  bool string_too_long_ = false;
-};
+// A stable sort that first looks whether the files already gave the order (they usually do: the
+// kernels by start, the flows by id), which costs one pass instead of a sort.
+template <typename Iterator, typename Less>
+void StableSortIfNeeded(Iterator first, Iterator last, Less less) {
+  if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
+}
 
 struct TraceOp {
   std::int64_t thread = 0;  // (pid, tid) as one key
@@ -114,194 +65,53 @@ struct TraceContent {
   std::vector<double> ai_core_mhz;
 };
 
-// A JSON value's text as the Text export writes times: a string ("1736408883704643.212") or a
-// number (its own text, so no digit is lost to a double).
-std::optional<std::int64_t> TraceTimeNs(const std::string& text) { return MicrosecondsToNs(text); }
-
-// The events of a Chrome trace, one at a time: the fields the analysis reads are kept, the rest
-// (call stacks, input dims) only passes through.
-class TraceSax : public nlohmann::json_sax<nlohmann::json> {
+// The trace events the analysis keeps (the framework ops, the flows' ends, the msTX ranges, the
+// HCCL tasks, the process names, the AI Core clock); the rest only passes through.
+class TraceCollector {
  public:
-  TraceSax(StringPool& strings, TraceContent& content) : strings_(strings), content_(content) {}
+  TraceCollector(StringPool& strings, TraceContent& content) : strings_(strings), content_(content) {}
 
-  std::string error;
-  std::size_t events = 0;
-
-  bool null() override { return Scalar(""); }
-  bool boolean(bool value) override { return Scalar(value ? "true" : "false"); }
-  bool number_integer(number_integer_t value) override {
-    integer_ = value;
-    has_integer_ = true;
-    return Scalar(std::to_string(value));
-  }
-  bool number_unsigned(number_unsigned_t value) override {
-    unsigned_ = value;
-    has_unsigned_ = true;
-    return Scalar(std::to_string(value));
-  }
-  bool number_float(number_float_t value, const string_t& text) override {
-    if (!std::isfinite(value)) return Scalar("nan");
-    return Scalar(text);
-  }
-  bool string(string_t& value) override { return Scalar(value); }
-  bool binary(binary_t&) override { return Scalar(""); }
-
-  bool start_object(std::size_t) override {
-    ++depth_;
-    if (IsEventDepth()) {
-      event_ = {};
-      in_event_ = true;
-    } else if (in_event_ && depth_ == event_depth_ + 1 && key_ == "args") {
-      in_args_ = true;
-    }
-    key_.clear();
-    return true;
-  }
-  bool end_object() override {
-    if (in_args_ && depth_ == event_depth_ + 1) in_args_ = false;
-    if (in_event_ && IsEventDepth()) {
-      in_event_ = false;
-      ++events;
-      Dispatch();
-    }
-    --depth_;
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    ++depth_;
-    if (depth_ == 1) event_depth_ = 2;  // a list of events
-    if (depth_ == 2 && top_key_ == "traceEvents") event_depth_ = 3;
-    return true;
-  }
-  bool end_array() override {
-    --depth_;
-    return true;
-  }
-  bool key(string_t& value) override {
-    key_ = value;
-    if (depth_ == 1) top_key_ = value;
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
-    error = ex.what();
-    return false;
-  }
-
- private:
-  struct Event {
-    std::string ph, name, cat, ts, dur, domain, args_name;
-    std::int64_t pid = 0, tid = 0;
-    std::uint64_t id = 0;
-    bool has_domain = false;
-    bool has_task_type = false;
-    std::optional<double> mhz;
-  };
-
-  bool IsEventDepth() const { return event_depth_ != 0 && depth_ == event_depth_; }
-
-  std::int64_t IdOf(const std::string& text) {
-    if (has_integer_) return integer_;
-    if (has_unsigned_) return static_cast<std::int64_t>(unsigned_);
-    auto [it, added] = string_ids_.try_emplace(text, -static_cast<std::int64_t>(string_ids_.size()) - 1);
-    return it->second;
-  }
-
-  bool Scalar(const std::string& text) {
-    if (in_event_ && depth_ == event_depth_) {
-      if (key_ == "ph") {
-        event_.ph = text;
-      } else if (key_ == "name") {
-        event_.name = text;
-      } else if (key_ == "cat") {
-        event_.cat = text;
-      } else if (key_ == "ts") {
-        event_.ts = text;
-      } else if (key_ == "dur") {
-        event_.dur = text;
-      } else if (key_ == "pid") {
-        event_.pid = IdOf(text);
-      } else if (key_ == "tid") {
-        event_.tid = IdOf(text);
-      } else if (key_ == "id") {
-        event_.id = has_unsigned_  ? unsigned_
-                    : has_integer_ ? static_cast<std::uint64_t>(integer_)
-                                   : static_cast<std::uint64_t>(IdOf(text));
-      }
-    } else if (in_args_ && depth_ == event_depth_ + 1) {
-      if (key_ == "domain") {
-        event_.domain = text;
-        event_.has_domain = true;
-      } else if (key_ == "name") {
-        event_.args_name = text;
-      } else if (key_ == "task type") {
-        event_.has_task_type = true;
-      } else if (key_ == "MHz") {
-        char* end = nullptr;
-        const double mhz = std::strtod(text.c_str(), &end);
-        if (end != text.c_str()) event_.mhz = mhz;
-      }
-    }
-    has_integer_ = false;
-    has_unsigned_ = false;
-    return true;
-  }
-
-  std::int64_t Thread(std::int64_t pid, std::int64_t tid) {
-    auto [it, added] = threads_.try_emplace({pid, tid}, static_cast<std::int64_t>(threads_.size()));
-    return it->second;
-  }
-
-  void Dispatch() {
-    if (event_.ph == "X") {
-      const auto start = TraceTimeNs(event_.ts);
-      const auto duration = event_.dur.empty() ? std::optional<std::int64_t>(0) : TraceTimeNs(event_.dur);
+  void operator()(const TraceEvent& event) {
+    if (event.ph == "X") {
+      const auto start = MicrosecondsToNs(event.ts);
+      const auto duration = event.dur.empty() ? std::optional<std::int64_t>(0) : MicrosecondsToNs(event.dur);
       if (!start || !duration) return;
-      if (event_.cat == "cpu_op") {
-        content_.ops.push_back(
-            {Thread(event_.pid, event_.tid), *start, *start + *duration, strings_.Intern(event_.name)});
-      } else if (event_.has_task_type) {
-        content_.hccl_tasks.push_back({event_.pid, *start, *start + *duration, strings_.Intern(event_.name)});
-      } else if (event_.has_domain) {
+      if (event.cat == "cpu_op") {
+        content_.ops.push_back({Thread(event.pid, event.tid), *start, *start + *duration, strings_.Intern(event.name)});
+      } else if (event.has_task_type) {
+        content_.hccl_tasks.push_back({event.pid, *start, *start + *duration, strings_.Intern(event.name)});
+      } else if (event.has_domain) {
         ++content_.mstx_ranges;
-        if (event_.domain == "mfu_flops" || event_.domain == "Module") {
-          content_.mstx.push_back(
-              {*start, *start + *duration, strings_.Intern(event_.name), event_.domain == "Module"});
+        if (event.domain == "mfu_flops" || event.domain == "Module") {
+          content_.mstx.push_back({*start, *start + *duration, strings_.Intern(event.name), event.domain == "Module"});
         }
       }
-    } else if ((event_.ph == "s" || event_.ph == "f") && event_.cat == "async_npu") {
-      const auto ts = TraceTimeNs(event_.ts);
+    } else if ((event.ph == "s" || event.ph == "f") && event.cat == "async_npu") {
+      const auto ts = MicrosecondsToNs(event.ts);
       if (!ts) return;
-      (event_.ph == "s" ? content_.flow_starts : content_.flow_ends)
-          .push_back({event_.id, event_.pid, event_.tid, *ts});
-    } else if (event_.ph == "M" && event_.name == "process_name") {
-      content_.process_names[event_.pid] = event_.args_name;
-    } else if (event_.ph == "C" && event_.name == "AI Core Freq" && event_.mhz) {
-      content_.ai_core_mhz.push_back(*event_.mhz);
+      (event.ph == "s" ? content_.flow_starts : content_.flow_ends).push_back({event.id, event.pid, event.tid, *ts});
+    } else if (event.ph == "M" && event.name == "process_name") {
+      content_.process_names[event.pid] = std::string(event.args_name);
+    } else if (event.ph == "C" && event.name == "AI Core Freq" && event.mhz) {
+      content_.ai_core_mhz.push_back(*event.mhz);
     }
   }
 
-  StringPool& strings_;
-  TraceContent& content_;
-  int depth_ = 0;
-  int event_depth_ = 0;
-  bool in_event_ = false;
-  bool in_args_ = false;
-  std::string key_;
-  std::string top_key_;
-  Event event_;
-  std::int64_t integer_ = 0;
-  std::uint64_t unsigned_ = 0;
-  bool has_integer_ = false;
-  bool has_unsigned_ = false;
-  std::unordered_map<std::string, std::int64_t> string_ids_;
-  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> threads_;
-
- public:
   // The thread key of a flow start, to find its op.
   std::int64_t ThreadOf(std::int64_t pid, std::int64_t tid) const {
     const auto it = threads_.find({pid, tid});
     return it == threads_.end() ? -1 : it->second;
   }
+
+ private:
+  std::int64_t Thread(std::int64_t pid, std::int64_t tid) {
+    auto [it, added] = threads_.try_emplace({pid, tid}, static_cast<std::int64_t>(threads_.size()));
+    return it->second;
+  }
+
+  StringPool& strings_;
+  TraceContent& content_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> threads_;
 };
 
 // ---- kernel_details.csv ----------------------------------------------------------------------
@@ -413,37 +223,49 @@ Result<std::vector<CsvKernel>> ReadKernelDetails(const fs::path& path, StringPoo
   return kernels;
 }
 
-Status ReadTraceView(const fs::path& path, StringPool& strings, TraceContent& content, TraceSax*& sax_out,
-                     std::unique_ptr<TraceSax>& sax) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Input(path.string() + ": cannot open: " + std::strerror(errno));
-  BoundedJsonBuffer buffer(in);
-  std::istream stream(&buffer);
-  sax = std::make_unique<TraceSax>(strings, content);
-  sax_out = sax.get();
-  bool parsed = false;
-  try {
-    parsed = nlohmann::json::sax_parse(stream, sax.get(), nlohmann::json::input_format_t::json, true, true);
-  } catch (const std::exception& ex) {
-    sax->error = ex.what();
-  }
-  if (buffer.string_too_long()) {
-    return Error::Input(path.string() + ":" + std::to_string(buffer.line()) + ": a JSON string longer than " +
-                        std::to_string(BoundedJsonBuffer::kMaxString >> 20) +
-                        " MiB (not a trace written by torch_npu, or a quote that never closes)");
-  }
-  if (!parsed) {
-    std::string cause = sax->error.empty() ? std::string("not valid JSON") : sax->error;
-    // nlohmann says "[json.exception.parse_error.101] parse error at line 3, column 7: ...".
-    if (const auto bracket = cause.find("] "); cause.rfind("[json.exception", 0) == 0 && bracket != std::string::npos) {
-      cause.erase(0, bracket + 2);
-    }
-    return Error::Input(path.string() + ": " + cause);
-  }
-  if (sax->events == 0 && content.ops.empty()) {
+Status ReadTraceView(const fs::path& path, TraceCollector& collector, const TraceContent& content) {
+  OPMFU_ASSIGN_OR_RETURN(std::size_t events, ReadTraceEvents(path, [&](const TraceEvent& event) { collector(event); }));
+  if (events == 0 && content.ops.empty()) {
     return Error::Input(path.string() + ": no trace events (a list of events, or an object with traceEvents)");
   }
   return Ok();
+}
+
+// The HCCL op's tasks (COMMUNICATION_SCHEDULE_TASK_INFO in the DB) belong to the op whose
+// communication they fall in: the trace links them by time, not by a flow. The ops are looked up
+// by start (a binary search, then back while an earlier op may still run), not one by one per
+// task; a task in several ops is linked to each, in the ops' order.
+std::vector<KernelLink> ScheduleLinks(const TraceContent& trace, const std::vector<KernelLink>& communication) {
+  std::vector<std::uint32_t> by_start(communication.size());
+  for (std::uint32_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
+  StableSortIfNeeded(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return communication[a].kernel_ts < communication[b].kernel_ts;
+  });
+  std::vector<std::int64_t> latest_end(by_start.size());  // the latest end among by_start[0..i]
+  for (std::size_t i = 0; i < by_start.size(); ++i) {
+    latest_end[i] = std::max(communication[by_start[i]].kernel_end,
+                             i > 0 ? latest_end[i - 1] : std::numeric_limits<std::int64_t>::min());
+  }
+  std::vector<KernelLink> schedule;
+  std::vector<std::uint32_t> matches;
+  for (const TraceHcclTask& task : trace.hccl_tasks) {
+    const auto name = trace.process_names.find(task.pid);
+    if (name == trace.process_names.end() || name->second != "HCCL") continue;
+    auto i = static_cast<std::size_t>(
+        std::upper_bound(by_start.begin(), by_start.end(), task.start,
+                         [&](std::int64_t t, std::uint32_t op) { return t < communication[op].kernel_ts; }) -
+        by_start.begin());
+    matches.clear();
+    for (; i-- > 0 && latest_end[i] >= task.start;) {
+      if (task.start <= communication[by_start[i]].kernel_end) matches.push_back(by_start[i]);
+    }
+    std::sort(matches.begin(), matches.end());
+    for (const std::uint32_t m : matches) {
+      const KernelLink& op = communication[m];
+      schedule.push_back({task.name, op.op_name, task.start, task.end, op.op_ts, op.op_end});
+    }
+  }
+  return schedule;
 }
 
 }  // namespace
@@ -483,10 +305,9 @@ Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<Rank
     notes.push_back({RankNote::Level::kWarning, kernel_path.string() + ": missing, so there are no kernels"});
   }
   TraceContent trace;
-  std::unique_ptr<TraceSax> sax_owner;
-  TraceSax* sax = nullptr;
+  TraceCollector collector(strings, trace);
   if (facts.trace_view) {
-    OPMFU_RETURN_IF_ERROR(ReadTraceView(trace_path, strings, trace, sax, sax_owner));
+    OPMFU_RETURN_IF_ERROR(ReadTraceView(trace_path, collector, trace));
   } else {
     data.missing_tables.emplace_back(kTraceViewFile);
     notes.push_back({RankNote::Level::kWarning,
@@ -498,8 +319,8 @@ Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<Rank
   facts.ai_core_mhz = trace.ai_core_mhz;
 
   // msTX ranges, by start as Q1 and Q2 order them.
-  std::stable_sort(trace.mstx.begin(), trace.mstx.end(),
-                   [](const TraceMstx& a, const TraceMstx& b) { return a.start < b.start; });
+  StableSortIfNeeded(trace.mstx.begin(), trace.mstx.end(),
+                     [](const TraceMstx& a, const TraceMstx& b) { return a.start < b.start; });
   data.flops_ranges.emplace();
   for (const TraceMstx& range : trace.mstx) {
     if (range.module) {
@@ -514,8 +335,8 @@ Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<Rank
   // Kernels by start time, for the flows' ends.
   std::vector<std::uint32_t> by_start(kernels.size());
   for (std::uint32_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return kernels[a].start < kernels[b].start; });
+  StableSortIfNeeded(by_start.begin(), by_start.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return kernels[a].start < kernels[b].start; });
   const auto kernel_at = [&](const TraceFlowEnd& end) -> std::optional<std::uint32_t> {
     // The flow ends where the kernel starts; kernel_details.csv and the trace may round the same
     // start 1 ns apart. A stream that is known must agree.
@@ -536,9 +357,9 @@ Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<Rank
   const auto op_less = [&](std::uint32_t a, std::uint32_t b) {
     return std::tie(trace.ops[a].thread, trace.ops[a].start) < std::tie(trace.ops[b].thread, trace.ops[b].start);
   };
-  std::stable_sort(ops.begin(), ops.end(), op_less);
+  StableSortIfNeeded(ops.begin(), ops.end(), op_less);
   const auto op_at = [&](const TraceFlowEnd& begin) -> std::optional<std::uint32_t> {
-    const std::int64_t thread = sax != nullptr ? sax->ThreadOf(begin.pid, begin.tid) : -1;
+    const std::int64_t thread = collector.ThreadOf(begin.pid, begin.tid);
     if (thread < 0) return std::nullopt;
     auto it = std::upper_bound(ops.begin(), ops.end(), std::pair{thread, begin.ts},
                                [&](const std::pair<std::int64_t, std::int64_t>& key, std::uint32_t op) {
@@ -557,8 +378,8 @@ Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<Rank
 
   // Flows: both ends by id.
   const auto by_id = [](const TraceFlowEnd& a, const TraceFlowEnd& b) { return a.id < b.id; };
-  std::stable_sort(trace.flow_starts.begin(), trace.flow_starts.end(), by_id);
-  std::stable_sort(trace.flow_ends.begin(), trace.flow_ends.end(), by_id);
+  StableSortIfNeeded(trace.flow_starts.begin(), trace.flow_starts.end(), by_id);
+  StableSortIfNeeded(trace.flow_ends.begin(), trace.flow_ends.end(), by_id);
   std::vector<KernelLink> compute;
   std::vector<KernelLink> communication;
   std::size_t unmatched_flows = 0;
@@ -589,21 +410,10 @@ Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<Rank
   const auto link_less = [](const KernelLink& a, const KernelLink& b) {
     return std::tie(a.op_ts, a.kernel_ts) < std::tie(b.op_ts, b.kernel_ts);
   };
-  std::stable_sort(compute.begin(), compute.end(), link_less);
-  std::stable_sort(communication.begin(), communication.end(), link_less);
-  // The HCCL op's tasks (COMMUNICATION_SCHEDULE_TASK_INFO in the DB) belong to the op whose
-  // communication they fall in: the trace links them by time, not by a flow.
-  std::vector<KernelLink> schedule;
-  for (const TraceHcclTask& task : trace.hccl_tasks) {
-    const auto name = trace.process_names.find(task.pid);
-    if (name == trace.process_names.end() || name->second != "HCCL") continue;
-    for (const KernelLink& op : communication) {
-      if (op.kernel_ts <= task.start && task.start <= op.kernel_end) {
-        schedule.push_back({task.name, op.op_name, task.start, task.end, op.op_ts, op.op_end});
-      }
-    }
-  }
-  std::stable_sort(schedule.begin(), schedule.end(), link_less);
+  StableSortIfNeeded(compute.begin(), compute.end(), link_less);
+  StableSortIfNeeded(communication.begin(), communication.end(), link_less);
+  std::vector<KernelLink> schedule = ScheduleLinks(trace, communication);
+  StableSortIfNeeded(schedule.begin(), schedule.end(), link_less);
   communication.insert(communication.end(), schedule.begin(), schedule.end());
   facts.compute_links = compute.size();
   data.compute_link_count = compute.size();

@@ -8,7 +8,8 @@ Every text in OUT is copied from a file that ships with what opmfu links, nothin
   that owns the compiler's libc.a and libstdc++.a (`CXX -print-file-name`, `dpkg -S`);
 - the libraries linked from Debian's -dev packages: /usr/share/doc/<package>/copyright, under
   --sysroot for a cross build (scripts/setup unpacks the arm64 packages there with their docs);
-- libxlsxwriter, compiled from Debian's source package: its debian/copyright in third_party/;
+- libxlsxwriter and simdjson, compiled from Debian's source packages: their debian/copyright in
+  third_party/;
 - the tree-sitter grammars, compiled from their npm packages: each package's LICENSE;
 - the licence texts those files refer to in /usr/share/common-licenses/.
 With --spdx it prints the SPDX licence expression of the whole binary instead (opmfu's own
@@ -43,7 +44,14 @@ RUNTIME_SPDX = {
     "libstdc++": ("GNU C++ library (libstdc++) and libgcc, linked statically",
                   "GPL-3.0-or-later WITH GCC-exception-3.1"),
 }
-XLSXWRITER_SPDX = "BSD-2-Clause AND Zlib AND MPL-2.0"  # libxlsxwriter, its minizip and tmpfileplus
+# The Debian source packages compiled here (cmake/static_dependencies.cmake; Debian ships no
+# archive of them), unpacked into third_party/ by scripts/setup.
+SOURCE_PACKAGES = {
+    # libxlsxwriter, its minizip and tmpfileplus
+    "libxlsxwriter": ("libxlsxwriter, with its bundled minizip, tmpfileplus and md5", "BSD-2-Clause AND Zlib AND MPL-2.0"),
+    # simdjson's single-file build: to_chars is MIT, isadetection.h BSD-3-Clause (debian/copyright)
+    "simdjson": ("simdjson (singleheader/simdjson.cpp)", "Apache-2.0 AND MIT AND BSD-3-Clause"),
+}
 GRAMMARS = ["tree-sitter-python", "tree-sitter-bash", "tree-sitter-json"]
 COMMON_LICENSES = Path("/usr/share/common-licenses")
 
@@ -84,15 +92,14 @@ def components(compiler: str, sysroot: Path | None) -> list[dict]:
         arch = " (arm64)" if sysroot else ""
         found.append({"title": title, "source": f"Debian package {package}{arch} {version}", "spdx": spdx,
                       "file": doc_root / "usr/share/doc" / package / "copyright"})
-    xlsxwriter = sorted(ROOT.glob("third_party/libxlsxwriter-*/debian/copyright"))
-    if not xlsxwriter:
-        raise SystemExit("notices: error: third_party/libxlsxwriter-*/ is missing: run scripts/setup")
-    source_dir = xlsxwriter[-1].parent.parent
-    changelog = (source_dir / "debian/changelog").read_text().split("\n", 1)[0]
-    version = re.search(r"\(([^)]*)\)", changelog).group(1)
-    found.append({"title": "libxlsxwriter, with its bundled minizip, tmpfileplus and md5",
-                  "source": f"Debian source package libxlsxwriter {version}", "spdx": XLSXWRITER_SPDX,
-                  "file": xlsxwriter[-1]})
+    for source, (title, spdx) in SOURCE_PACKAGES.items():
+        copyright_files = sorted(ROOT.glob(f"third_party/{source}-*/debian/copyright"))
+        if not copyright_files:
+            raise SystemExit(f"notices: error: third_party/{source}-*/ is missing: run scripts/setup")
+        changelog = (copyright_files[-1].parent / "changelog").read_text().split("\n", 1)[0]
+        version = re.search(r"\(([^)]*)\)", changelog).group(1)
+        found.append({"title": title, "source": f"Debian source package {source} {version}", "spdx": spdx,
+                      "file": copyright_files[-1]})
     for grammar in GRAMMARS:
         package_dir = ROOT / "grammars/node_modules" / grammar
         manifest = json.loads((package_dir / "package.json").read_text())
