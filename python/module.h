@@ -189,6 +189,15 @@ class PythonModule {
  private:
   PythonModule(std::string path, SyntaxTree tree, const LibraryKnowledge& knowledge);
   void Index();
+  // Index's parts (module_index.cpp), one per kind of node; `walk` holds the open scopes.
+  struct IndexWalk;
+  bool IndexNode(IndexWalk& walk, TSNode node);  ///< false: do not descend into the node
+  void IndexImport(const IndexWalk& walk, TSNode statement);
+  void IndexAssignment(const IndexWalk& walk, TSNode assignment);
+  void IndexCall(const IndexWalk& walk, TSNode call);
+  void IndexAddArgument(TSNode call, TSNode arguments);
+  void BindPattern(const IndexWalk& walk, TSNode pattern, TSNode value, std::string how);
+  void BindUnpacking(const IndexWalk& walk, TSNode pattern, TSNode value);
   /// Index's part for argparse: allow_abbrev, choices changed at run time, extra_args_provider.
   void NoteArgparseFacts(TSNode call, TSNode function);
 

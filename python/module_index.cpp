@@ -73,234 +73,254 @@ Result<PythonModule> PythonModule::Parse(std::string path, std::string source, c
 
 bool PythonModule::InMainGuard(TSNode node) const { return python::InMainGuard(tree_, node); }
 
-void PythonModule::Index() {
-  const PythonSymbols& symbol = Symbols();
-  scopes_[0] = Scope{static_cast<std::uint32_t>(tree_.source().size()), 0, TSNode{}};
+// What Index keeps while it walks the tree: the scopes open at the current node, innermost last,
+// and the names each function declares `global`.
+struct PythonModule::IndexWalk {
   struct OpenScope {
     std::uint32_t id;
     std::uint32_t end;
   };
   std::vector<OpenScope> scopes = {{0, UINT32_MAX}};
-
-  // `global name` in a function: its assignments there bind the module's name.
   std::map<std::uint32_t, std::set<std::string, std::less<>>> globals;
-  const auto declared_global = [&](std::string_view name) {
-    auto found = globals.find(scopes.back().id);
-    return scopes.back().id != 0 && found != globals.end() && found->second.contains(name);
-  };
-  const auto bind_pattern = [&](TSNode pattern, TSNode value, std::string how) {
-    if (IsType(pattern, "identifier")) {
-      const std::string name(tree_.Text(pattern));
-      if (declared_global(name)) {
-        bindings_[{0, name}].push_back({pattern, value, std::move(how), 0, -1, true});
-        return;
-      }
-      bindings_[{scopes.back().id, name}].push_back({pattern, value, std::move(how), scopes.back().id});
+
+  std::uint32_t scope() const { return scopes.back().id; }
+  // `global name` in a function: its assignments there bind the module's name.
+  bool DeclaredGlobal(std::string_view name) const {
+    auto found = globals.find(scope());
+    return scope() != 0 && found != globals.end() && found->second.contains(name);
+  }
+};
+
+void PythonModule::Index() {
+  scopes_[0] = Scope{static_cast<std::uint32_t>(tree_.source().size()), 0, TSNode{}};
+  IndexWalk walk;
+  for (TSNode root : tree_.roots()) {
+    WalkTree(root, [&](TSNode node) { return IndexNode(walk, node); });
+  }
+}
+
+void PythonModule::BindPattern(const IndexWalk& walk, TSNode pattern, TSNode value, std::string how) {
+  if (IsType(pattern, "identifier")) {
+    const std::string name(tree_.Text(pattern));
+    if (walk.DeclaredGlobal(name)) {
+      bindings_[{0, name}].push_back({pattern, value, std::move(how), 0, -1, true});
       return;
     }
-    // Unpacking: every name inside is bound to something we do not follow, except the first
-    // name of `args, rest = parser.parse_known_args()`.
-    bool first = true;
-    WalkTree(pattern, [&](TSNode node) {
-      // `self.x = ...`, `d[k] = ...`: an attribute or item is set, no name is bound.
-      if (IsType(node, "attribute") || IsType(node, "subscript")) return false;
-      if (IsType(node, "identifier")) {
-        const bool namespace_first = first && !ts_node_is_null(value) && IsType(value, "call");
-        bindings_[{scopes.back().id, std::string(tree_.Text(node))}].push_back(
-            {node, namespace_first ? value : TSNode{}, namespace_first ? "" : "unpacking", scopes.back().id});
-        first = false;
-      }
-      return true;
-    });
-  };
-
-  // `a, b = value`: each plain name takes its item of the value (a tuple a function returns, say);
-  // a starred or nested target, and every name after a starred one, is not followed.
-  const auto bind_unpacking = [&](TSNode pattern, TSNode value) {
-    const std::uint32_t count = ts_node_named_child_count(pattern);
-    bool starred = false;
-    for (std::uint32_t i = 0; i < count; ++i) {
-      TSNode target = ts_node_named_child(pattern, i);
-      starred = starred || !IsType(target, "identifier");
-      if (starred) {
-        bind_pattern(target, TSNode{}, "unpacking");
-        continue;
-      }
-      bindings_[{scopes.back().id, std::string(tree_.Text(target))}].push_back(
-          {target, value, "", scopes.back().id, static_cast<int>(i)});
-    }
-  };
-
-  for (TSNode root : tree_.roots()) {
-    WalkTree(root, [&](TSNode node) {
-      const std::uint32_t start = ts_node_start_byte(node);
-      while (scopes.size() > 1 && start >= scopes.back().end) scopes.pop_back();
-      // Symbols, not type strings: this runs for every node of every file.
-      const TSSymbol type = ts_node_symbol(node);
-      if (type == symbol.import_statement || type == symbol.import_from_statement) {
-        CollectImportStatement(tree_, node, imports_);
-        // A patch module (transfer_to_npu) patches when the import runs: at the top of a module (or
-        // in its try/if blocks) it runs on import; inside a function only if that function is called.
-        const std::string_view text = tree_.Text(node);
-        const std::string_view patch = knowledge_->patch_module;
-        if (!patch.empty() && text.find(LastComponent(patch)) != std::string_view::npos &&
-            ImportsModule(ScanImports(text), patch)) {
-          const bool in_function = std::any_of(scopes.begin(), scopes.end(), [&](const OpenScope& open) {
-            return open.id != 0 && IsType(scopes_.at(open.id).definition, "function_definition");
-          });
-          imports_patch_ = imports_patch_ || !in_function;
-        }
-        return false;
-      }
-      if (IsType(node, "global_statement")) {
-        const std::uint32_t count = ts_node_named_child_count(node);
-        for (std::uint32_t i = 0; i < count; ++i) {
-          TSNode name = ts_node_named_child(node, i);
-          if (IsType(name, "identifier")) globals[scopes.back().id].insert(std::string(tree_.Text(name)));
-        }
-        return false;
-      }
-      if (type == symbol.function_definition || type == symbol.class_definition) {
-        TSNode name = ChildByField(node, "name");
-        if (!ts_node_is_null(name) && type == symbol.function_definition) {
-          bindings_[{scopes.back().id, std::string(tree_.Text(name))}].push_back({name, node, "", scopes.back().id});
-        }
-        const std::uint32_t id = start + 1;
-        scopes_[id] = Scope{ts_node_end_byte(node), scopes.back().id, node};
-        scopes.push_back({id, ts_node_end_byte(node)});
-      } else if (type == symbol.assignment) {
-        TSNode left = ChildByField(node, "left");
-        TSNode right = ChildByField(node, "right");
-        while (!ts_node_is_null(right) && IsType(right, "assignment")) right = ChildByField(right, "right");
-        if (IsType(left, "attribute") && tree_.Text(ChildByField(left, "attribute")) == "choices" &&
-            !InChoicesHelper(tree_, node)) {
-          argparse_facts_.mutates_choices = true;
-        }
-        if (IsType(left, "attribute") && !ts_node_is_null(right) && scopes.size() > 1 &&
-            tree_.Text(ChildByField(left, "object")) == "self") {
-          const Scope& method = scopes_.at(scopes.back().id);
-          if (IsType(method.definition, "function_definition") &&
-              IsType(scopes_.at(method.parent).definition, "class_definition")) {
-            self_attributes_[{method.parent, std::string(tree_.Text(ChildByField(left, "attribute")))}].push_back(
-                right);
-          }
-        }
-        if (!ts_node_is_null(left) && !ts_node_is_null(right)) {
-          if (IsType(left, "pattern_list") || IsType(left, "tuple_pattern")) {
-            const bool known_args =
-                IsType(right, "call") && tree_.Text(right).find("parse_known_args") != std::string_view::npos;
-            if (known_args) {
-              bind_pattern(left, right, "unpacking");
-            } else {
-              bind_unpacking(left, right);
-            }
-          } else {
-            bind_pattern(left, right, "");
-          }
-        }
-      } else if (type == symbol.augmented_assignment) {
-        // `x += [...]`: a new value of `x` computed from its previous one (see ResolveUpdate).
-        TSNode left = ChildByField(node, "left");
-        if (!ts_node_is_null(left))
-          bind_pattern(left, IsType(left, "identifier") ? node : TSNode{}, "an augmented assignment");
-      } else if (type == symbol.for_statement || type == symbol.for_in_clause) {
-        TSNode left = ChildByField(node, "left");
-        if (!ts_node_is_null(left)) bind_pattern(left, TSNode{}, "a for loop");
-      } else if (type == symbol.as_pattern) {
-        TSNode alias = ChildByField(node, "alias");
-        if (!ts_node_is_null(alias)) {
-          TSNode target = ts_node_named_child_count(alias) > 0 ? ts_node_named_child(alias, 0) : alias;
-          bind_pattern(target, TSNode{}, "a `with` or `except` clause");
-        }
-      } else if (type == symbol.call) {
-        calls_.push_back(node);
-        TSNode function = ChildByField(node, "function");
-        if (IsListUpdate(tree_, node, function)) {
-          // `acts.append(x)` as a statement: a new value of `acts` from its previous one, bound
-          // where it is written, so a conditional append is one more possible value.
-          TSNode object = ChildByField(function, "object");
-          bindings_[{scopes.back().id, std::string(tree_.Text(object))}].push_back(
-              {object, node, "", scopes.back().id});
-        }
-        TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
-        if (IsType(last, "identifier")) calls_by_name_[std::string(tree_.Text(last))].push_back(node);
-        // `getattr(torch_npu.profiler, "profile")(...)` calls what the attribute names.
-        if (auto member = GetattrMember(tree_, function)) calls_by_name_[*member].push_back(node);
-        if (IsType(function, "attribute")) {
-          const std::string_view method = tree_.Text(ChildByField(function, "attribute"));
-          TSNode arguments = ChildByField(node, "arguments");
-          if (method == "add_argument" && !ts_node_is_null(arguments)) {
-            ArgparseArgument argument;
-            argument.call = node;
-            std::string dest;
-            const std::uint32_t count = ts_node_named_child_count(arguments);
-            for (std::uint32_t i = 0; i < count; ++i) {
-              TSNode child = ts_node_named_child(arguments, i);
-              if (IsType(child, "keyword_argument")) {
-                const std::string_view key = tree_.Text(ChildByField(child, "name"));
-                TSNode value = ChildByField(child, "value");
-                if (key == "default") argument.default_value = value;
-                if (key == "dest") dest = StringLiteralValue(tree_, value).value_or("");
-                if (key == "action") {
-                  argument.action = StringLiteralValue(tree_, value).value_or("");
-                  // argparse.BooleanOptionalAction: `--x` and `--no-x`, neither takes a value.
-                  if (tree_.Text(value).ends_with("BooleanOptionalAction")) argument.action = "boolean_optional";
-                }
-                if (key == "choices") argument.choices = value;
-                if (key == "type") argument.type = std::string(tree_.Text(value));
-                continue;
-              }
-              auto option = StringLiteralValue(tree_, child);
-              if (!option) continue;
-              argument.options.push_back(*option);
-              // The first long option names the dest; else the first option of any kind.
-              if (argument.option.empty() || (option->starts_with("--") && !argument.option.starts_with("--"))) {
-                argument.option = *option;
-              }
-            }
-            if (argument.action == "boolean_optional") {
-              const std::size_t written = argument.options.size();
-              for (std::size_t o = 0; o < written; ++o) {
-                if (argument.options[o].starts_with("--"))
-                  argument.options.push_back("--no-" + argument.options[o].substr(2));
-              }
-            }
-            if (dest.empty()) {
-              std::string_view name = argument.option;
-              while (name.starts_with('-')) name.remove_prefix(1);
-              dest = std::string(name);
-              std::replace(dest.begin(), dest.end(), '-', '_');
-            }
-            if (!dest.empty()) argparse_[dest].push_back(std::move(argument));
-          } else if (method == "parse_args" || method == "parse_known_args") {
-            // A parse under `if __name__ == "__main__":` runs only when this file is the script.
-            const bool guarded = InMainGuard(node);
-            bool& parses =
-                method == "parse_args"
-                    ? (guarded ? argparse_facts_.parses_args_as_main : argparse_facts_.parses_args)
-                    : (guarded ? argparse_facts_.parses_known_args_as_main : argparse_facts_.parses_known_args);
-            parses = true;
-          } else if (method == "set_defaults" && !ts_node_is_null(arguments)) {
-            const std::uint32_t count = ts_node_named_child_count(arguments);
-            for (std::uint32_t i = 0; i < count; ++i) {
-              TSNode child = ts_node_named_child(arguments, i);
-              if (!IsType(child, "keyword_argument")) continue;
-              argparse_set_defaults_[std::string(tree_.Text(ChildByField(child, "name")))] =
-                  ChildByField(child, "value");
-            }
-          }
-        }
-        if (!ts_node_is_null(function)) NoteArgparseFacts(node, function);
-      } else if (type == symbol.keyword_argument) {
-        // Megatron-style: the framework builds the parser and calls back for more options.
-        if (tree_.Text(ChildByField(node, "name")) == "extra_args_provider")
-          argparse_facts_.options_from_framework = true;
-      } else if (type == symbol.comment) {
-        comments_.push_back(node);
-      }
-      return true;
-    });
+    bindings_[{walk.scope(), name}].push_back({pattern, value, std::move(how), walk.scope()});
+    return;
   }
+  // Unpacking: every name inside is bound to something we do not follow, except the first
+  // name of `args, rest = parser.parse_known_args()`.
+  bool first = true;
+  WalkTree(pattern, [&](TSNode node) {
+    // `self.x = ...`, `d[k] = ...`: an attribute or item is set, no name is bound.
+    if (IsType(node, "attribute") || IsType(node, "subscript")) return false;
+    if (IsType(node, "identifier")) {
+      const bool namespace_first = first && !ts_node_is_null(value) && IsType(value, "call");
+      bindings_[{walk.scope(), std::string(tree_.Text(node))}].push_back(
+          {node, namespace_first ? value : TSNode{}, namespace_first ? "" : "unpacking", walk.scope()});
+      first = false;
+    }
+    return true;
+  });
+}
+
+// `a, b = value`: each plain name takes its item of the value (a tuple a function returns, say);
+// a starred or nested target, and every name after a starred one, is not followed.
+void PythonModule::BindUnpacking(const IndexWalk& walk, TSNode pattern, TSNode value) {
+  const std::uint32_t count = ts_node_named_child_count(pattern);
+  bool starred = false;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode target = ts_node_named_child(pattern, i);
+    starred = starred || !IsType(target, "identifier");
+    if (starred) {
+      BindPattern(walk, target, TSNode{}, "unpacking");
+      continue;
+    }
+    bindings_[{walk.scope(), std::string(tree_.Text(target))}].push_back(
+        {target, value, "", walk.scope(), static_cast<int>(i)});
+  }
+}
+
+bool PythonModule::IndexNode(IndexWalk& walk, TSNode node) {
+  const PythonSymbols& symbol = Symbols();
+  const std::uint32_t start = ts_node_start_byte(node);
+  while (walk.scopes.size() > 1 && start >= walk.scopes.back().end) walk.scopes.pop_back();
+  // Symbols, not type strings: this runs for every node of every file.
+  const TSSymbol type = ts_node_symbol(node);
+  if (type == symbol.import_statement || type == symbol.import_from_statement) {
+    IndexImport(walk, node);
+    return false;
+  }
+  if (IsType(node, "global_statement")) {
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode name = ts_node_named_child(node, i);
+      if (IsType(name, "identifier")) walk.globals[walk.scope()].insert(std::string(tree_.Text(name)));
+    }
+    return false;
+  }
+  if (type == symbol.function_definition || type == symbol.class_definition) {
+    TSNode name = ChildByField(node, "name");
+    if (!ts_node_is_null(name) && type == symbol.function_definition) {
+      bindings_[{walk.scope(), std::string(tree_.Text(name))}].push_back({name, node, "", walk.scope()});
+    }
+    const std::uint32_t id = start + 1;
+    scopes_[id] = Scope{ts_node_end_byte(node), walk.scope(), node};
+    walk.scopes.push_back({id, ts_node_end_byte(node)});
+  } else if (type == symbol.assignment) {
+    IndexAssignment(walk, node);
+  } else if (type == symbol.augmented_assignment) {
+    // `x += [...]`: a new value of `x` computed from its previous one (see ResolveUpdate).
+    TSNode left = ChildByField(node, "left");
+    if (!ts_node_is_null(left))
+      BindPattern(walk, left, IsType(left, "identifier") ? node : TSNode{}, "an augmented assignment");
+  } else if (type == symbol.for_statement || type == symbol.for_in_clause) {
+    TSNode left = ChildByField(node, "left");
+    if (!ts_node_is_null(left)) BindPattern(walk, left, TSNode{}, "a for loop");
+  } else if (type == symbol.as_pattern) {
+    TSNode alias = ChildByField(node, "alias");
+    if (!ts_node_is_null(alias)) {
+      TSNode target = ts_node_named_child_count(alias) > 0 ? ts_node_named_child(alias, 0) : alias;
+      BindPattern(walk, target, TSNode{}, "a `with` or `except` clause");
+    }
+  } else if (type == symbol.call) {
+    IndexCall(walk, node);
+  } else if (type == symbol.keyword_argument) {
+    // Megatron-style: the framework builds the parser and calls back for more options.
+    if (tree_.Text(ChildByField(node, "name")) == "extra_args_provider") {
+      argparse_facts_.options_from_framework = true;
+    }
+  } else if (type == symbol.comment) {
+    comments_.push_back(node);
+  }
+  return true;
+}
+
+void PythonModule::IndexImport(const IndexWalk& walk, TSNode node) {
+  CollectImportStatement(tree_, node, imports_);
+  // A patch module (transfer_to_npu) patches when the import runs: at the top of a module (or
+  // in its try/if blocks) it runs on import; inside a function only if that function is called.
+  const std::string_view text = tree_.Text(node);
+  const std::string_view patch = knowledge_->patch_module;
+  if (!patch.empty() && text.find(LastComponent(patch)) != std::string_view::npos &&
+      ImportsModule(ScanImports(text), patch)) {
+    const bool in_function = std::any_of(walk.scopes.begin(), walk.scopes.end(), [&](const IndexWalk::OpenScope& open) {
+      return open.id != 0 && IsType(scopes_.at(open.id).definition, "function_definition");
+    });
+    imports_patch_ = imports_patch_ || !in_function;
+  }
+}
+
+void PythonModule::IndexAssignment(const IndexWalk& walk, TSNode node) {
+  TSNode left = ChildByField(node, "left");
+  TSNode right = ChildByField(node, "right");
+  while (!ts_node_is_null(right) && IsType(right, "assignment")) right = ChildByField(right, "right");
+  if (IsType(left, "attribute") && tree_.Text(ChildByField(left, "attribute")) == "choices" &&
+      !InChoicesHelper(tree_, node)) {
+    argparse_facts_.mutates_choices = true;
+  }
+  if (IsType(left, "attribute") && !ts_node_is_null(right) && walk.scopes.size() > 1 &&
+      tree_.Text(ChildByField(left, "object")) == "self") {
+    const Scope& method = scopes_.at(walk.scope());
+    if (IsType(method.definition, "function_definition") &&
+        IsType(scopes_.at(method.parent).definition, "class_definition")) {
+      self_attributes_[{method.parent, std::string(tree_.Text(ChildByField(left, "attribute")))}].push_back(right);
+    }
+  }
+  if (ts_node_is_null(left) || ts_node_is_null(right)) return;
+  if (IsType(left, "pattern_list") || IsType(left, "tuple_pattern")) {
+    const bool known_args =
+        IsType(right, "call") && tree_.Text(right).find("parse_known_args") != std::string_view::npos;
+    if (known_args) {
+      BindPattern(walk, left, right, "unpacking");
+    } else {
+      BindUnpacking(walk, left, right);
+    }
+  } else {
+    BindPattern(walk, left, right, "");
+  }
+}
+
+void PythonModule::IndexCall(const IndexWalk& walk, TSNode node) {
+  calls_.push_back(node);
+  TSNode function = ChildByField(node, "function");
+  if (IsListUpdate(tree_, node, function)) {
+    // `acts.append(x)` as a statement: a new value of `acts` from its previous one, bound
+    // where it is written, so a conditional append is one more possible value.
+    TSNode object = ChildByField(function, "object");
+    bindings_[{walk.scope(), std::string(tree_.Text(object))}].push_back({object, node, "", walk.scope()});
+  }
+  TSNode last = IsType(function, "attribute") ? ChildByField(function, "attribute") : function;
+  if (IsType(last, "identifier")) calls_by_name_[std::string(tree_.Text(last))].push_back(node);
+  // `getattr(torch_npu.profiler, "profile")(...)` calls what the attribute names.
+  if (auto member = GetattrMember(tree_, function)) calls_by_name_[*member].push_back(node);
+  if (IsType(function, "attribute")) {
+    const std::string_view method = tree_.Text(ChildByField(function, "attribute"));
+    TSNode arguments = ChildByField(node, "arguments");
+    if (method == "add_argument" && !ts_node_is_null(arguments)) {
+      IndexAddArgument(node, arguments);
+    } else if (method == "parse_args" || method == "parse_known_args") {
+      // A parse under `if __name__ == "__main__":` runs only when this file is the script.
+      const bool guarded = InMainGuard(node);
+      bool& parses = method == "parse_args"
+                         ? (guarded ? argparse_facts_.parses_args_as_main : argparse_facts_.parses_args)
+                         : (guarded ? argparse_facts_.parses_known_args_as_main : argparse_facts_.parses_known_args);
+      parses = true;
+    } else if (method == "set_defaults" && !ts_node_is_null(arguments)) {
+      const std::uint32_t count = ts_node_named_child_count(arguments);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        TSNode child = ts_node_named_child(arguments, i);
+        if (!IsType(child, "keyword_argument")) continue;
+        argparse_set_defaults_[std::string(tree_.Text(ChildByField(child, "name")))] = ChildByField(child, "value");
+      }
+    }
+  }
+  if (!ts_node_is_null(function)) NoteArgparseFacts(node, function);
+}
+
+void PythonModule::IndexAddArgument(TSNode call, TSNode arguments) {
+  ArgparseArgument argument;
+  argument.call = call;
+  std::string dest;
+  const std::uint32_t count = ts_node_named_child_count(arguments);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(arguments, i);
+    if (IsType(child, "keyword_argument")) {
+      const std::string_view key = tree_.Text(ChildByField(child, "name"));
+      TSNode value = ChildByField(child, "value");
+      if (key == "default") argument.default_value = value;
+      if (key == "dest") dest = StringLiteralValue(tree_, value).value_or("");
+      if (key == "action") {
+        argument.action = StringLiteralValue(tree_, value).value_or("");
+        // argparse.BooleanOptionalAction: `--x` and `--no-x`, neither takes a value.
+        if (tree_.Text(value).ends_with("BooleanOptionalAction")) argument.action = "boolean_optional";
+      }
+      if (key == "choices") argument.choices = value;
+      if (key == "type") argument.type = std::string(tree_.Text(value));
+      continue;
+    }
+    auto option = StringLiteralValue(tree_, child);
+    if (!option) continue;
+    argument.options.push_back(*option);
+    // The first long option names the dest; else the first option of any kind.
+    if (argument.option.empty() || (option->starts_with("--") && !argument.option.starts_with("--"))) {
+      argument.option = *option;
+    }
+  }
+  if (argument.action == "boolean_optional") {
+    const std::size_t written = argument.options.size();
+    for (std::size_t o = 0; o < written; ++o) {
+      if (argument.options[o].starts_with("--")) argument.options.push_back("--no-" + argument.options[o].substr(2));
+    }
+  }
+  if (dest.empty()) {
+    std::string_view name = argument.option;
+    while (name.starts_with('-')) name.remove_prefix(1);
+    dest = std::string(name);
+    std::replace(dest.begin(), dest.end(), '-', '_');
+  }
+  if (!dest.empty()) argparse_[dest].push_back(std::move(argument));
 }
 
 void PythonModule::NoteArgparseFacts(TSNode call, TSNode function) {
