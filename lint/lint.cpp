@@ -87,6 +87,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     python_by_identity.emplace(Identity(FilesOf(options), python_inputs[i].path), i);
   std::vector<LauncherState> launchers;
   std::set<std::string> said;
+  std::set<std::string> launched_only;  // scripts linted because a launcher runs them, not named
   for (std::size_t i = 0; i < launcher_paths.size(); ++i) {
     if (launcher_errors[i]) report.errors.push_back(std::move(*launcher_errors[i]));
     if (!launcher_states[i]) continue;
@@ -102,7 +103,10 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
       const std::optional<std::string>& script = state.lint.scripts[l];
       if (!script) continue;
       auto [known, added] = python_by_identity.emplace(Identity(FilesOf(options), *script), python_inputs.size());
-      if (added) python_inputs.push_back(MakeInput(DisplayPath(*script), false));
+      if (added) {
+        python_inputs.push_back(MakeInput(DisplayPath(*script), false));
+        launched_only.insert(python_inputs.back().path);
+      }
       Input& input = python_inputs[known->second];
       input.from_directory = false;  // a launched script always matters
       input.launches.push_back(state.lint.facts.launches[l]);
@@ -111,7 +115,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   }
   const std::size_t named_inputs = python_inputs.size();
   FollowImports(python_inputs, python_by_identity, options);
-  std::set<std::string> followed;  // modules reached only by following imports
+  // Files reached only by following a launch or an import: OPM010 goes on a file that was named.
+  std::set<std::string> followed = std::move(launched_only);
   for (std::size_t i = named_inputs; i < python_inputs.size(); ++i) followed.insert(python_inputs[i].path);
   if (inputs.stdin_input) python_inputs.insert(python_inputs.begin(), std::move(*inputs.stdin_input));
 

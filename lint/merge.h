@@ -12,7 +12,7 @@
 
 namespace opmfu::lint {
 
-/// `followed`: modules reached only by following imports; `first_effective`: the rules in force
+/// `followed`: files reached only by following a launch or an import; `first_effective`: the rules in force
 /// for the first input (nullptr: none), which decide OPM010; `any_profiler_call`: whether a launcher configures
 /// a profiler.
 void MergeOutcomes(const FileReader& files, std::vector<FileOutcome>& outcomes, std::vector<LauncherState>& launchers,

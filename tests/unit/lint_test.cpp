@@ -224,6 +224,24 @@ TEST_F(LintRealCode, OPM010LandsOnTheNamedScriptNotOnAModuleItImports) {
   EXPECT_EQ(opm010, 1);
 }
 
+// The same for a script a named launcher runs: OPM010 goes on the launcher, where the user looks
+// (and a suppression in it can reach it), even when the script's path sorts first.
+TEST_F(LintRealCode, OPM010LandsOnTheNamedLauncherNotOnTheScriptItRuns) {
+  dir_.Write(".git/HEAD", "ref: refs/heads/main\n");
+  dir_.Write("aaa_train.py", "import torch_npu\nprint(torch_npu.__name__)\n");
+  dir_.Write("run.sh", "#!/bin/bash\npython aaa_train.py --lr 1\n");
+  const LintReport report = Lint({(dir_.path() / "run.sh").string()});
+  int opm010 = 0;
+  for (const LintedFile& file : report.files) {
+    for (const Diagnostic& d : file.diagnostics) {
+      if (d.rule_id != "OPM010") continue;
+      ++opm010;
+      EXPECT_EQ(fs::path(d.file).filename(), "run.sh");
+    }
+  }
+  EXPECT_EQ(opm010, 1);
+}
+
 TEST_F(LintRealCode, FollowedModulesAreReportedRelativeToTheWorkingDirectory) {
   dir_.Write("pkg/__init__.py", "");
   dir_.Write("pkg/prof.py",
