@@ -84,10 +84,11 @@ class DescriptionReader {
   }
 
   Result<KnownLauncher> Read(const YAML::Node& root) const {
-    OPMFU_RETURN_IF_ERROR(OnlyKeys(root,
-                                   {"name", "source", "match", "style", "enabled_by", "enabled_by_env", "enabled_value",
-                                    "role_enabled_by", "roles_outside", "options", "settings", "no_switch"},
-                                   "a launcher description"));
+    OPMFU_RETURN_IF_ERROR(
+        OnlyKeys(root,
+                 {"name", "source", "match", "style", "enabled_by", "enabled_by_env", "enabled_value", "other_platform",
+                  "role_enabled_by", "roles_outside", "options", "settings", "no_switch"},
+                 "a launcher description"));
     KnownLauncher launcher;
     launcher.file = file_;
     OPMFU_ASSIGN_OR_RETURN(launcher.name, Scalar(root["name"], "'name'"));
@@ -131,6 +132,17 @@ class DescriptionReader {
         return At(root["enabled_by"], "'enabled_by' names no option: '" + option + "'");
     }
     OPMFU_ASSIGN_OR_RETURN(launcher.enabled_value, ScalarOr(root["enabled_value"], "'enabled_value'", ""));
+    if (const YAML::Node other = root["other_platform"]) {
+      OPMFU_RETURN_IF_ERROR(OnlyKeys(other, {"env", "option", "value", "required"}, "'other_platform'"));
+      OPMFU_ASSIGN_OR_RETURN(const std::string required, ScalarOr(other["required"], "'other_platform.required'", ""));
+      launcher.platform_required = AsciiLower(required) == "true";
+      OPMFU_ASSIGN_OR_RETURN(launcher.other_platform_env, Strings(other["env"], "'other_platform.env'"));
+      OPMFU_ASSIGN_OR_RETURN(launcher.platform_option, ScalarOr(other["option"], "'other_platform.option'", ""));
+      OPMFU_ASSIGN_OR_RETURN(launcher.platform_value, ScalarOr(other["value"], "'other_platform.value'", ""));
+      if (!launcher.platform_option.empty() && launcher.Option(launcher.platform_option) == nullptr) {
+        return At(other["option"], "'other_platform.option' names no option: '" + launcher.platform_option + "'");
+      }
+    }
     if (root["role_enabled_by"]) {
       OPMFU_ASSIGN_OR_RETURN(launcher.role_enabled_by, Scalar(root["role_enabled_by"], "'role_enabled_by'"));
       const KnownOption* role_option = launcher.Option(launcher.role_enabled_by);
@@ -798,6 +810,18 @@ const ShellWord* EnablingVariable(const KnownLauncher& launcher, const Launch& l
   return nullptr;
 }
 
+// The launch shows it runs where the description does not apply (`other_platform`). A value only
+// known at run time shows nothing.
+bool OnOtherPlatform(const KnownLauncher& launcher, const Launch& launch, const SiteBuilder& options) {
+  for (const std::string& name : launcher.other_platform_env) {
+    if (launch.Exported(name) != nullptr) return true;
+  }
+  if (launcher.platform_option.empty()) return false;
+  const OptionValue* given = options.Given(launcher.platform_option);
+  if (given == nullptr || given->values.empty()) return launcher.platform_required;
+  return given->values.front().known && given->values.front().text != launcher.platform_value;
+}
+
 }  // namespace
 
 KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& launch, const FileReader& files) {
@@ -819,6 +843,7 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
     }
     CheckChoices(launcher, options, facts);
     const SiteBuilder shared(launcher, options, command);
+    if (OnOtherPlatform(launcher, launch, shared)) return facts;
     const ShellWord* variable = EnablingVariable(launcher, launch);
     facts.profiling_enabled = shared.Enabled() || variable != nullptr;
     if (!facts.profiling_enabled) return facts;

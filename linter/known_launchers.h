@@ -68,8 +68,16 @@ struct KnownLauncher {
   /// Environment variables that turn profiling on when the launch exports one (a server's
   /// `VLLM_TORCH_PROFILER_DIR`), besides `enabled_by`.
   std::vector<std::string> enabled_by_env;
-  std::string enabled_value;    ///< for a string option: the value that does (empty: any non-empty)
-  std::string role_enabled_by;  ///< Hydra: a per-role bool option (`*.profiler.enable`) a role needs
+  /// A launch that shows it runs on another platform, to which the description does not apply (a
+  /// server whose Ascend build profiles differently from its CUDA one): it exports one of
+  /// `other_platform_env` (`CUDA_VISIBLE_DEVICES`), or gives `platform_option` a value other than
+  /// `platform_value` (`--device cuda`).
+  std::vector<std::string> other_platform_env;
+  std::string platform_option;
+  std::string platform_value;
+  bool platform_required = false;  ///< a launch that does not give `platform_option` is another one too
+  std::string enabled_value;       ///< for a string option: the value that does (empty: any non-empty)
+  std::string role_enabled_by;     ///< Hydra: a per-role bool option (`*.profiler.enable`) a role needs
   /// Hydra roles whose profiler the package hands to another program (verl's vLLM/SGLang
   /// rollout), with the reason: their settings cannot be known from this description.
   std::map<std::string, std::string> roles_outside;
