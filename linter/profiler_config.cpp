@@ -394,12 +394,43 @@ namespace {
 
 // The calls that may build a profiler or start the dynamic one: what the facts trace.
 std::vector<TSNode> ProfilerCandidates(const python::PythonModule& module) {
-  return module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse", "init"});
+  return module.CallsMaybeTo({"profile", "_KinetoProfile", "analyse", "init", "enable_profiler_in_child_thread"});
 }
 
 }  // namespace
 
 namespace {
+
+// `torch_npu.profiler.profile.enable_profiler_in_child_thread(record_shapes, profile_memory,
+// with_stack, with_flops, with_modules)` profiles the calling thread under a running profiler. It
+// takes with_flops, and builds a default _ExperimentalConfig (torch_npu's current release
+// branches): mstx and msprof_tx are off whatever the parent profiler has. Only what it decides
+// is a setting of its site; the rest (activities, level, export, trace handler) is the parent's,
+// checked at the parent's call.
+void ReadChildThreadCall(const python::Tracer& tracer, TSNode call, const std::string& callee, ProfilerFacts& facts) {
+  ProfilerCallSite site;
+  site.call = call;
+  site.callee = callee;
+  site.api = ProfilerApi::kTorchNpuProfile;
+  ProfilerSettingSpec with_flops = *FindProfilerSetting("with_flops");
+  with_flops.python_position = 3;
+  site.with_flops = ReadSetting(tracer, call, with_flops);
+  for (Setting ProfilerCallSite::*member : {&ProfilerCallSite::mstx, &ProfilerCallSite::msprof_tx}) {
+    Setting& setting = site.*member;
+    setting.name = member == &ProfilerCallSite::mstx ? "mstx" : "msprof_tx";
+    setting.call = call;
+    setting.anchor = call;
+    Value off;
+    off.kind = ValueKind::kBool;
+    off.boolean = false;
+    off.node = call;
+    off.chain.push_back(
+        {"", std::nullopt,
+         "enable_profiler_in_child_thread(...) builds a default _ExperimentalConfig: `" + setting.name + "` is False"});
+    setting.values = {std::move(off)};
+  }
+  facts.sites.push_back(std::move(site));
+}
 
 // The facts of one call to `callee` (a profiler, the dynamic profiler's init, or the offline
 // analyse), traced by `tracer` (along one path of the call's callee, when it has several).
@@ -410,6 +441,10 @@ void ReadCall(const python::Tracer& tracer, TSNode call, const std::string& call
     init.call = call;
     if (auto directory = tracer.FindArgument(call, "path", 0)) init.directory = std::move(directory->values);
     facts.dynamic_inits.push_back(std::move(init));
+    return;
+  }
+  if (callee.starts_with("torch_npu.profiler") && EndsWith(callee, "profile.enable_profiler_in_child_thread")) {
+    ReadChildThreadCall(tracer, call, callee, facts);
     return;
   }
   ProfilerCallSite site;
