@@ -2,15 +2,13 @@
 // What `opmfu analyze` and `opmfu merge` print about an analysis: the same lines for the same
 // ranks, whether the ranks were analysed in one run or in shards that were merged.
 
-#include <chrono>
 #include <cstddef>
-#include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "common/result.h"
 #include "engine/analyze.h"
+#include "report/torch_analysis.h"
 
 namespace opmfu::cli {
 
@@ -32,26 +30,8 @@ void PrintAnalysisSummary(const engine::AnalyzeReport& report);
 void PrintAnalysisJson(const engine::AnalyzeReport& report, const std::string& export_type,
                        std::optional<std::size_t> derived_rows = std::nullopt);
 
-/// engine::AnalyzeOptions::on_rank_done for a command line: "done total" lines to the pipe
-/// $OPMFU_PROGRESS_FD names (`opmfu mcp` turns them into progress notifications), else a
-/// progress bar on a terminal's stderr once the run has taken more than a second (not with
-/// --agent, whose stderr is a log).
-class RankProgress {
- public:
-  explicit RankProgress(bool agent);
-  RankProgress(const RankProgress&) = delete;
-  RankProgress& operator=(const RankProgress&) = delete;
-  /// Empty when there is nowhere to show progress. Valid while this object lives. A usage error
-  /// naming $OPMFU_PROGRESS_FD when it is set to something else than an open file descriptor.
-  Result<std::function<void(std::size_t, std::size_t)>> Callback();
-  /// Ends the bar's line, if a bar was drawn.
-  void Finish();
-
- private:
-  bool agent_;
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  std::mutex mutex_;
-  bool shown_ = false;
-};
+/// The text summary of an analysis of PyTorch profiler traces (`analyze -d TRACE`), with the
+/// DerivedMFU rows --derived wrote; its failed ranks on stderr. Returns the exit code.
+int PrintTraceAnalysis(const report::TraceWriteResult& done);
 
 }  // namespace opmfu::cli

@@ -3,18 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <iomanip>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/agent_output.h"
 #include "cli/analysis_output.h"
 #include "cli/cli_support.h"
 #include "cli/msprof_compat.h"
+#include "cli/rank_progress.h"
 #include "common/config.h"
 #include "common/file_io.h"
 #include "common/sqlite.h"
@@ -149,10 +146,7 @@ int RunAnalyzeCommand(AnalyzeFlags given) {
     auto done = report::WriteTorchTraceAnalysis(*traces, flags.profiling_path, options.export_type, options.output_path,
                                                 {peak, flags.jobs}, flags.derived);
     if (!done.ok()) return ReportError(done.error());
-    ReportFailedRanks(done->analysis, "in no table");
-    PrintAnalysisSummary(done->analysis);
-    if (done->derived_rows) std::cout << "DerivedMFU: " << *done->derived_rows << " rows (per op and shapes)\n";
-    return done->analysis.clean() ? kExitOk : kExitFindings;
+    return PrintTraceAnalysis(*done);
   }
   RankProgress progress(flags.agent);
   auto on_rank_done = progress.Callback();

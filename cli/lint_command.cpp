@@ -42,6 +42,55 @@ std::string Statistics(const std::vector<Diagnostic>& diagnostics, OutputFormat 
   return out;
 }
 
+// The run's limits, and with `chatty` its skipped files (--verbose) and the launcher files that
+// could not be followed (one line, the list with --verbose), on stderr.
+void ReportLintNotes(const lint::LintReport& report, bool verbose, bool chatty) {
+  for (const std::string& limit : report.limits) ReportWarning(limit);
+  if (chatty && verbose) {
+    for (const std::string& note : report.skipped_notes) std::cerr << "opmfu: " << note << "\n";
+  }
+  if (chatty && (verbose || report.warnings.size() == 1)) {
+    for (const std::string& warning : report.warnings) ReportWarning(warning);
+  } else if (chatty && !report.warnings.empty()) {
+    ReportWarning(std::to_string(report.warnings.size()) +
+                  " files named by launchers (source, ., bash) could not be followed, the first: " +
+                  report.warnings.front() + "; --verbose lists them all");
+  }
+}
+
+// Every file's findings, sorted. `not_applied`: the safe fixes of files that did not parse cleanly,
+// which --fix leaves as they are (shown, not counted).
+std::vector<Diagnostic> TakeDiagnostics(lint::LintReport& report, int& not_applied) {
+  std::vector<Diagnostic> diagnostics;
+  for (lint::LintedFile& file : report.files) {
+    if (!file.parsed_cleanly) {
+      not_applied += static_cast<int>(std::count_if(file.diagnostics.begin(), file.diagnostics.end(),
+                                                    [](const Diagnostic& d) { return d.fix && d.fix->safe; }));
+    }
+    diagnostics.insert(diagnostics.end(), std::make_move_iterator(file.diagnostics.begin()),
+                       std::make_move_iterator(file.diagnostics.end()));
+  }
+  SortDiagnostics(diagnostics);
+  return diagnostics;
+}
+
+// The summary line of the terminal formats, on stderr.
+void PrintSummary(const lint::LintReport& report, const std::vector<Diagnostic>& diagnostics, int not_applied) {
+  DiagnosticCounts counts = CountDiagnostics(diagnostics);
+  counts.fixable -= not_applied;
+  std::cerr << SummaryLine(counts);
+  if (!report.errors.empty()) {
+    // Findings are only as complete as the inputs that could be read.
+    std::cerr << " Not linted: " << report.errors.size()
+              << (report.errors.size() == 1 ? " input (see the error above)." : " inputs (see the errors above).");
+  }
+  if (report.skipped_without_profiler > 0) {
+    std::cerr << " (" << report.skipped_without_profiler << (report.skipped_without_profiler == 1 ? " file" : " files")
+              << " not parsed: no profiler or torch_npu in them)";
+  }
+  std::cerr << "\n";
+}
+
 int RunLint(const LintFlags& flags) {
   const std::vector<RuleDescriptor> rules = lint::LintRuleDescriptors();
   auto parsed = flags.diagnostics.Parse(rules);
@@ -83,18 +132,7 @@ int RunLint(const LintFlags& flags) {
   // looks complete (docs/cli.md, "JSON output and errors").
   if (exit_code != kExitOk && format == OutputFormat::kJson) return exit_code;
   const bool chatty = !flags.quiet && !flags.silent;  // ruff's --quiet/--silent: no summary, no notes
-  for (const std::string& limit : report->limits) ReportWarning(limit);
-  if (chatty && flags.verbose) {
-    for (const std::string& note : report->skipped_notes) std::cerr << "opmfu: " << note << "\n";
-  }
-  // Files a launcher sources or runs that cannot be read: one line, the list with --verbose.
-  if (chatty && (flags.verbose || report->warnings.size() == 1)) {
-    for (const std::string& warning : report->warnings) ReportWarning(warning);
-  } else if (chatty && !report->warnings.empty()) {
-    ReportWarning(std::to_string(report->warnings.size()) +
-                  " files named by launchers (source, ., bash) could not be followed, the first: " +
-                  report->warnings.front() + "; --verbose lists them all");
-  }
+  ReportLintNotes(*report, flags.verbose, chatty);
   std::string diff;
   // `lint - --fix`, as ruff: the fixed text on stdout (the findings left go to stderr).
   const bool fixing_stdin = flags.fix && options->stdin_source.has_value();
@@ -121,18 +159,8 @@ int RunLint(const LintFlags& flags) {
     }
     *report = std::move(fixed->report);
   }
-  std::vector<Diagnostic> diagnostics;
-  // --fix leaves a file that did not parse cleanly as it is: its fixes are shown, not counted.
   int not_applied = 0;
-  for (lint::LintedFile& file : report->files) {
-    if (!file.parsed_cleanly) {
-      not_applied += static_cast<int>(std::count_if(file.diagnostics.begin(), file.diagnostics.end(),
-                                                    [](const Diagnostic& d) { return d.fix && d.fix->safe; }));
-    }
-    diagnostics.insert(diagnostics.end(), std::make_move_iterator(file.diagnostics.begin()),
-                       std::make_move_iterator(file.diagnostics.end()));
-  }
-  SortDiagnostics(diagnostics);
+  std::vector<Diagnostic> diagnostics = TakeDiagnostics(*report, not_applied);
   const std::string& output = flags.diagnostics.output;
   const bool to_stdout = output.empty() || output == "-";
 
@@ -178,22 +206,7 @@ int RunLint(const LintFlags& flags) {
   }
   const bool terminal_format =
       format == OutputFormat::kFull || format == OutputFormat::kConcise || format == OutputFormat::kGcc;
-  if (terminal_format && chatty) {
-    DiagnosticCounts counts = CountDiagnostics(diagnostics);
-    counts.fixable -= not_applied;
-    std::cerr << SummaryLine(counts);
-    if (!report->errors.empty()) {
-      // Findings are only as complete as the inputs that could be read.
-      std::cerr << " Not linted: " << report->errors.size()
-                << (report->errors.size() == 1 ? " input (see the error above)." : " inputs (see the errors above).");
-    }
-    if (report->skipped_without_profiler > 0) {
-      std::cerr << " (" << report->skipped_without_profiler
-                << (report->skipped_without_profiler == 1 ? " file" : " files")
-                << " not parsed: no profiler or torch_npu in them)";
-    }
-    std::cerr << "\n";
-  }
+  if (terminal_format && chatty) PrintSummary(*report, diagnostics, not_applied);
   if (check && format != OutputFormat::kJson && !flags.silent) {
     // After the findings: on stdout with the terminal formats, else on stderr beside a SARIF
     // document or annotations that must stay parseable.
