@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,14 @@ struct KernelSignatureGroup {
   std::array<std::string, 8> columns;
   std::size_t count = 0;
   std::int64_t duration = 0;  ///< ns: the sum over its kernels of max(0, TASK.endNs - TASK.startNs)
+  /// The hardware counters of its kernels, where the export has them (kernel_details.csv's
+  /// aic_mac_ratio with aic_metrics=PipeUtilization, aic_cube_fops with ArithmeticUtilization):
+  /// the sum of aic_mac_ratio x duration (ns) over the kernels with a ratio, and their duration;
+  /// the sum of aic_cube_fops over the kernels with a count, and their duration.
+  double mac_ratio_time = 0;
+  std::int64_t mac_duration = 0;
+  double cube_fops = 0;
+  std::int64_t fops_duration = 0;
 };
 
 /// One kernel: its TASK.startNs (what an OperatorMFU row's kernel_start is) and its group.
@@ -35,6 +44,12 @@ struct KernelSignatures {
   std::vector<KernelSignatureGroup> groups;  ///< in the order of their first kernel in COMPUTE_TASK_INFO
   /// In COMPUTE_TASK_INFO order; empty when the rank has no OperatorMFU rows to compare with.
   std::vector<KernelStart> kernels;
+  /// The counters above were read (a column with at least one value other than 0 or N/A: an
+  /// all-zero column is one the run did not collect).
+  bool has_mac_ratio = false;
+  bool has_cube_fops = false;
+  /// The AI Core clock the trace measured: the median of trace_view.json's `AI Core Freq` samples.
+  std::optional<double> measured_aicore_mhz;
 };
 
 /// The same grouping read with SQL from a rank DB (read-only), for a rank the scan did not read

@@ -1,6 +1,8 @@
 #include "engine/text_export.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -143,7 +145,27 @@ std::string_view TrimField(std::string_view text) {
   return text;
 }
 
-Result<std::vector<CsvKernel>> ReadKernelDetails(const fs::path& path, StringPool& strings, TextExportFacts& facts) {
+// A counter column's value: NaN for N/A, an empty field or anything that is not a number.
+double CounterValue(std::string_view text) {
+  text = TrimField(text);
+  double value = std::numeric_limits<double>::quiet_NaN();
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return value;
+}
+
+// The hardware counters of each kernel (aic_mac_ratio, aic_cube_fops), read only for the derived
+// section, kept apart from CsvKernel so that a plain analyze holds nothing more per kernel.
+struct KernelCounters {
+  std::vector<std::pair<double, double>> values;  // by kernel: (aic_mac_ratio, aic_cube_fops), NaN if none
+  bool mac_ratio = false;                         // a value other than 0 seen
+  bool cube_fops = false;
+};
+
+Result<std::vector<CsvKernel>> ReadKernelDetails(const fs::path& path, StringPool& strings, TextExportFacts& facts,
+                                                 KernelCounters* counters) {
   OPMFU_ASSIGN_OR_RETURN(CsvReader reader, CsvReader::Open(path));
   const auto column = [&](const char* name) { return reader.Column(name); };
   const auto name = column("Name");
@@ -170,6 +192,8 @@ Result<std::vector<CsvKernel>> ReadKernelDetails(const fs::path& path, StringPoo
   for (const char* counter : {"aic_mac_ratio", "aic_cube_fops", "aic_mac_time(us)", "cube_utilization(%)"}) {
     if (column(counter)) facts.counter_columns.emplace_back(counter);
   }
+  const auto mac_ratio = column("aic_mac_ratio");
+  const auto cube_fops = column("aic_cube_fops");
   const auto intern = [&](const std::optional<std::size_t>& index) {
     return index ? strings.Intern(reader.Field(*index)) : kNoString;
   };
@@ -219,6 +243,13 @@ Result<std::vector<CsvKernel>> ReadKernelDetails(const fs::path& path, StringPoo
       }
     }
     kernels.push_back(kernel);
+    if (counters != nullptr) {
+      const double ratio = mac_ratio ? CounterValue(reader.Field(*mac_ratio)) : std::nan("");
+      const double fops = cube_fops ? CounterValue(reader.Field(*cube_fops)) : std::nan("");
+      counters->mac_ratio = counters->mac_ratio || (!std::isnan(ratio) && ratio != 0);
+      counters->cube_fops = counters->cube_fops || (!std::isnan(fops) && fops != 0);
+      counters->values.emplace_back(ratio, fops);
+    }
   }
   return kernels;
 }
@@ -268,6 +299,75 @@ std::vector<KernelLink> ScheduleLinks(const TraceContent& trace, const std::vect
   return schedule;
 }
 
+// Q5's shapes: the compute kernels with shapes, by start.
+void AddShapes(const std::vector<CsvKernel>& kernels, const std::vector<std::uint32_t>& by_start,
+               bool has_shape_columns, RankData& data) {
+  StringPool& strings = *data.strings;
+  for (const std::uint32_t index : by_start) {
+    const CsvKernel& k = kernels[index];
+    if (k.communication) continue;
+    data.shapes_query_returned_rows = true;
+    if (!has_shape_columns) continue;
+    const std::string_view in = StripShapeQuotes(strings.View(k.input_shapes));
+    const std::string_view out = StripShapeQuotes(strings.View(k.output_shapes));
+    if (in == "N/A" || out == "N/A") continue;
+    KernelShape shape;
+    shape.kernel_ts = k.start;
+    shape.kernel_end = k.end;
+    shape.task_duration = k.end - k.start;
+    shape.kernel_name = k.name;
+    shape.input_types = k.input_types;
+    shape.input_shapes = strings.Intern(in);
+    shape.output_shapes = strings.Intern(out);
+    data.shapes.push_back(shape);
+  }
+}
+
+// The compute kernels grouped by signature (kernel_signatures.h), with their counters, and the
+// AI Core clock the trace measured.
+KernelSignatures TextSignatures(const std::vector<CsvKernel>& kernels, const KernelCounters& counters,
+                                const StringPool& strings, std::vector<double> ai_core_mhz) {
+  KernelSignatures signatures;
+  signatures.has_mac_ratio = counters.mac_ratio;
+  signatures.has_cube_fops = counters.cube_fops;
+  if (!ai_core_mhz.empty()) {
+    std::nth_element(ai_core_mhz.begin(), ai_core_mhz.begin() + ai_core_mhz.size() / 2, ai_core_mhz.end());
+    signatures.measured_aicore_mhz = ai_core_mhz[ai_core_mhz.size() / 2];
+  }
+  std::unordered_map<std::string, std::uint32_t> group_of;
+  for (std::size_t index = 0; index < kernels.size(); ++index) {
+    const CsvKernel& k = kernels[index];
+    if (k.communication) continue;
+    std::array<std::string, 8> columns;
+    const StringId ids[8] = {k.name,         k.type,           k.input_formats, k.input_types,
+                             k.input_shapes, k.output_formats, k.output_types,  k.output_shapes};
+    std::string key;
+    for (std::size_t c = 0; c < 8; ++c) {
+      columns[c] = std::string(strings.View(ids[c]));
+      key.append(columns[c]).push_back('\x1f');
+    }
+    auto [it, added] = group_of.try_emplace(std::move(key), static_cast<std::uint32_t>(signatures.groups.size()));
+    if (added) signatures.groups.push_back({std::move(columns), 0, 0});
+    KernelSignatureGroup& group = signatures.groups[it->second];
+    const std::int64_t duration = std::max<std::int64_t>(0, k.end - k.start);
+    ++group.count;
+    group.duration += duration;
+    if (index < counters.values.size()) {
+      const auto [ratio, fops] = counters.values[index];
+      if (counters.mac_ratio && !std::isnan(ratio)) {
+        group.mac_ratio_time += ratio * static_cast<double>(duration);
+        group.mac_duration += duration;
+      }
+      if (counters.cube_fops && !std::isnan(fops)) {
+        group.cube_fops += fops;
+        group.fops_duration += duration;
+      }
+    }
+    signatures.kernels.push_back({k.start, it->second});
+  }
+  return signatures;
+}
+
 }  // namespace
 
 bool HoldsTextExport(const fs::path& output_directory) {
@@ -298,8 +398,10 @@ Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<Rank
   facts.operator_details = fs::is_regular_file(output_directory / kOperatorDetailsFile, ec);
 
   std::vector<CsvKernel> kernels;
+  KernelCounters counters;
   if (facts.kernel_details) {
-    OPMFU_ASSIGN_OR_RETURN(kernels, ReadKernelDetails(kernel_path, strings, facts));
+    OPMFU_ASSIGN_OR_RETURN(
+        kernels, ReadKernelDetails(kernel_path, strings, facts, with_kernel_signatures ? &counters : nullptr));
   } else {
     data.missing_tables.emplace_back(kKernelDetailsFile);
     notes.push_back({RankNote::Level::kWarning, kernel_path.string() + ": missing, so there are no kernels"});
@@ -426,47 +528,9 @@ Result<RankData> ReadTextRank(const fs::path& output_directory, std::vector<Rank
   }
 
   // Q5's shapes: compute kernels with shapes, by start.
-  for (const std::uint32_t index : by_start) {
-    const CsvKernel& k = kernels[index];
-    if (k.communication) continue;
-    data.shapes_query_returned_rows = true;
-    if (!facts.has_shape_columns) continue;
-    const std::string_view in = StripShapeQuotes(strings.View(k.input_shapes));
-    const std::string_view out = StripShapeQuotes(strings.View(k.output_shapes));
-    if (in == "N/A" || out == "N/A") continue;
-    KernelShape shape;
-    shape.kernel_ts = k.start;
-    shape.kernel_end = k.end;
-    shape.task_duration = k.end - k.start;
-    shape.kernel_name = k.name;
-    shape.input_types = k.input_types;
-    shape.input_shapes = strings.Intern(in);
-    shape.output_shapes = strings.Intern(out);
-    data.shapes.push_back(shape);
-  }
+  AddShapes(kernels, by_start, facts.has_shape_columns, data);
 
-  if (with_kernel_signatures) {
-    KernelSignatures signatures;
-    std::unordered_map<std::string, std::uint32_t> group_of;
-    for (const CsvKernel& k : kernels) {
-      if (k.communication) continue;
-      std::array<std::string, 8> columns;
-      const StringId ids[8] = {k.name,         k.type,           k.input_formats, k.input_types,
-                               k.input_shapes, k.output_formats, k.output_types,  k.output_shapes};
-      std::string key;
-      for (std::size_t c = 0; c < 8; ++c) {
-        columns[c] = std::string(strings.View(ids[c]));
-        key.append(columns[c]).push_back('\x1f');
-      }
-      auto [it, added] = group_of.try_emplace(std::move(key), static_cast<std::uint32_t>(signatures.groups.size()));
-      if (added) signatures.groups.push_back({std::move(columns), 0, 0});
-      KernelSignatureGroup& group = signatures.groups[it->second];
-      ++group.count;
-      group.duration += std::max<std::int64_t>(0, k.end - k.start);
-      signatures.kernels.push_back({k.start, it->second});
-    }
-    data.kernel_signatures = std::move(signatures);
-  }
+  if (with_kernel_signatures) data.kernel_signatures = TextSignatures(kernels, counters, strings, facts.ai_core_mhz);
   if (facts_out != nullptr) *facts_out = std::move(facts);
   return data;
 }

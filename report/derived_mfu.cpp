@@ -63,6 +63,8 @@ constexpr double kFp16PerCycle = 16.0 * 16 * 16 * 2;
 struct RankPeaks {
   double fp16 = 0;
   double int8 = 0;
+  double nominal_mhz = 0;  ///< the clock the peak assumes; 0 for --peak-tflops
+  std::string line;        ///< where the peaks came from
 };
 
 double PeakFor(const RankPeaks& peaks, PeakClass peak) {
@@ -92,6 +94,28 @@ const ChipSpec* FindChip(std::string_view name) {
 std::optional<double> DerivedGroup::mfu() const {
   if (time_with_peak <= 0 || !derived.flops || count_with_peak == 0) return std::nullopt;
   return peak_seconds / time_with_peak;
+}
+
+std::optional<double> DerivedGroup::hfu_mac() const {
+  if (mac_time <= 0) return std::nullopt;
+  return mac_busy_time / mac_time;
+}
+
+std::optional<double> DerivedGroup::hfu_fops() const {
+  if (fops_time <= 0) return std::nullopt;
+  return fops_peak_seconds / fops_time;
+}
+
+std::optional<double> DerivedGroup::hfu_mfu_factor() const {
+  const auto hfu = hfu_fops() ? hfu_fops() : hfu_mac();
+  const auto model = mfu();
+  if (!hfu || !model || *hfu <= 0 || *model <= 0) return std::nullopt;
+  return std::max(*hfu / *model, *model / *hfu);
+}
+
+std::optional<double> DerivedSection::peak_at_measured_clock() const {
+  if (!measured_mhz || nominal_mhz <= 0 || peak_fp16 <= 0) return std::nullopt;
+  return peak_fp16 * *measured_mhz / nominal_mhz;
 }
 
 std::optional<double> DerivedRank::coverage() const {
@@ -143,6 +167,50 @@ std::optional<double> DerivedSection::ridge() const {
   return peak_fp16 / bandwidth;
 }
 
+namespace {
+
+// A rank's peaks: info.json as the analysis reads it, else --peak-tflops or --chip; the clock the
+// peak assumes (0 for --peak-tflops) and the line that says where they came from.
+RankPeaks PeaksOf(const engine::RankOutcome& outcome, const DerivedOptions& options, const ChipSpec* chosen) {
+  RankPeaks peaks;
+  double& nominal_mhz = peaks.nominal_mhz;
+  std::string& chip_line = peaks.line;
+  std::vector<engine::RankNote> chip_notes;
+  const engine::ChipInfo chip = engine::LoadChipInfo(outcome.location.rank_directory, chip_notes);
+  if (options.peak_tflops) {
+    peaks.fp16 = *options.peak_tflops * 1e12;
+    chip_line = "--peak-tflops " + FormatNumber("%g", *options.peak_tflops);
+  } else if (chip.valid() && chip.ai_core_num > 0 && chip.aic_frequency_mhz > 0) {
+    peaks.fp16 = chip.PeakFlops(engine::DtypeClass::kFloat16);
+    nominal_mhz = chip.aic_frequency_mhz;
+    chip_line = "info.json: " + FormatNumber("%g", chip.ai_core_num) + " AI cores at " +
+                FormatNumber("%g", chip.aic_frequency_mhz) + " MHz";
+  } else if (chosen != nullptr) {
+    peaks.fp16 = chosen->cores * chosen->mhz * kFp16PerCycle * 1e6;
+    nominal_mhz = chosen->mhz;
+    chip_line = "--chip " + std::string(chosen->name) + ": " + FormatNumber("%g", chosen->cores) + " AI cores at " +
+                FormatNumber("%g", chosen->mhz) + " MHz (CANN platform ini)";
+  } else {
+    chip_line = "no peak: no device_*/info.json.*; pass --chip NAME or --peak-tflops";
+  }
+  peaks.int8 = 2 * peaks.fp16;
+  return peaks;
+}
+
+// The largest total HBM bandwidth sampled (all HBM units, read and write, at one instant), bytes/s;
+// 0 without an HBM table.
+double ObservedHbm(Database& db) {
+  auto has_hbm = db.HasTable("HBM");
+  if (!has_hbm.ok() || !*has_hbm) return 0;
+  auto hbm =
+      db.Prepare("SELECT MAX(total) FROM (SELECT SUM(bandwidth) AS total FROM HBM GROUP BY deviceId, timestampNs)");
+  if (!hbm.ok()) return 0;
+  auto step = hbm->Step();
+  return step.ok() && *step && !hbm->IsNull(0) ? hbm->Double(0) : 0;
+}
+
+}  // namespace
+
 Result<DerivedSection> BuildDerivedSection(const ReportData& data, const DerivedOptions& options) {
   DerivedSection section;
   section.tolerance = options.tolerance;
@@ -193,29 +261,10 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
                                         : outcome.location.db_path.string() + ": the rank was never parsed";
       continue;
     }
-    // The peaks: info.json as the analysis reads it, else --peak-tflops or --chip.
-    RankPeaks peaks;
-    std::vector<engine::RankNote> chip_notes;
-    const engine::ChipInfo chip = engine::LoadChipInfo(outcome.location.rank_directory, chip_notes);
-    std::string chip_line;
-    if (options.peak_tflops) {
-      peaks.fp16 = *options.peak_tflops * 1e12;
-      chip_line = "--peak-tflops " + FormatNumber("%g", *options.peak_tflops);
-    } else if (chip.valid() && chip.ai_core_num > 0 && chip.aic_frequency_mhz > 0) {
-      peaks.fp16 = chip.PeakFlops(engine::DtypeClass::kFloat16);
-      chip_line = "info.json: " + FormatNumber("%g", chip.ai_core_num) + " AI cores at " +
-                  FormatNumber("%g", chip.aic_frequency_mhz) + " MHz";
-    } else if (chosen != nullptr) {
-      peaks.fp16 = chosen->cores * chosen->mhz * kFp16PerCycle * 1e6;
-      chip_line = "--chip " + std::string(chosen->name) + ": " + FormatNumber("%g", chosen->cores) + " AI cores at " +
-                  FormatNumber("%g", chosen->mhz) + " MHz (CANN platform ini)";
-    } else {
-      chip_line = "no peak: no device_*/info.json.*; pass --chip NAME or --peak-tflops";
-    }
-    peaks.int8 = 2 * peaks.fp16;
+    const RankPeaks peaks = PeaksOf(outcome, options, chosen);
     rank.peak_fp16 = peaks.fp16;
     if (section.peak_fp16 == 0) section.peak_fp16 = peaks.fp16;
-    chip_lines.push_back("rank " + std::to_string(rank_id) + ": " + chip_line);
+    chip_lines.push_back("rank " + std::to_string(rank_id) + ": " + peaks.line);
 
     // A Text export: the analysis read kernel_details.csv and grouped its kernels already.
     std::optional<Database> db_owner;
@@ -270,7 +319,17 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       std::size_t merged = 0;
       std::size_t count = 0;
       std::int64_t duration = 0;
+      double mac_ratio_time = 0;  // the counters, as KernelSignatureGroup has them
+      std::int64_t mac_duration = 0;
+      double cube_fops = 0;
+      std::int64_t fops_duration = 0;
     };
+    section.has_mac_ratio = section.has_mac_ratio || signatures->has_mac_ratio;
+    section.has_cube_fops = section.has_cube_fops || signatures->has_cube_fops;
+    if (!section.measured_mhz && signatures->measured_aicore_mhz && peaks.nominal_mhz > 0) {
+      section.measured_mhz = signatures->measured_aicore_mhz;
+      section.nominal_mhz = peaks.nominal_mhz;
+    }
     // The rank's signatures into the groups merged over ranks by their text (each derived once).
     std::vector<Local> locals;
     std::unordered_map<std::size_t, std::size_t> local_of_merged;
@@ -300,9 +359,14 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       }
       merged_of.push_back(merged->second);
       auto [local, first] = local_of_merged.try_emplace(merged->second, locals.size());
-      if (first) locals.push_back({merged->second, 0, 0});
-      locals[local->second].count += signature.count;
-      locals[local->second].duration += signature.duration;
+      if (first) locals.push_back({merged->second});
+      Local& sums = locals[local->second];
+      sums.count += signature.count;
+      sums.duration += signature.duration;
+      sums.mac_ratio_time += signature.mac_ratio_time;
+      sums.mac_duration += signature.mac_duration;
+      sums.cube_fops += signature.cube_fops;
+      sums.fops_duration += signature.fops_duration;
     }
     // Derived against recorded, kernel by kernel: an OperatorMFU row's kernel_start is its kernel's.
     std::map<std::tuple<std::string, std::string, std::size_t, std::int64_t>, std::size_t> disagreements;
@@ -353,6 +417,16 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
         rank.derived_kernels += local.count;
         rank.derived_time += local.duration;
       }
+      // HFU: the busy share needs no peak; counted FLOPs are put against the peak MFU uses.
+      const double fops_peak = peak > 0 ? peak : peaks.fp16;
+      const double mac_time = static_cast<double>(local.mac_duration) * 1e-9;
+      const double mac_busy_time = local.mac_ratio_time * 1e-9;
+      const double fops_time = fops_peak > 0 ? static_cast<double>(local.fops_duration) * 1e-9 : 0;
+      const double fops_peak_seconds = fops_peak > 0 ? local.cube_fops / fops_peak : 0;
+      group.mac_time += mac_time;
+      group.mac_busy_time += mac_busy_time;
+      group.fops_time += fops_time;
+      group.fops_peak_seconds += fops_peak_seconds;
       if (peak > 0) {
         group.count_with_peak += local.count;
         group.time_with_peak += static_cast<double>(local.duration) * 1e-9;
@@ -368,20 +442,14 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
         row.peak_seconds =
             peak > 0 && group.derived.flops ? *group.derived.flops * static_cast<double>(local.count) / peak : 0;
         if (peak > 0) row.peak_flops = peak;
+        row.mac_time = mac_time;
+        row.mac_busy_time = mac_busy_time;
+        row.fops_time = fops_time;
+        row.fops_peak_seconds = fops_peak_seconds;
         section.rank_groups.push_back(std::move(row));
       }
     }
-    // The largest total HBM bandwidth sampled (all HBM units, read and write, at one instant).
-    auto has_hbm = db != nullptr ? db->HasTable("HBM") : Result<bool>(false);
-    if (has_hbm.ok() && *has_hbm) {
-      auto hbm = db->Prepare(
-          "SELECT MAX(total) FROM (SELECT SUM(bandwidth) AS total FROM HBM GROUP BY deviceId, timestampNs)");
-      if (hbm.ok()) {
-        auto step = hbm->Step();
-        if (step.ok() && *step && !hbm->IsNull(0))
-          section.observed_hbm = std::max(section.observed_hbm, hbm->Double(0));
-      }
-    }
+    if (db != nullptr) section.observed_hbm = std::max(section.observed_hbm, ObservedHbm(*db));
   }
   // One line when every rank's peak came from the same place.
   std::vector<std::string> distinct;

@@ -67,7 +67,21 @@ struct DerivedGroup {
   double time_with_peak = 0;
   double peak_seconds = 0;
   std::optional<double> peak_flops;  ///< in rank_groups: the rank's peak FLOP/s for the kernel's dtype
+  /// HFU from the hardware counters (Text export): over the kernels with aic_mac_ratio, their time
+  /// and the time the cube was busy (ratio x time), s; over the kernels with aic_cube_fops on a
+  /// rank with a peak, their time and the time their counted FLOPs take at that peak, s.
+  double mac_time = 0;
+  double mac_busy_time = 0;
+  double fops_time = 0;
+  double fops_peak_seconds = 0;
   std::optional<double> mfu() const;
+  /// The cube's busy share (aic_mac_ratio, time-weighted): not FLOPs over a peak.
+  std::optional<double> hfu_mac() const;
+  /// Counted FLOPs (aic_cube_fops) over the time at the same peak as MFU (the nominal clock).
+  std::optional<double> hfu_fops() const;
+  /// The counter-based figure (FLOPs if counted, else the busy share) over MFU, or its inverse,
+  /// whichever is at least 1; nullopt without both.
+  std::optional<double> hfu_mfu_factor() const;
   double achieved_flops() const;  ///< FLOP/s
   std::optional<double> achieved_bytes_per_second() const;
   std::optional<double> intensity() const;  ///< FLOP/byte
@@ -134,7 +148,16 @@ struct DerivedSection {
   std::vector<DerivedDisagreement> disagreements;
   std::map<std::string, std::size_t> not_compared;  ///< reason -> matched rows whose values cannot be compared
   std::vector<std::string> notes;
+  /// What HFU is read from: kernel_details.csv's counter columns with a value other than 0.
+  bool has_mac_ratio = false;
+  bool has_cube_fops = false;
+  /// The AI Core clock trace_view.json measured (the median of its `AI Core Freq` samples) and the
+  /// nominal one the peak assumes, of the first rank with both, MHz.
+  std::optional<double> measured_mhz;
+  double nominal_mhz = 0;
   std::optional<double> weighted_mfu() const;
+  /// The FP16 peak at the measured clock (FLOP/s), beside the nominal one.
+  std::optional<double> peak_at_measured_clock() const;
   /// The ridge point, FLOP/byte: below it a kernel is memory-bound.
   std::optional<double> ridge() const;
 };
@@ -146,6 +169,8 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
 /// "memory-bound at 91% of HBM bandwidth: not an optimisation target", or empty.
 std::string RooflineNote(const DerivedSection& section, const DerivedGroup& group);
 
-extern const char* const kDerivedLabel;  ///< "derived from kernel shapes (not msprof-analyze)"
+extern const char* const kDerivedLabel;
+/// A group whose HFU and MFU differ by more than this factor is flagged.
+inline constexpr double kHfuMfuFactor = 2.0;  ///< "derived from kernel shapes (not msprof-analyze)"
 
 }  // namespace opmfu::report

@@ -16,9 +16,25 @@ std::string Optional(std::optional<double> value, const char* format, double sca
   return value ? FormatNumber(format, *value * scale) : std::string("-");
 }
 
+// A group's HFU cell: "-" without the counter, "!" after it when HFU and MFU differ by more than
+// kHfuMfuFactor.
+std::string HfuCell(const DerivedGroup& g, std::optional<double> hfu, bool basis) {
+  if (!hfu) return "-";
+  const auto factor = g.hfu_mfu_factor();
+  return FormatPercent(*hfu) + (basis && factor && *factor > kHfuMfuFactor ? " !" : "");
+}
+
 std::vector<TableRow> GroupRows(const DerivedSection& section, std::size_t top) {
   std::vector<TableRow> rows{{"kernel", "op type", "input shapes", "count", "time", "FLOPs each", "TFLOPS", "MFU",
                               "FLOP/B", "TB/s", "BW util", "roofline"}};
+  // HFU beside MFU, only where the export has the counters (the table is unchanged otherwise).
+  const auto add_hfu = [&](TableRow& row, const DerivedGroup* g) {
+    if (section.has_cube_fops) row.insert(row.begin() + 8, g ? HfuCell(*g, g->hfu_fops(), true) : "HFU (fops)");
+    if (section.has_mac_ratio) {
+      row.insert(row.begin() + 8, g ? HfuCell(*g, g->hfu_mac(), !section.has_cube_fops) : "HFU (mac)");
+    }
+  };
+  add_hfu(rows.back(), nullptr);
   for (std::size_t i = 0; i < section.groups.size() && i < top; ++i) {
     const DerivedGroup& g = section.groups[i];
     const auto bandwidth = g.achieved_bytes_per_second();
@@ -29,8 +45,45 @@ std::vector<TableRow> GroupRows(const DerivedSection& section, std::size_t top) 
                     Optional(bandwidth, "%.3f", 1e-12),
                     bandwidth && section.bandwidth > 0 ? FormatPercent(*bandwidth / section.bandwidth) : "-",
                     RooflineNote(section, g)});
+    add_hfu(rows.back(), &g);
   }
   return rows;
+}
+
+// What HFU is and what it is read from, the measured clock, and the groups flagged.
+std::vector<std::string> HfuLines(const DerivedSection& section) {
+  std::vector<std::string> lines;
+  if (section.has_mac_ratio) {
+    lines.push_back(
+        "HFU (mac): hardware counter aic_mac_ratio (aic_metrics=PipeUtilization), the share of each kernel's time "
+        "the cube unit was busy, time-weighted: a busy share at the rate of the kernel's dtype, not FLOPs over a peak");
+  }
+  if (section.has_cube_fops) {
+    lines.push_back(
+        "HFU (fops): hardware counter aic_cube_fops (aic_metrics=ArithmeticUtilization), the FLOPs the cube "
+        "counted over the time at the same peak as MFU (nominal clock)");
+  }
+  if (section.has_mac_ratio || section.has_cube_fops) {
+    std::size_t flagged = 0;
+    for (const DerivedGroup& g : section.groups) {
+      const auto factor = g.hfu_mfu_factor();
+      flagged += factor && *factor > kHfuMfuFactor ? 1 : 0;
+    }
+    if (flagged > 0) {
+      lines.push_back(std::to_string(flagged) + " kernel groups (! in the table) have HFU and MFU more than " +
+                      FormatNumber("%g", kHfuMfuFactor) +
+                      "x apart: FP32/HF32 kernels measured against the FP16 peak, padded shapes, or a formula "
+                      "that is not the kernel's");
+    }
+  }
+  if (const auto measured = section.peak_at_measured_clock()) {
+    lines.push_back(
+        "AI Core clock measured by the trace (AI Core Freq, median): " + FormatNumber("%g", *section.measured_mhz) +
+        " MHz against " + FormatNumber("%g", section.nominal_mhz) + " MHz nominal: FP16 peak " + Tflops(*measured) +
+        " TFLOPS at the measured clock, " + Tflops(section.peak_fp16) +
+        " TFLOPS nominal (MFU stays at the nominal clock, as upstream)");
+  }
+  return lines;
 }
 
 std::string Share(std::int64_t part, std::int64_t whole) {
@@ -63,6 +116,7 @@ std::string RenderDerivedPlain(const DerivedSection& section, bool markdown, std
   if (const auto mfu = section.weighted_mfu()) {
     out << bullet << "time-weighted derived MFU of those kernels: " << FormatPercent(*mfu) << "\n";
   }
+  for (const std::string& line : HfuLines(section)) out << bullet << line << "\n";
   if (section.compared > 0) {
     out << bullet << "against the run's FLOPs records: " << section.compared << " kernels compared, " << section.agreed
         << " agree, " << section.compared - section.agreed << " DISAGREE\n";
@@ -117,6 +171,12 @@ nlohmann::ordered_json DerivedJson(const DerivedSection& section) {
   json["derived_time_ns"] = section.derived_time;
   const auto mfu = section.weighted_mfu();
   json["weighted_mfu"] = mfu ? nlohmann::ordered_json(*mfu) : nullptr;
+  json["hfu_counters"] = nlohmann::ordered_json::array();
+  if (section.has_mac_ratio) json["hfu_counters"].push_back("aic_mac_ratio (PipeUtilization)");
+  if (section.has_cube_fops) json["hfu_counters"].push_back("aic_cube_fops (ArithmeticUtilization)");
+  const auto measured_peak = section.peak_at_measured_clock();
+  json["measured_aicore_mhz"] = measured_peak ? nlohmann::ordered_json(*section.measured_mhz) : nullptr;
+  json["peak_fp16_flops_at_measured_clock"] = measured_peak ? nlohmann::ordered_json(*measured_peak) : nullptr;
   json["groups"] = nlohmann::ordered_json::array();
   for (const DerivedGroup& g : section.groups) {
     const auto bandwidth = g.achieved_bytes_per_second();
@@ -138,6 +198,8 @@ nlohmann::ordered_json DerivedJson(const DerivedSection& section) {
          {"bytes_written", g.derived.bytes_written ? nlohmann::ordered_json(*g.derived.bytes_written) : nullptr},
          {"achieved_flops_per_s", g.achieved_flops()},
          {"mfu", group_mfu ? nlohmann::ordered_json(*group_mfu) : nullptr},
+         {"hfu_mac_ratio", g.hfu_mac() ? nlohmann::ordered_json(*g.hfu_mac()) : nullptr},
+         {"hfu_cube_fops", g.hfu_fops() ? nlohmann::ordered_json(*g.hfu_fops()) : nullptr},
          {"intensity", intensity ? nlohmann::ordered_json(*intensity) : nullptr},
          {"achieved_bytes_per_s", bandwidth ? nlohmann::ordered_json(*bandwidth) : nullptr},
          {"bandwidth_utilisation",

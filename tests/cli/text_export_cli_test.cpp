@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,82 @@ TEST(TextExportCli, CheckDbOnATextExportWithoutWithFlopsExitsOneNamingIt) {
   // The derived section still works on it.
   const auto report = RunOpmfu({"report", "-d", demo.string(), "--chip", "Ascend910B2", "--format", "json"});
   EXPECT_NE(report.out.find("\"derived\""), std::string::npos) << report.err;
+}
+
+// HFU beside MFU (issue 42 item 5): kernel_details.csv's counters per kernel group, each with its
+// basis, a group whose counted FLOPs are 10x the derived ones flagged, and the peak at the clock
+// the trace measured beside the nominal one.
+TEST(TextExportCli, ReportShowsHfuFromTheCountersAndThePeakAtTheMeasuredClock) {
+  TempDir dir;
+  const std::string header =
+      "Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes,Input Data Types,"
+      "Input Formats,Output Shapes,Output Data Types,Output Formats,aic_mac_ratio,aic_cube_fops\n";
+  // name, type, start, duration, shapes, outputs, mac ratio, cube fops
+  const auto row = [](const std::string& name, const std::string& start, const std::string& duration,
+                      const std::string& shapes, const std::string& outputs, const std::string& ratio,
+                      const std::string& fops) {
+    return "1,2," + name + ",MatMulV2,AI_CORE," + start + "\t," + duration + ",\"\"\"" + shapes +
+           "\"\"\",FLOAT16;FLOAT16,FORMAT_ND;FORMAT_ND,\"\"\"" + outputs + "\"\"\",FLOAT16,FORMAT_ND," + ratio + "," +
+           fops + "\n";
+  };
+  // Group A: 2*32*64*16 = 65536 FLOPs each, counted as such; busy 0.5 for 2 us, 0.7 for 6 us.
+  // Group B: 2*64*64*64 = 524288 FLOPs derived, 10x counted; one kernel without counters (N/A).
+  const std::string csv = header + row("MatMulA", "1000.000", "2.000", "32,64;64,16", "32,16", "0.5", "65536") +
+                          row("MatMulA", "1010.000", "6.000", "32,64;64,16", "32,16", "0.7", "65536") +
+                          row("MatMulB", "1020.000", "4.000", "64,64;64,64", "64,64", "0.9", "5242880") +
+                          row("MatMulB", "1030.000", "4.000", "64,64;64,64", "64,64", "N/A", "N/A");
+  dir.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", csv);
+  dir.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+            R"([{"ph": "M", "name": "process_name", "pid": 5, "tid": 0, "args": {"name": "AI Core Freq"}},
+{"name": "AI Core Freq", "ph": "C", "pid": 5, "tid": 0, "ts": "1.000", "args": {"MHz": 1650}},
+{"name": "AI Core Freq", "ph": "C", "pid": 5, "tid": 0, "ts": "2.000", "args": {"MHz": 1500}},
+{"name": "AI Core Freq", "ph": "C", "pid": 5, "tid": 0, "ts": "3.000", "args": {"MHz": 1600}}])");
+  dir.Write("r_ascend_pt/profiler_info_0.json",
+            R"({"config": {"common_config": {"with_flops": false}, "experimental_config": {"_profiler_level": )"
+            R"("Level1", "_export_type": "text", "_aic_metrics": "PipeUtilization"}}, "rank_id": 0})");
+  const std::string root = dir.path().string();
+  const auto json_run = RunOpmfu({"report", "-d", root, "--chip", "Ascend910B2", "--format", "json"});
+  const auto report = nlohmann::json::parse(json_run.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << json_run.err << json_run.out;
+  const auto& derived = report.at("derived");
+  const double peak = derived.at("peak_fp16_flops").get<double>();
+  ASSERT_GT(peak, 0);
+  EXPECT_EQ(derived.at("hfu_counters"),
+            nlohmann::json::array({"aic_mac_ratio (PipeUtilization)", "aic_cube_fops (ArithmeticUtilization)"}));
+  EXPECT_EQ(derived.at("measured_aicore_mhz").get<double>(), 1600);  // the median of the samples
+  EXPECT_DOUBLE_EQ(derived.at("peak_fp16_flops_at_measured_clock").get<double>(), peak * 1600 / 1800);
+  std::map<std::string, nlohmann::json> groups;
+  for (const auto& group : derived.at("groups")) groups[group.at("kernel_name").get<std::string>()] = group;
+  ASSERT_EQ(groups.size(), 2U);
+  EXPECT_NEAR(groups["MatMulA"].at("hfu_mac_ratio").get<double>(), (0.5 * 2 + 0.7 * 6) / 8, 1e-12);
+  EXPECT_NEAR(groups["MatMulA"].at("hfu_cube_fops").get<double>(), 2 * 65536 / (8e-6 * peak), 1e-12);
+  EXPECT_NEAR(groups["MatMulA"].at("hfu_cube_fops").get<double>(), groups["MatMulA"].at("mfu").get<double>(), 1e-12);
+  // B: only the kernel with counters counts, over its own time.
+  EXPECT_NEAR(groups["MatMulB"].at("hfu_mac_ratio").get<double>(), 0.9, 1e-12);
+  EXPECT_NEAR(groups["MatMulB"].at("hfu_cube_fops").get<double>(), 5242880 / (4e-6 * peak), 1e-12);
+
+  const auto text = RunOpmfu({"report", "-d", root, "--chip", "Ascend910B2"});
+  EXPECT_NE(text.out.find("HFU (mac): hardware counter aic_mac_ratio (aic_metrics=PipeUtilization)"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("HFU (fops): hardware counter aic_cube_fops (aic_metrics=ArithmeticUtilization)"),
+            std::string::npos);
+  EXPECT_NE(text.out.find("1 kernel groups (! in the table) have HFU and MFU more than 2x apart"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("1600 MHz against 1800 MHz nominal"), std::string::npos) << text.out;
+  // The flag is on B's row only.
+  const auto line_of = [&](const std::string& kernel) {
+    const std::size_t at = text.out.find(kernel + " MatMulV2");
+    return at == std::string::npos ? std::string() : text.out.substr(at, text.out.find('\n', at) - at);
+  };
+  EXPECT_NE(line_of("MatMulB").find(" !"), std::string::npos) << text.out;
+  EXPECT_EQ(line_of("MatMulA").find(" !"), std::string::npos) << text.out;
+}
+
+// Without counter columns (or with only zeros, a run that did not collect them) the table is as
+// before: no HFU column.
+TEST_F(TextExportDemo, NoHfuColumnWhereTheCountersWereNotCollected) {
+  const auto text = RunOpmfu({"report", "-d", Demo().string(), "--source", "text", "--chip", "Ascend910B2"});
+  EXPECT_EQ(text.out.find("HFU"), std::string::npos) << text.out;
 }
 
 }  // namespace

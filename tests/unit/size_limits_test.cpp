@@ -47,7 +47,6 @@ const std::vector<FunctionException>& FunctionExceptions() {
       {"report/derived_mfu.cpp", "BuildDerivedSection", 307},
       {"engine/profiling_db_builder.cpp", "ProfilingDbBuilder::Fill", 229},
       {"engine/analyze.cpp", "RunAnalyze", 209},
-      {"engine/text_export.cpp", "ReadTextRank", 196},
       {"report/torch_analysis.cpp", "AnalyzeTrace", 172},
       {"report/report.cpp", "BuildReport", 170},
       {"engine/operator_mfu.cpp", "CalculateMfu", 160},
