@@ -60,8 +60,6 @@ struct FileException {
 const std::vector<FileException>& FileExceptions() {
   static const std::vector<FileException> exceptions = {
       {"engine/scan_reader.cpp", 751},
-      // Not split yet (issue 43).
-      {"registry/builtin_flops.cpp", 1112},
   };
   return exceptions;
 }
