@@ -16,12 +16,14 @@ struct DiffFlags {
   std::string format = "text";
   std::string output;
   std::size_t top = 20;
+  std::string source = "db";
 };
 
 int RunDiff(const DiffFlags& flags) {
-  auto base = report::LoadRun(flags.base);
+  const engine::ExportSource source = ExportSourceOf(flags.source);
+  auto base = report::LoadRun(flags.base, false, source);
   if (!base.ok()) return ReportError(base.error());
-  auto candidate = report::LoadRun(flags.candidate);
+  auto candidate = report::LoadRun(flags.candidate, false, source);
   if (!candidate.ok()) return ReportError(candidate.error());
   std::vector<std::filesystem::path> inputs = InputFiles(*base);
   for (std::filesystem::path& input : InputFiles(*candidate)) inputs.push_back(std::move(input));
@@ -70,6 +72,7 @@ void AddDiffCommand(CLI::App& app, Action& action) {
   command->add_option("-o,--output", flags->output, "write here (atomically) instead of stdout");
   command->add_option("--top", flags->top, "groups listed by the text formats (default 20)")
       ->check(CLI::Range(1, 1000000));
+  AddExportSourceOption(*command, flags->source);
   command->footer(
       "Groups are (op_name, kernel_name, input_shapes); the biggest MFU loss weighted by the candidate's time comes "
       "first. Use `opmfu gate --baseline` to fail a CI job on a drop.\n"

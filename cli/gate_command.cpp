@@ -118,7 +118,8 @@ int RunGateCommand(const GateFlags& flags) {
   std::vector<std::filesystem::path> inputs = InputFiles(*data);
   std::optional<report::GateFigures> baseline;
   if (!flags.baseline.empty()) {
-    auto base_data = report::LoadRun(flags.baseline, /*with_kernel_signatures=*/use_derived);
+    auto base_data =
+        report::LoadRun(flags.baseline, /*with_kernel_signatures=*/use_derived, ExportSourceOf(flags.source.source));
     if (!base_data.ok()) return ReportError(base_data.error());
     for (std::filesystem::path& input : InputFiles(*base_data)) inputs.push_back(std::move(input));
     if (use_derived) {

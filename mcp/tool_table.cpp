@@ -39,6 +39,15 @@ ToolArgument StepId() {
           PathUse::kNotAPath,
           {}};
 }
+ToolArgument Source() {
+  return {"source",
+          ArgumentType::kString,
+          "db (default, as msprof-analyze) or text: the export read where a rank directory holds both",
+          "--source",
+          false,
+          PathUse::kNotAPath,
+          {"db", "text"}};
+}
 ToolArgument Python() {
   return {"python",
           ArgumentType::kString,
@@ -148,7 +157,7 @@ ToolDefinition CheckDbTool() {
           {"--format", "json"},
           "check-db.schema.json",
           "",
-          {ProfilingPath(true, "the profiling directory (parent of the *_ascend_pt directories)")},
+          {ProfilingPath(true, "the profiling directory (parent of the *_ascend_pt directories)"), Source()},
           "",
           false};
 }
@@ -166,6 +175,7 @@ ToolDefinition AnalyzeTool() {
       "analyze.schema.json",
       "",
       {ProfilingPath(true, "the profiling directory (parent of the *_ascend_pt directories)"),
+       Source(),
        {"output_path",
         ArgumentType::kString,
         "where cluster_analysis_output/ goes (default: profiling_path)",
@@ -197,6 +207,7 @@ ToolDefinition ReportTool() {
           "report.schema.json",
           "",
           {ProfilingPath(false, "the profiling directory (or give db)"),
+           Source(),
            ClusterDb(),
            RankList(),
            StepId(),
@@ -266,6 +277,7 @@ ToolDefinition AuditTool() {
           "audit.schema.json",
           "",
           {ProfilingPath(true, "the profiling directory"),
+           Source(),
            RankList(),
            StepId(),
            {"tolerance",
@@ -289,6 +301,7 @@ ToolDefinition GateTool() {
           "gate.schema.json",
           "",
           {ProfilingPath(false, "the profiling directory (or give db)"),
+           Source(),
            ClusterDb(),
            RankList(),
            StepId(),

@@ -114,7 +114,7 @@ void MfuAggregate::Add(const engine::OperatorMfuRow& row) {
   lost_time += time * (1 - std::clamp(row.mfu, 0.0, 1.0));
 }
 
-Result<ReportData> LoadRun(const fs::path& path, bool with_kernel_signatures) {
+Result<ReportData> LoadRun(const fs::path& path, bool with_kernel_signatures, engine::ExportSource source) {
   if (auto traces = TorchTraceInputs(path)) return LoadTorchTraces(*traces, path, {});
   std::error_code ec;
   if (fs::is_regular_file(path, ec) && !path.filename().string().starts_with("ascend_pytorch_profiler")) {
@@ -123,6 +123,7 @@ Result<ReportData> LoadRun(const fs::path& path, bool with_kernel_signatures) {
   engine::AnalyzeOptions options;
   options.profiling_path = path;
   options.with_kernel_signatures = with_kernel_signatures;
+  options.source = source;
   return LoadReportData(options);
 }
 

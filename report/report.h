@@ -40,8 +40,10 @@ struct ReportData {
 Result<ReportData> LoadReportData(const engine::AnalyzeOptions& options);
 /// Reads the OperatorMFU and ModuleMFU tables of a cluster_analysis.db (read-only).
 Result<ReportData> LoadClusterDb(const std::filesystem::path& db_path);
-/// One run for `diff` and `--baseline`: a cluster DB file, or a profiling directory (or rank DB).
-Result<ReportData> LoadRun(const std::filesystem::path& path, bool with_kernel_signatures = false);
+/// One run for `diff` and `--baseline`: a cluster DB file, or a profiling directory (or rank DB),
+/// whose ranks with both exports are read from `source`'s.
+Result<ReportData> LoadRun(const std::filesystem::path& path, bool with_kernel_signatures = false,
+                           engine::ExportSource source = engine::ExportSource::kDb);
 
 /// The interpretation bands of kernel MFU.
 /// kAbovePeak: above 100%, which no kernel reaches: its FLOPs are over-counted.

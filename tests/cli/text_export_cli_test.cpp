@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "mcp/tools.h"
 #include "tests/test_support.h"
 
 namespace opmfu {
@@ -176,6 +178,45 @@ TEST(TextExportCli, ReportShowsHfuFromTheCountersAndThePeakAtTheMeasuredClock) {
 TEST_F(TextExportDemo, NoHfuColumnWhereTheCountersWereNotCollected) {
   const auto text = RunOpmfu({"report", "-d", Demo().string(), "--source", "text", "--chip", "Ascend910B2"});
   EXPECT_EQ(text.out.find("HFU"), std::string::npos) << text.out;
+}
+
+// `diff --source text` reads the Text export of a rank directory that holds both: a Text export
+// broken on purpose fails its rank there, while the default (the Db) compares cleanly.
+TEST(TextExportCli, DiffReadsTheExportThatSourceNames) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "demo";
+  ASSERT_EQ(RunOpmfu({"demo", demo.string(), "--export-type", "both", "--ranks", "1", "--steps", "1"}).exit_code, 0);
+  fs::path csv;
+  for (const auto& entry : fs::recursive_directory_iterator(demo)) {
+    if (entry.path().filename() == "kernel_details.csv") csv = entry.path();
+  }
+  ASSERT_FALSE(csv.empty());
+  std::error_code ec;
+  fs::permissions(csv, fs::perms::owner_write, fs::perm_options::add, ec);
+  dir.Write(csv.lexically_relative(dir.path()).string(), testing::ReadFile(csv) + "50,1\n");
+  const auto from_db = RunOpmfu({"diff", demo.string(), demo.string()});
+  EXPECT_EQ(from_db.exit_code, 0) << from_db.err;
+  const auto from_text = RunOpmfu({"diff", demo.string(), demo.string(), "--source", "text"});
+  EXPECT_EQ(from_text.exit_code, 1) << from_text.err;
+  EXPECT_NE(from_text.err.find("kernel_details.csv:"), std::string::npos) << from_text.err;
+  EXPECT_NE(from_text.err.find("left out of the base"), std::string::npos) << from_text.err;
+}
+
+// The MCP tools that read a run take `source` and pass it on as --source; its schema allows only
+// db and text.
+TEST(TextExportCli, McpToolsThatReadARunTakeSource) {
+  TempDir dir;
+  mcp::Roots roots{{dir.path()}};
+  for (const char* name : {"check_db", "analyze", "report", "audit", "gate"}) {
+    const mcp::ToolDefinition* tool = mcp::FindTool(name);
+    ASSERT_NE(tool, nullptr) << name;
+    const auto listing = mcp::ToolListing(*tool);
+    EXPECT_EQ(listing["inputSchema"]["properties"]["source"]["enum"], nlohmann::json::array({"db", "text"})) << name;
+    auto command = mcp::BuildCommandLine(*tool, {{"profiling_path", dir.path().string()}, {"source", "text"}}, roots);
+    ASSERT_TRUE(command.ok()) << name << ": " << command.error().message;
+    // Every value goes as --flag=VALUE.
+    EXPECT_NE(std::find(command->begin(), command->end(), "--source=text"), command->end()) << name;
+  }
 }
 
 }  // namespace
