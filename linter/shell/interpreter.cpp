@@ -1,5 +1,6 @@
 #include "linter/shell/interpreter.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iterator>
 #include <optional>
@@ -223,11 +224,28 @@ void Interpreter::RunLoop(TSNode node, const Frame& frame, Environment& env) {
     });
   }
   TSNode body = ChildByField(node, "body");
-  if (!ts_node_is_null(body)) Branches({{body}}, false, frame, env);
+  if (!ts_node_is_null(body)) Branches({{body}}, false, frame, env, true);
 }
 
+namespace {
+
+bool IsEmpty(const Alternative& alternative) {
+  return alternative.unset || alternative.words.empty() ||
+         (alternative.words.size() == 1 && alternative.words.front().known && alternative.words.front().text.empty());
+}
+
+bool AnyUnknown(const Variable& variable) {
+  return std::any_of(variable.alternatives.begin(), variable.alternatives.end(), [](const Alternative& alternative) {
+    return std::any_of(alternative.words.begin(), alternative.words.end(), [](const ShellWord& word) {
+      return !word.known || word.text.find(kOpaqueStart) != std::string::npos;
+    });
+  });
+}
+
+}  // namespace
+
 void Interpreter::Branches(const std::vector<std::vector<TSNode>>& branches, bool exhaustive, const Frame& frame,
-                           Environment& env) {
+                           Environment& env, bool loop) {
   std::vector<std::unique_ptr<Environment>> layers;
   std::set<std::string, std::less<>> written;
   for (const std::vector<TSNode>& branch : branches) {
@@ -245,8 +263,18 @@ void Interpreter::Branches(const std::vector<std::vector<TSNode>>& branches, boo
       merged.exported = merged.exported || variable->exported;
       for (const Alternative& alternative : variable->alternatives) AddAlternative(merged.alternatives, alternative);
     };
-    for (const auto& layer : layers) add(layer->Find(name));
+    bool run_time = false;
+    for (const auto& layer : layers) {
+      const Variable* variable = layer->Find(name);
+      run_time = run_time || (variable != nullptr && AnyUnknown(*variable));
+      add(variable);
+    }
     if (!exhaustive) add(env.Find(name));
+    if (loop && run_time) {
+      // The empty start of an argument loop's variable (also kept by a `case` arm that does not
+      // set it) is not a value the launch runs with: the arguments it is given decide.
+      std::erase_if(merged.alternatives, IsEmpty);
+    }
     env.Replace(name, std::move(merged));
   }
 }

@@ -52,8 +52,11 @@ class Interpreter final : public Shell {
   void RunCase(TSNode node, const Frame& frame, Environment& env);
   void RunLoop(TSNode node, const Frame& frame, Environment& env);
   /// Runs the branches from `env` and leaves in `env` every value any of them can end with.
-  void Branches(const std::vector<std::vector<TSNode>>& branches, bool exhaustive, const Frame& frame,
-                Environment& env);
+  /// `loop`: the branch is a loop's body (it may not run), and an empty value from before it is
+  /// dropped where the body gives one only known at run time (`LEVEL=""` then `--level) LEVEL=$2`
+  /// in an argument loop: what the launcher is given decides, not the empty start).
+  void Branches(const std::vector<std::vector<TSNode>>& branches, bool exhaustive, const Frame& frame, Environment& env,
+                bool loop = false);
   void RunCommand(TSNode command, const Frame& frame, Environment& env);
   void CallFunction(const Function& function, const Frame& frame, Environment& env);
   void NoteExport(const std::string& name, const Environment& env);
