@@ -71,10 +71,11 @@ constexpr std::array kRows = {
         .recorded_key = "_export_type",
         .recorded_label = "_export_type",
         .recorded_form = RecordedForm::kList,
-        .mfu_needs = "db among them",
+        .mfu_needs = "db or text (opmfu reads either; with both, the db unless --source text)",
         .run_listing = 5,
         .decisive = true,
-        .summary = "\"db\" writes the ascend_pytorch_profiler DB msprof-analyze reads; a str or a list, lower case",
+        .summary = "\"db\" writes the ascend_pytorch_profiler DB msprof-analyze reads, \"text\" kernel_details.csv "
+                   "and trace_view.json; opmfu reads either; a str or a list, lower case",
     },
     SettingRow{
         .id = SettingId::kProfilerLevel,

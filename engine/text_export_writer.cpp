@@ -7,12 +7,16 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
+#include <memory>
+#include <streambuf>
+#include <vector>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
-#include "common/file_io.h"
+#include "common/output_file.h"
 #include "engine/profiling_db_builder.h"
 #include "engine/text_export.h"
 
@@ -45,30 +49,61 @@ std::string CsvField(std::string_view text) {
 
 std::string JsonText(std::string_view text) { return nlohmann::json(std::string(text)).dump(); }
 
-// Writes a file through a stream into a hidden temporary beside it, then renames it into place.
-class StreamedFile {
+// A file written through a stream by the one output writer (common/output_file.h: a hidden
+// temporary opened beneath its directory without following a link, renamed into place by Commit;
+// refused over a link, a directory or an input of the run), a MiB at a time: a trace of GBs is
+// never held whole.
+class StreamedFile : private std::streambuf {
  public:
-  explicit StreamedFile(const fs::path& path) : path_(path), temporary_(path) {}
+  explicit StreamedFile(fs::path path) : path_(std::move(path)), out_(this) {}
   Status Open() {
-    OPMFU_RETURN_IF_ERROR(temporary_.CreateLocked());
-    out_.open(temporary_.path(), std::ios::binary | std::ios::trunc);
-    if (!out_) return Error::Input(path_.string() + ": cannot write: " + std::strerror(errno));
+    OPMFU_ASSIGN_OR_RETURN(file_, OutputFile::Begin(path_));
+    buffer_.resize(std::size_t{1} << 20);
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
     return Ok();
   }
   std::ostream& out() { return out_; }
   Status Commit() {
-    out_.close();
-    if (!out_) return Error::Input(path_.string() + ": write failed");
-    std::error_code ec;
-    fs::rename(temporary_.path(), path_, ec);
-    if (ec) return Error::Input(path_.string() + ": cannot rename into place: " + ec.message());
-    return Ok();
+    if (!Flush() || !out_) {
+      return Error::Input(path_.string() + ": cannot write: " + std::strerror(write_errno_ != 0 ? write_errno_ : EIO));
+    }
+    return file_->Commit();
   }
 
  private:
+  int_type overflow(int_type c) override {
+    if (!Flush()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return Flush() ? 0 : -1; }
+
+  // Writes what the buffer holds to the temporary file; false (errno kept) on a write error.
+  bool Flush() {
+    const char* data = pbase();
+    std::size_t left = static_cast<std::size_t>(pptr() - pbase());
+    while (left > 0) {
+      const ssize_t written = ::write(file_->fd(), data, left);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) {
+        write_errno_ = written < 0 ? errno : EIO;
+        return false;
+      }
+      data += written;
+      left -= static_cast<std::size_t>(written);
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return true;
+  }
+
   fs::path path_;
-  TemporaryFile temporary_;
-  std::ofstream out_;
+  std::unique_ptr<OutputFile> file_;
+  std::vector<char> buffer_;
+  int write_errno_ = 0;
+  std::ostream out_;
 };
 
 constexpr std::int64_t kPythonPid = 1000;

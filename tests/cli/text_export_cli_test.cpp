@@ -74,6 +74,8 @@ TEST_F(TextExportDemo, EveryCommandOnProfilingDataReadsTheTextExport) {
   const auto check = RunOpmfu({"check-db", "-d", demo, "--source", "text"});
   EXPECT_NE(check.out.find("export: Text (kernel_details.csv, trace_view.json)"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("derived MFU: possible"), std::string::npos) << check.out;
+  // The recorded _export_type says what MFU needs of it now: either export.
+  EXPECT_NE(check.out.find("_export_type: [db, text]   [MFU needs: db or text"), std::string::npos) << check.out;
 }
 
 TEST(TextExportCli, CheckDbOnATextExportWithoutWithFlopsExitsOneNamingIt) {

@@ -9,6 +9,7 @@
 #include "engine/analyze.h"
 #include "engine/csv_reader.h"
 #include "engine/discovery.h"
+#include "engine/profiling_db_builder.h"
 #include "engine/text_export.h"
 #include "tests/test_support.h"
 
@@ -251,6 +252,24 @@ TEST(TextExport, AnalyzeGivesRowsFromTextAndABadRankDoesNotStopTheOthers) {
   ASSERT_TRUE(failed.failure);
   EXPECT_NE(DescribeFailure(failed).find(bad.string() + "/kernel_details.csv:3: 2 fields"), std::string::npos)
       << DescribeFailure(failed);
+}
+
+// The Text export's writer goes through the one output writer (common/output_file.h): a link
+// where kernel_details.csv goes is refused, naming it, and what it points at is left alone.
+TEST(TextExport, TheWriterRefusesToWriteThroughALink) {
+  TempDir dir;
+  const fs::path outside = dir.Write("outside.csv", "keep me\n");
+  fs::create_directories(dir.path() / "out");
+  fs::create_symlink(outside, dir.path() / "out" / kKernelDetailsFile);
+  ProfilingDbBuilder run;
+  const Status written = run.WriteText(dir.path() / "out");
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find(kKernelDetailsFile), std::string::npos) << written.error().message;
+  EXPECT_EQ(testing::ReadFile(outside), "keep me\n");
+  EXPECT_TRUE(fs::is_symlink(dir.path() / "out" / kKernelDetailsFile));
+  // Written where nothing is in the way, in full.
+  ASSERT_TRUE(run.WriteText(dir.path() / "clean").ok());
+  EXPECT_TRUE(testing::ReadFile(dir.path() / "clean" / kTraceViewFile).starts_with("["));
 }
 
 }  // namespace
