@@ -153,6 +153,7 @@ int RunLint(const LintFlags& flags) {
                   << ".\n";
       }
     }
+    for (const std::string& withheld : fixed->withheld) ReportWarning(withheld);
     if (!fixed->settled) {
       ReportWarning("--fix stopped after " + std::to_string(lint::kMaxFixPasses) +
                     " passes with safe fixes still pending; the findings shown are those of the text as it is");

@@ -55,6 +55,7 @@ int RunCheck(const CheckFlags& flags) {
                 << ".\n";
     }
   }
+  for (const std::string& withheld : checked.withheld) ReportWarning(withheld);
   if (!checked.settled) {
     ReportWarning("--fix stopped after " + std::to_string(lint::kMaxFixPasses) +
                   " passes with safe fixes still pending; the findings shown are those of the text as it is");

@@ -7,7 +7,9 @@
 #include "common/file_io.h"
 #include "common/file_reader.h"
 #include "common/text_edit.h"
+#include "common/tree_sitter.h"
 #include "lint/stage.h"
+#include "python/syntax.h"
 
 namespace opmfu::lint {
 
@@ -59,6 +61,15 @@ std::vector<TextEdit> SafeEdits(const LintedFile& file, const LintOptions& optio
 }
 
 }  // namespace
+
+std::optional<std::string> FixedTextProblem(const std::string& path, const std::string& text) {
+  if (std::filesystem::path(path).extension() != ".py") return std::nullopt;
+  auto parsed = ParseSource(Grammar::kPython, text);
+  std::optional<std::string> problem =
+      parsed.ok() ? python::EditedPythonProblem(*parsed) : std::optional<std::string>(parsed.error().message);
+  if (!problem) return std::nullopt;
+  return path + ": its fixes were not applied: the fixed text would have " + *problem;
+}
 
 std::vector<TextEdit> SafeFixEdits(const std::vector<Diagnostic>& found) {
   std::vector<TextEdit> edits;
@@ -124,7 +135,13 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
       const std::size_t count = target.edits.size();
       auto text = ApplyEdits(original, std::move(target.edits));
       if (!text.ok()) return Error::Input(target.path + ": the fixes overlap: " + text.error().message);
-      if (*text != original) changes.push_back({target.path, std::move(original), std::move(*text), count});
+      if (*text == original) continue;
+      // Every edited Python file must still compile: a fix that would break it is not applied.
+      if (auto problem = FixedTextProblem(target.path, *text)) {
+        result.withheld.push_back(std::move(*problem));
+        continue;
+      }
+      changes.push_back({target.path, std::move(original), std::move(*text), count});
     }
     if (changes.empty()) break;
     if (pass == kMaxFixPasses) {  // the report stays that of the texts as they are

@@ -6,6 +6,7 @@
 // diff is exactly what --fix writes.
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,7 +35,14 @@ struct FixResult {
   std::vector<FixedFile> files;  ///< the files whose text changed, in path order
   int passes = 0;                ///< lints that applied fixes
   bool settled = true;           ///< false: kMaxFixPasses passes and safe fixes still pending
+  /// One line per file whose fixes were not applied because the fixed text would not compile.
+  std::vector<std::string> withheld;
 };
+
+/// Why the fixed text of `path` must not be written: for a Python file, a syntax error or a
+/// function with two parameters of one name (both of which Python refuses to compile); nullopt
+/// when it may be. The message names the file and says that its fixes were not applied.
+std::optional<std::string> FixedTextProblem(const std::string& path, const std::string& text);
 
 /// The edits of the safe fixes among `found`, in order.
 std::vector<TextEdit> SafeFixEdits(const std::vector<Diagnostic>& found);

@@ -30,6 +30,11 @@ Status FixFormulaFile(registry::FormulaFile& file, const std::map<std::string, s
     auto text = ApplyEdits(file.tree.source(), std::move(edits));
     if (!text.ok()) return Error::Input(file.path + ": the fixes overlap: " + text.error().message);
     if (*text == file.tree.source()) break;
+    // The fixed file must compile; else it keeps the last pass's text and says why.
+    if (auto problem = FixedTextProblem(file.path, *text)) {
+      report.withheld.push_back(std::move(*problem));
+      break;
+    }
     OPMFU_ASSIGN_OR_RETURN(file, registry::ParseFormulaFile(file.path, std::move(*text)));
     found = rules::CheckFormulaFile(file, rules);
     applied += count;

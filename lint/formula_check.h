@@ -29,6 +29,7 @@ struct FormulaCheckReport {
   std::optional<Severity> fail_on;      ///< the `fail_on:` of the last configuration that sets one
   std::vector<FixedFile> fixed;         ///< with `fix`: the files whose text the fixes changed
   bool settled = true;                  ///< false: kMaxFixPasses passes and safe fixes still pending
+  std::vector<std::string> withheld;    ///< files whose fixes would not compile (FixedTextProblem)
 };
 
 /// Checks each formulas file with the registry rules. Nothing is written.

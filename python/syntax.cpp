@@ -405,4 +405,43 @@ std::vector<std::string> ScanImports(std::string_view source) {
   return out;
 }
 
+std::vector<std::string> ParameterNames(const SyntaxTree& tree, TSNode parameters) {
+  std::vector<std::string> names;
+  const std::uint32_t count = ts_node_named_child_count(parameters);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    TSNode parameter = ts_node_named_child(parameters, i);
+    // `a`, `a=1`, `a: int`, `a: int = 1`, `*a`, `**a`: the first identifier in the parameter (for a
+    // typed splat, inside its splat pattern) is its name.
+    for (int depth = 0; depth < 3 && !ts_node_is_null(parameter) && !IsType(parameter, "identifier"); ++depth) {
+      TSNode name = ChildByField(parameter, "name");
+      parameter = ts_node_is_null(name) ? ts_node_named_child(parameter, 0) : name;
+    }
+    if (!ts_node_is_null(parameter) && IsType(parameter, "identifier")) names.emplace_back(tree.Text(parameter));
+  }
+  return names;
+}
+
+std::optional<std::string> EditedPythonProblem(const SyntaxTree& tree) {
+  if (auto error = FirstSyntaxError(tree)) {
+    return "a syntax error at line " + std::to_string(ts_node_start_point(*error).row + 1);
+  }
+  std::vector<TSNode> pending(tree.roots().begin(), tree.roots().end());
+  while (!pending.empty()) {
+    TSNode node = pending.back();
+    pending.pop_back();
+    if (IsType(node, "parameters") || IsType(node, "lambda_parameters")) {
+      std::vector<std::string> names = ParameterNames(tree, node);
+      std::sort(names.begin(), names.end());
+      const auto repeated = std::adjacent_find(names.begin(), names.end());
+      if (repeated != names.end()) {
+        return "a function with two parameters named '" + *repeated + "' (line " +
+               std::to_string(ts_node_start_point(node).row + 1) + "), which Python refuses";
+      }
+    }
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) pending.push_back(ts_node_named_child(node, i));
+  }
+  return std::nullopt;
+}
+
 }  // namespace opmfu::python

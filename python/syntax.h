@@ -67,4 +67,13 @@ std::optional<std::string> DocstringFirstLine(const SyntaxTree& tree, TSNode fun
 /// are not elements.
 TextEdit AppendItemEdit(const SyntaxTree& tree, TSNode container, std::string_view item);
 
+/// The names a `parameters` or `lambda_parameters` node binds, in order (`*args` and `**kw` give
+/// `args` and `kw`).
+std::vector<std::string> ParameterNames(const SyntaxTree& tree, TSNode parameters);
+
+/// Why `tree` is not a Python file an edit may leave: it has a syntax error, or a function with
+/// two parameters of one name (`def f(a, kwargs, **kwargs)`, which Python refuses to compile and
+/// tree-sitter parses); nullopt when it is fine.
+std::optional<std::string> EditedPythonProblem(const SyntaxTree& tree);
+
 }  // namespace opmfu::python

@@ -133,7 +133,14 @@ Result<PlannedAddition> PlanAddition(const FormulaFile& formulas, const FormulaF
   const std::string& source = formulas.tree.source();
   std::size_t insert_at = source.size();
   if (!formulas.registrations.empty()) {
-    const std::uint32_t end = ts_node_end_byte(formulas.registrations.back().decorated_definition);
+    // After the top-level statement that holds the last registration: one nested in a function or
+    // an `if` would otherwise take the rest of that body into the new function.
+    TSNode statement = formulas.registrations.back().decorated_definition;
+    for (TSNode up = ts_node_parent(statement); !ts_node_is_null(up) && !IsType(up, "module");
+         up = ts_node_parent(up)) {
+      statement = up;
+    }
+    const std::uint32_t end = ts_node_end_byte(statement);
     const std::size_t newline = source.find('\n', end);
     insert_at = newline == std::string::npos ? source.size() : newline + 1;
   }

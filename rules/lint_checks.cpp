@@ -180,6 +180,37 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
   return &diagnostic;
 }
 
+namespace {
+
+// `node` is the value of `NAME = node`, and NAME is read in more than one place of the module
+// (`DEBUG = False` given to the profiler and tested by `if DEBUG:`): rewriting the value changes
+// what those other places do too, so such a fix is not safe.
+bool ValueOfASharedName(const SyntaxTree& tree, TSNode node) {
+  const TSNode parent = ts_node_parent(node);
+  if (ts_node_is_null(parent) || !IsType(parent, "assignment")) return false;
+  const TSNode left = ChildByField(parent, "left");
+  if (ts_node_is_null(left) || !IsType(left, "identifier")) return false;
+  const std::string_view name = tree.Text(left);
+  int reads = 0;
+  std::vector<TSNode> pending(tree.roots().begin(), tree.roots().end());
+  while (!pending.empty() && reads < 2) {
+    const TSNode at = pending.back();
+    pending.pop_back();
+    if (IsType(at, "identifier")) {
+      const TSNode up = ts_node_parent(at);
+      const bool assigned =
+          !ts_node_is_null(up) && IsType(up, "assignment") && ts_node_eq(ChildByField(up, "left"), at);
+      if (!assigned && tree.Text(at) == name) ++reads;
+      continue;
+    }
+    const std::uint32_t count = ts_node_named_child_count(at);
+    for (std::uint32_t i = 0; i < count; ++i) pending.push_back(ts_node_named_child(at, i));
+  }
+  return reads > 1;
+}
+
+}  // namespace
+
 std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::Setting& setting,
                                  const std::string& replacement) {
   if (setting.where.valid() || !context.facts.module) return std::nullopt;
@@ -201,6 +232,7 @@ std::optional<Fix> SetSettingFix(const LintCheckContext& context, const linter::
   if (type != "true" && type != "false" && type != "string" && type != "none" && type != "tuple" && type != "integer") {
     return std::nullopt;
   }
+  fix.safe = !ValueOfASharedName(tree, value.node);
   fix.edits.push_back({ts_node_start_byte(value.node), ts_node_end_byte(value.node), replacement});
   const SourcePosition at = tree.PositionAt(ts_node_start_byte(value.node));
   fix.message = "replace `" + std::string(tree.Text(value.node)) + "` with `" + replacement + "` (line " +
@@ -265,7 +297,7 @@ const Value* EditableLiteral(const LintCheckContext& context, const linter::Sett
 Fix ReplaceLiteralFix(const LintCheckContext& context, TSNode node, const std::string& replacement) {
   const SyntaxTree& tree = context.module().tree();
   Fix fix;
-  fix.safe = true;
+  fix.safe = !ValueOfASharedName(tree, node);
   fix.edits.push_back({ts_node_start_byte(node), ts_node_end_byte(node), replacement});
   fix.message = "replace `" + std::string(tree.Text(node)) + "` with `" + replacement + "` (line " +
                 std::to_string(tree.PositionAt(ts_node_start_byte(node)).line) + ")";

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "python/syntax.h"
 #include "rules/registry_checks.h"
 
@@ -18,9 +20,13 @@ void CheckFormulaMissingKwargs(RuleCheckContext& context) {
       has_kwargs = has_kwargs || IsType(parameter, "dictionary_splat_pattern") || typed_splat;
     }
     if (has_kwargs) continue;
+    // A parameter may already be called `kwargs` (`def f(a, kwargs)`): a second one would not compile.
+    const std::vector<std::string> taken = python::ParameterNames(context.file.tree, parameters);
+    std::string splat = "kwargs";
+    while (std::find(taken.begin(), taken.end(), splat) != taken.end()) splat += "_";
     Fix fix;
-    fix.message = "add `**kwargs` to the parameters of `" + registration.function_name + "`";
-    fix.edits.push_back(python::AppendItemEdit(context.file.tree, parameters, "**kwargs"));
+    fix.message = "add `**" + splat + "` to the parameters of `" + registration.function_name + "`";
+    fix.edits.push_back(python::AppendItemEdit(context.file.tree, parameters, "**" + splat));
     context
         .Report(ChildByField(registration.function, "name"),
                 "formula `" + registration.function_name +
