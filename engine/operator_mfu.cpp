@@ -1,6 +1,7 @@
 #include "engine/operator_mfu.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "common/parallel.h"
 #include "engine/index_chains.h"
@@ -174,9 +175,14 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
       if (!has_times(i)) continue;  // a NULL time never equals a coerced one
       shapes_by_key.Append(static_cast<std::uint32_t>(i));
     }
-    // The lookups only read the table: the links are probed in slices, one per thread.
+    // The lookups only read the table: the links are probed in slices, one per thread. The rows
+    // all slices made are counted as they go, so that keys shared by many links and shapes (a
+    // damaged DB) stop at the rank's join limit instead of filling memory.
+    std::atomic<std::uint64_t> made = 0;
+    const std::uint64_t limit = data.join_row_limit;
     candidates = ConcatenateSlices<Candidate>(
         data.compute_link_count, threads, [&](std::size_t begin, std::size_t end, std::vector<Candidate>& out) {
+          std::size_t counted = 0;
           for (std::size_t i = begin; i < end; ++i) {
             if (const std::size_t ahead = i + kPrefetchDistance; ahead < end) {
               shapes_by_key.Prefetch({links[ahead].kernel_name, links[ahead].kernel_ts, links[ahead].kernel_end});
@@ -185,9 +191,18 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
             for (std::uint32_t s = shapes_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
                  s != shapes_by_key.kEnd; s = shapes_by_key.Next(s)) {
               out.push_back({static_cast<std::uint32_t>(i), s});
+              if (out.size() - counted < 4096) continue;
+              if (made.fetch_add(out.size() - counted) + (out.size() - counted) > limit) return;
+              counted = out.size();
             }
           }
+          made.fetch_add(out.size() - counted);
         });
+    if (made.load() > limit) {
+      return Error::Input("the kernels' links and shapes would give more than " + std::to_string(limit) +
+                          " op-kernel pairs (the join limit for this rank): many rows share one kernel name and "
+                          "time, so the DB is damaged");
+    }
   }
   // The links are in (op_ts, kernel_ts) order already, so this sort usually finds nothing to do.
   const auto candidate_less = [&](const Candidate& a, const Candidate& b) {
@@ -229,16 +244,27 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
       continue;
     }
     // The dtype comes from the first kernel, before zero-duration kernels are dropped (B2).
-    OPMFU_ASSIGN_OR_RETURN(DtypeClass dtype,
-                           DtypeClassOf(strings.Optional(data.shapes[kernels.front()->shape].input_types)));
+    auto dtype = DtypeClassOf(strings.Optional(data.shapes[kernels.front()->shape].input_types));
+    if (!dtype.ok()) {
+      return Error::Input(dtype.error().message +
+                          " (first input type of the first kernel in a FLOPs range; "
+                          "only FLOAT, FLOAT16, BF16, DT_BF16 and INT8 have a peak)");
+    }
     const auto charged = static_cast<std::uint32_t>(calculation.charged_ranges.size());
-    calculation.charged_ranges.push_back({range.flops, range.name, chip.PeakFlops(dtype)});
+    calculation.charged_ranges.push_back({range.flops, range.name, chip.PeakFlops(*dtype)});
     for (const Candidate* kernel : kernels) {
       const KernelShape& shape = data.shapes[kernel->shape];
       if (shape.task_duration <= 0) continue;
       ++range.outcome->kernels;
       calculation.results.push_back(
           {kernel->link, charged, shape.input_shapes, shape.output_shapes, shape.task_duration});
+    }
+    // Each range charges every kernel inside it: ranges nested many deep over many ops (a damaged
+    // DB) would give their product.
+    if (calculation.results.size() > data.join_row_limit) {
+      return Error::Input("the FLOPs ranges would charge more than " + std::to_string(data.join_row_limit) +
+                          " kernels (the join limit for this rank): the mfu_flops ranges overlap many deep, so the "
+                          "DB is damaged");
     }
   }
   finished();

@@ -62,6 +62,8 @@ struct RankData {
   std::size_t compute_link_count = 0;  ///< the first links are the compute ones (op_kernel_df)
   std::vector<KernelShape> shapes;
   bool shapes_query_returned_rows = false;
+  /// The most rows a join of this rank may give (engine/join_limit.h), from the size of its files.
+  std::uint64_t join_row_limit = 4'000'000;
   // Why a rank yields nothing, for the diagnosis (upstream only logs these).
   std::vector<std::string> missing_tables;  ///< of the tables the analysis reads
   std::optional<std::string> flops_query_error;

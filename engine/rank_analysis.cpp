@@ -260,11 +260,7 @@ Result<RankAnalysis> AnalyzeRank(const RankInput& input) {
   }
   const bool shapes_all_unavailable = data->shapes_query_returned_rows && data->shapes.empty();
   auto calculation = CalculateMfu(*data, chip, analysis.notes, input.read_threads);
-  if (!calculation.ok()) {
-    return Error::Input(calculation.error().message +
-                        " (first input type of the first kernel in a FLOPs range; "
-                        "only FLOAT, FLOAT16, BF16, DT_BF16 and INT8 have a peak)");
-  }
+  if (!calculation.ok()) return calculation.take_error();
   if (calculation->results.empty()) {
     analysis.notes.push_back({RankNote::Level::kWarning, "No MFU calculated for kernels."});
   }

@@ -1,12 +1,16 @@
 #include "engine/rank_reader.h"
 
+#include <atomic>
+
 #include <charconv>
 #include <cmath>
 #include <future>
+#include <type_traits>
 #include <unordered_map>
 
 #include "common/sqlite.h"
 #include "common/text.h"
+#include "engine/join_limit.h"
 #include "engine/scan_reader.h"
 
 namespace opmfu::engine {
@@ -91,7 +95,8 @@ std::string StripQuotes(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
-// Runs a query; on failure logs upstream's "read failed" error and returns SQLite's message.
+// Runs a query; on failure logs upstream's "read failed" error and returns SQLite's message. An
+// `on_row` that returns bool stops the query when it returns false.
 template <typename OnRow>
 std::optional<std::string> RunQuery(Database& db, const std::string& sql, std::vector<RankNote>& notes,
                                     OnRow&& on_row) {
@@ -108,7 +113,11 @@ std::optional<std::string> RunQuery(Database& db, const std::string& sql, std::v
       return row.error().message;
     }
     if (!*row) return std::nullopt;
-    on_row(*statement);
+    if constexpr (std::is_same_v<decltype(on_row(*statement)), bool>) {
+      if (!on_row(*statement)) return std::nullopt;
+    } else {
+      on_row(*statement);
+    }
   }
 }
 
@@ -175,9 +184,30 @@ void FinishShapes(RankData& data) {
   });
 }
 
+// The TASK id with the most rows, for a fan-out error; nullopt when the query cannot say.
+std::optional<SharedTaskId> WidestTaskId(Database& db) {
+  std::optional<SharedTaskId> widest;
+  std::vector<RankNote> ignored;
+  RunQuery(db,
+           "SELECT t.globalTaskId, t.n, (SELECT count(*) FROM COMPUTE_TASK_INFO c WHERE c.globalTaskId = "
+           "t.globalTaskId) FROM (SELECT globalTaskId, count(*) AS n FROM TASK GROUP BY globalTaskId ORDER BY n "
+           "DESC LIMIT 1) t",
+           ignored, [&](const Statement& row) {
+             widest = SharedTaskId{row.Int64(0), static_cast<std::uint64_t>(row.Int64(1)),
+                                   static_cast<std::uint64_t>(row.Int64(2))};
+           });
+  return widest;
+}
+
 Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::vector<RankNote>& notes) {
   OPMFU_ASSIGN_OR_RETURN(Database db, Database::OpenReadOnly(db_path));
+  std::error_code size_error;
+  const std::uintmax_t db_bytes = std::filesystem::file_size(db_path, size_error);
+  const std::uint64_t limit = JoinRowLimit(size_error ? 0 : db_bytes);
+  std::atomic<bool> shapes_past_limit = false;
+  bool links_past_limit = false;
   RankData data;
+  data.join_row_limit = limit;
   StringPool& strings = *data.strings;
   if (Status loaded = strings.Load(db); !loaded.ok()) {
     notes.push_back({RankNote::Level::kError, "File " + db.path() + " read failed error: " + loaded.error().message});
@@ -190,6 +220,10 @@ Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::
     OPMFU_ASSIGN_OR_RETURN(Database shapes_db, Database::OpenReadOnly(db_path));
     data.shapes_query_error = RunQuery(shapes_db, kShapesQuery, shape_notes, [&](const Statement& row) {
       data.shapes_query_returned_rows = true;
+      if (data.shapes.size() >= limit) {
+        shapes_past_limit = true;
+        return false;
+      }
       KernelShape shape;
       shape.kernel_name = StringColumn(strings, row, 0);
       shape.input_shapes = StringColumn(strings, row, 1);
@@ -204,6 +238,7 @@ Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::
       }
       shape.task_duration = Coerced(row, 6);
       data.shapes.push_back(shape);
+      return true;
     });
     return Ok();
   });
@@ -227,8 +262,13 @@ Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::
   }
   const auto read_links = [&](const std::string& sql) {
     auto error = RunQuery(db, sql, notes, [&](const Statement& row) {
+      if (data.kernel_links.size() >= limit) {
+        links_past_limit = true;
+        return false;
+      }
       data.kernel_links.push_back({StringColumn(strings, row, 0), StringColumn(strings, row, 3), Coerced(row, 1),
                                    Coerced(row, 2), Coerced(row, 4), Coerced(row, 5)});
+      return true;
     });
     if (error && !data.link_query_error) data.link_query_error = std::move(error);
   };
@@ -242,6 +282,10 @@ Result<RankData> ReadRankWithQueries(const std::filesystem::path& db_path, std::
 
   OPMFU_RETURN_IF_ERROR(shapes_read.get());
   notes.insert(notes.end(), shape_notes.begin(), shape_notes.end());
+  if (links_past_limit || shapes_past_limit) {
+    return JoinFanOutError(db_path, links_past_limit ? "op-to-kernel join" : "kernel-shapes join", limit,
+                           WidestTaskId(db));
+  }
   return data;
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/parallel.h"
 #include "common/sqlite.h"
+#include "engine/join_limit.h"
 #include "engine/numeric.h"
 #include "engine/rank_reader.h"
 
@@ -610,6 +611,51 @@ JoinIndexes BuildJoinIndexes(const Tables& tables, unsigned jobs) {
   return indexes;
 }
 
+// What BuildLinks and BuildShapes would give, counted by walking the same join without building
+// it, stopping once `limit` is passed: their rows (and GroupBySignature's loop) stay bounded for a
+// DB whose rows share one id. Returns the join that would pass the limit, if one would.
+std::optional<std::string_view> JoinPastLimit(const Tables& tables, const JoinIndexes& indexes, std::uint64_t limit) {
+  std::uint64_t pairs = 0;
+  std::uint64_t steps = 0;  // connections visited and links made: the link join's work
+  const auto walk = [&](const auto& kernels) {
+    for (const auto& kernel : kernels) {
+      const std::span<const std::uint32_t> tasks = indexes.tasks_by_id->Find(kernel.global_task_id);
+      pairs += tasks.size();
+      if (pairs > limit) return false;
+      for (std::uint32_t t : tasks) {
+        const TaskRow& task = tables.tasks[t];
+        if (!task.has_connection) continue;
+        for (std::uint32_t c : indexes.connections_by_flow->Find(task.connection)) {
+          steps += 1 + indexes.apis_by_connection->Find(tables.connections[c].id).size();
+          if (steps > limit) return false;
+        }
+      }
+    }
+    return true;
+  };
+  if (!walk(tables.computes)) return pairs > limit ? "kernel-shapes join" : "op-to-kernel join";
+  pairs = 0;
+  if (!walk(tables.schedules)) return "op-to-kernel join";
+  for (const CommunicationRow& m : tables.communications) {
+    for (std::uint32_t c : indexes.connections_by_flow->Find(m.connection)) {
+      steps += 1 + indexes.apis_by_connection->Find(tables.connections[c].id).size();
+      if (steps > limit) return "op-to-kernel join";
+    }
+  }
+  return std::nullopt;
+}
+
+// The TASK id with the most rows, and how many kernels carry it: what a fan-out error names.
+SharedTaskId WidestTaskId(const Tables& tables, const JoinIndexes& indexes) {
+  SharedTaskId widest;
+  for (const ComputeRow& kernel : tables.computes) {
+    const std::size_t rows = indexes.tasks_by_id->Find(kernel.global_task_id).size();
+    if (rows > widest.task_rows) widest = {kernel.global_task_id, rows, 0};
+  }
+  for (const ComputeRow& kernel : tables.computes) widest.kernel_rows += kernel.global_task_id == widest.id ? 1 : 0;
+  return widest;
+}
+
 // kernel_df: the compute links (Q3), then the HCCL links (Q4), then the schedule-task links (Q3 on
 // COMMUNICATION_SCHEDULE_TASK_INFO), each part in its query's order. Frees PYTORCH_API and
 // CONNECTION_IDS (and their indexes) before the sorts: nothing after reads them.
@@ -727,6 +773,13 @@ Result<ScanResult> ReadRankByScan(const std::filesystem::path& db_path, unsigned
     return result;
   }
   JoinIndexes indexes = BuildJoinIndexes(tables, jobs);
+  std::error_code size_error;
+  const std::uintmax_t db_bytes = std::filesystem::file_size(db_path, size_error);
+  const std::uint64_t limit = JoinRowLimit(size_error ? 0 : db_bytes);
+  if (const std::optional<std::string_view> join = JoinPastLimit(tables, indexes, limit)) {
+    return JoinFanOutError(db_path, *join, limit, WidestTaskId(tables, indexes));
+  }
+  data.join_row_limit = limit;
 
   // Links on one thread; shapes and the MSTX orders on the other; with kernel signatures, the
   // grouping on a third.

@@ -125,6 +125,12 @@ void WriteRecordedConfigWithoutFlops(const TempDir& dir) {
             R"( "_msprof_tx": false, "_export_type": "db"}}, "rank_id": 0})");
 }
 
+constexpr const char* kShareOneTaskId =
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+    "INSERT INTO TASK SELECT TASK.* FROM TASK, n;"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+    "INSERT INTO COMPUTE_TASK_INFO SELECT COMPUTE_TASK_INFO.* FROM COMPUTE_TASK_INFO, n;";
+
 struct FailedRankCause {
   std::string name;
   std::function<void(const TempDir&)> break_rank_zero;
@@ -157,6 +163,45 @@ std::vector<FailedRankCause> FailedRankCauses() {
       {"NoComputeTaskInfo",
        [](const TempDir& d) { WriteRank(d, [](engine::ProfilingDbBuilder& b) { b.OmitTable("COMPUTE_TASK_INFO"); }); },
        {"rank 0: error:", db, "no COMPUTE_TASK_INFO table"}},
+      // 20,001 TASK and 20,001 COMPUTE_TASK_INFO rows of one globalTaskId: a join of 400 million
+      // rows (past 2.4 GB, then bad_alloc, before issue 47). Read by the scan, and by SQL joins
+      // when an index the scan does not know makes it decline.
+      {"TaskAndKernelRowsShareOneId",
+       [](const TempDir& d) {
+         WriteRank(d);
+         Sql(d, kShareOneTaskId);
+       },
+       {"rank 0: error:", db, "op-to-kernel join would give more than 4000000 rows",
+        "is shared by 20001 TASK rows and 20001 COMPUTE_TASK_INFO rows"}},
+      {"TaskAndKernelRowsShareOneIdReadWithSql",
+       [](const TempDir& d) {
+         WriteRank(d);
+         Sql(d, std::string(kShareOneTaskId) + "CREATE INDEX by_end ON TASK (endNs);");
+       },
+       {"rank 0: error:", db, "join would give more than 4000000 rows",
+        "is shared by 20001 TASK rows and 20001 COMPUTE_TASK_INFO rows"}},
+      // 2,100 kernels of one name and one time span (distinct ids): each link meets every shape,
+      // 4.4 million op-kernel pairs.
+      {"KernelsShareOneNameAndSpan",
+       [](const TempDir& d) {
+         WriteRank(d, [](engine::ProfilingDbBuilder& b) {
+           for (int i = 0; i < 2100; ++i)
+             b.AddKernel({b.AddOp("aten::bmm", 100000 + i, 100001 + i)}, {"BMM", 200000, 201000});
+         });
+       },
+       {"rank 0: error:", db, "would give more than 4000000 op-kernel pairs"}},
+      // 2,100 FLOPs ranges over the same 2,100 ops: each range charges every kernel inside it.
+      {"FlopsRangesNestedOverEveryKernel",
+       [](const TempDir& d) {
+         WriteRank(d, [](engine::ProfilingDbBuilder& b) {
+           for (int i = 0; i < 2100; ++i) {
+             b.AddKernel({b.AddOp("aten::bmm", 100000 + 10 * i, 100005 + 10 * i)},
+                         {"BMM", 300000 + 10 * i, 300005 + 10 * i});
+             b.AddMstx("mfu_flops", "1000-aten::bmm", 99000 - i, 200000 + i);
+           }
+         });
+       },
+       {"rank 0: error:", db, "the FLOPs ranges would charge more than 4000000 kernels"}},
       {"TaskWithoutConnectionId",
        [](const TempDir& d) {
          WriteRank(d);
