@@ -12,6 +12,7 @@
 #include "common/diagnostic.h"
 #include "common/diagnostic_format.h"
 #include "common/result.h"
+#include "common/text_sink.h"
 #include "report/report.h"
 
 namespace opmfu::cli {
@@ -74,6 +75,8 @@ std::vector<std::filesystem::path> InputFiles(const report::ReportData& data);
 
 /// Writes to `output_path` atomically, or to stdout when it is empty or "-".
 Status EmitOutput(std::string_view content, const std::string& output_path);
+/// EmitOutput of what `render` writes, written as it is rendered.
+Status EmitOutputInPieces(const std::string& output_path, const std::function<void(TextSink&)>& render);
 
 std::optional<std::string> GetEnv(const char* name);
 

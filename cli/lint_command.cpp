@@ -62,6 +62,9 @@ void ReportLintNotes(const lint::LintReport& report, bool verbose, bool chatty) 
 // which --fix leaves as they are (shown, not counted).
 std::vector<Diagnostic> TakeDiagnostics(lint::LintReport& report, int& not_applied) {
   std::vector<Diagnostic> diagnostics;
+  std::size_t total = 0;
+  for (const lint::LintedFile& file : report.files) total += file.diagnostics.size();
+  diagnostics.reserve(total);
   for (lint::LintedFile& file : report.files) {
     if (!file.parsed_cleanly) {
       not_applied += static_cast<int>(std::count_if(file.diagnostics.begin(), file.diagnostics.end(),
@@ -69,6 +72,7 @@ std::vector<Diagnostic> TakeDiagnostics(lint::LintReport& report, int& not_appli
     }
     diagnostics.insert(diagnostics.end(), std::make_move_iterator(file.diagnostics.begin()),
                        std::make_move_iterator(file.diagnostics.end()));
+    std::vector<Diagnostic>().swap(file.diagnostics);  // moved-from, but still as large
   }
   SortDiagnostics(diagnostics);
   return diagnostics;
@@ -179,31 +183,34 @@ int RunLint(const LintFlags& flags) {
     if (!checked.ok()) return ReportError(checked.error());
     check = std::move(*checked);
   }
-  std::string rendered;
-  if (flags.statistics) {
-    rendered = Statistics(diagnostics, format);
-  } else {
-    FormatOptions format_options;
-    format_options.tool_version = OPMFU_VERSION;
-    format_options.rules = rules;
-    format_options.color = UseColor(flags.diagnostics.color, !to_stdout);
-    rendered = FormatDiagnostics(diagnostics, format, format_options);
-  }
-  if (check && format == OutputFormat::kJson) {
-    // One document: the findings (or counts) and, per traced call and setting, the comparison.
-    nlohmann::ordered_json document{{flags.statistics ? "statistics" : "findings", nlohmann::json::parse(rendered)},
-                                    {"run", check->json}};
-    rendered = document.dump(2) + "\n";
-  }
-  if (fixing_stdin) {
-    std::cout << fixed_stdin;
-    if (to_stdout) {
-      if (!flags.silent) std::cerr << rendered;
-    } else if (Status written = EmitOutput(rendered, output); !written.ok()) {
-      return ReportError(written.error());
+  FormatOptions format_options;
+  format_options.tool_version = OPMFU_VERSION;
+  format_options.rules = rules;
+  format_options.color = UseColor(flags.diagnostics.color, !to_stdout);
+  // Written as it is rendered: hundreds of thousands of findings never stand whole in memory.
+  const auto render = [&](TextSink& out) {
+    if (check && format == OutputFormat::kJson) {
+      // One document: the findings (or counts) and, per traced call and setting, the comparison.
+      const std::string findings =
+          flags.statistics ? Statistics(diagnostics, format) : FormatDiagnostics(diagnostics, format, format_options);
+      nlohmann::ordered_json document{{flags.statistics ? "statistics" : "findings", nlohmann::json::parse(findings)},
+                                      {"run", check->json}};
+      out += document.dump(2) + "\n";
+    } else if (flags.statistics) {
+      out += Statistics(diagnostics, format);
+    } else {
+      WriteDiagnostics(diagnostics, format, format_options, out);
     }
-  } else if (!(flags.silent && to_stdout)) {
-    if (Status written = EmitOutput(rendered, output); !written.ok()) return ReportError(written.error());
+  };
+  if (fixing_stdin) std::cout << fixed_stdin;
+  if (fixing_stdin && to_stdout) {
+    if (!flags.silent) {
+      TextSink to_stderr([](std::string_view piece) { std::cerr << piece; });
+      render(to_stderr);
+      to_stderr.Flush();
+    }
+  } else if (fixing_stdin || !(flags.silent && to_stdout)) {
+    if (Status written = EmitOutputInPieces(output, render); !written.ok()) return ReportError(written.error());
   }
   const bool terminal_format =
       format == OutputFormat::kFull || format == OutputFormat::kConcise || format == OutputFormat::kGcc;

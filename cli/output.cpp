@@ -224,4 +224,18 @@ Status EmitOutput(std::string_view content, const std::string& output_path) {
   return WriteFileAtomically(output_path, content);
 }
 
+Status EmitOutputInPieces(const std::string& output_path, const std::function<void(TextSink&)>& render) {
+  if (output_path.empty() || output_path == "-") {
+    TextSink out([](std::string_view piece) { std::cout << piece; });
+    render(out);
+    out.Flush();
+    return StdoutStatus();
+  }
+  return WriteFileAtomicallyInPieces(output_path, [&](const PieceWriter& write) {
+    TextSink out(write);
+    render(out);
+    out.Flush();
+  });
+}
+
 }  // namespace opmfu::cli

@@ -7,6 +7,7 @@
 
 #include "common/diagnostic.h"
 #include "common/result.h"
+#include "common/text_sink.h"
 
 namespace opmfu {
 
@@ -44,6 +45,10 @@ struct SnippetWindow {
 SnippetWindow WindowSnippet(std::string_view line, int start_column, int width);
 
 /// The whole rendering; machine formats are complete documents even for zero diagnostics.
+/// Renders `diagnostics` into `out` piece by piece (the caller flushes it).
+void WriteDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat format, const FormatOptions& options,
+                      TextSink& out);
+
 std::string FormatDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat format,
                               const FormatOptions& options);
 

@@ -151,11 +151,22 @@ Status WriteAll(int fd, std::string_view content, const std::function<Error(int)
 
 // A device or a FIFO (`-o /dev/null`, `-o /dev/stdout`, `-o >(gzip)`): there is nothing to
 // rename over, so it is written in place, every write checked (`-o /dev/full` fails).
-Status WriteToSpecialFile(const fs::path& path, std::string_view content) {
+// Hands `produce` a writer of pieces to `fd`; the first failed write is the result, and the
+// pieces after it are dropped.
+Status WritePieces(int fd, const std::function<void(const PieceWriter&)>& produce,
+                   const std::function<Error(int)>& fail) {
+  Status status = Ok();
+  produce([&](std::string_view piece) {
+    if (status.ok()) status = WriteAll(fd, piece, fail);
+  });
+  return status;
+}
+
+Status WriteToSpecialFile(const fs::path& path, const std::function<void(const PieceWriter&)>& produce) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
   auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
   if (fd.get() < 0) return fail(errno);
-  OPMFU_RETURN_IF_ERROR(WriteAll(fd.get(), content, fail));
+  OPMFU_RETURN_IF_ERROR(WritePieces(fd.get(), produce, fail));
   if (fd.Close() != 0) return fail(errno);
   return Ok();
 }
@@ -172,9 +183,9 @@ bool WrittenInPlace(const fs::path& path) {
          IsSpecial(target.st_mode);
 }
 
-Status WriteAtomically(const fs::path& path, std::string_view content, const OutputOptions& options,
-                       const struct stat* keep_from) {
-  if (WrittenInPlace(path)) return WriteToSpecialFile(path, content);
+Status WriteAtomically(const fs::path& path, const std::function<void(const PieceWriter&)>& produce,
+                       const OutputOptions& options, const struct stat* keep_from) {
+  if (WrittenInPlace(path)) return WriteToSpecialFile(path, produce);
   OPMFU_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> file, OutputFile::Begin(path, options));
   auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
   if (keep_from != nullptr) {
@@ -187,11 +198,21 @@ Status WriteAtomically(const fs::path& path, std::string_view content, const Out
     }
     if (::fchmod(file->fd(), keep_from->st_mode & 07777) != 0) return fail(errno);
   }
-  OPMFU_RETURN_IF_ERROR(WriteAll(file->fd(), content, fail));
+  OPMFU_RETURN_IF_ERROR(WritePieces(file->fd(), produce, fail));
   return file->Commit();
 }
 
+Status WriteAtomically(const fs::path& path, std::string_view content, const OutputOptions& options,
+                       const struct stat* keep_from) {
+  return WriteAtomically(
+      path, [&](const PieceWriter& write) { write(content); }, options, keep_from);
+}
+
 }  // namespace
+
+Status WriteFileAtomicallyInPieces(const fs::path& path, const std::function<void(const PieceWriter&)>& produce) {
+  return WriteAtomically(path, produce, {}, nullptr);
+}
 
 Status WriteFileAtomically(const fs::path& path, std::string_view content) {
   return WriteAtomically(path, content, {}, nullptr);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,12 @@ namespace opmfu {
 /// writing nothing, when the owner cannot be kept). A device or FIFO (`/dev/null`, `/dev/full`,
 /// `/dev/stdout` and a link to one) is written in place, every write checked.
 Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content);
+
+/// Hands the text of a file piece by piece (TextSink's flushes): WriteFileAtomically of what
+/// `produce` writes, without it standing whole in memory.
+using PieceWriter = std::function<void(std::string_view)>;
+Status WriteFileAtomicallyInPieces(const std::filesystem::path& path,
+                                   const std::function<void(const PieceWriter&)>& produce);
 /// The same for a file of a tree opmfu writes (`cluster_analysis_output/...`): `tree` is the
 /// directory the user named above it; the directories below it are created as needed and never
 /// entered through a symbolic link.

@@ -1317,6 +1317,21 @@ std::vector<BadInput> Cases() {
         return Analyze(d);
       },
       1, Stream::kErr, {"rank 0: error:", "ascend_pytorch_profiler_0.db", "query stopped"}, 20);
+  // lint of 250 configs of 1,100 unknown keys each (250,000 findings): as SARIF the output stood
+  // whole in memory as one JSON tree and then as text (1.5 GB; 541 such configs took 3.4 GB). Now
+  // it is written as it is rendered, within 1 GB of address space.
+  add(
+      "LintTwoHundredFiftyConfigsAsSarifWithinOneGigabyte",
+      [](const TempDir& d) {
+        std::string config = "{\"activities\": [\"CPU\", \"NPU\"], \"with_flops\": false";
+        for (int k = 0; k < 1100; ++k) config += ", \"unknown_key_" + std::to_string(k) + "\": " + std::to_string(k);
+        config += "}\n";
+        for (int i = 0; i < 250; ++i) d.Write("run" + std::to_string(i) + "/profiler_config.json", config);
+        return std::vector<std::string>{"lint", "--no-config", "--output-format", "sarif",
+                                        "-o",   "/dev/null",   d.path().string()};
+      },
+      1, Stream::kErr, {"@run0/profiler_config.json: more than 1000 findings"}, 60);
+  cases.back().address_space_limit = std::uint64_t{1000000} << 10;
   // merge: a partial whose shard_info says 2^31 - 1 shards allocated per shard (12 GB, running).
   hostile("MergeShardCountOfTwoBillion",
           [](const TempDir& d) {
