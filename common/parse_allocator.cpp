@@ -3,11 +3,13 @@
 #include <sys/mman.h>
 #include <tree_sitter/api.h>
 
+#include <csetjmp>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <utility>
 
 namespace opmfu {
 
@@ -54,6 +56,23 @@ struct ThreadCache {
   char* bump_end = nullptr;
 };
 thread_local ThreadCache cache;
+
+// The thread's parse budget, between BeginParseBudget and EndParseBudget.
+struct BudgetState {
+  std::size_t fresh = 0;
+  std::size_t budget = SIZE_MAX;
+  std::jmp_buf* escape = nullptr;
+};
+thread_local BudgetState budget_state;
+
+void CountFresh(std::size_t bytes) {
+  BudgetState& state = budget_state;
+  if (state.escape == nullptr) return;
+  state.fresh += bytes;
+  if (state.fresh <= state.budget) return;
+  std::jmp_buf* escape = std::exchange(state.escape, nullptr);
+  std::longjmp(*escape, 1);  // NOLINT(cert-err52-cpp): out of C code; no destructor is skipped
+}
 
 std::mutex region_mutex;
 char* region_next = nullptr;
@@ -102,6 +121,7 @@ void* Allocate(std::size_t size) {
     if (raw == MAP_FAILED) return nullptr;
     header = static_cast<Header*>(raw);
     *header = {kLarge, kMagic, mapped};
+    CountFresh(mapped);
     return reinterpret_cast<char*>(header) + kHeader;
   }
   if (FreeBlock* reused = cache.free[size_class]) {
@@ -118,6 +138,7 @@ void* Allocate(std::size_t size) {
     }
     header = reinterpret_cast<Header*>(cache.bump);
     cache.bump += block;
+    CountFresh(block);
   }
   *header = {size_class, kMagic, 0};
   return reinterpret_cast<char*>(header) + kHeader;
@@ -160,6 +181,9 @@ void* AllocateZeroed(std::size_t count, std::size_t size) {
 }
 
 }  // namespace parse_allocator
+
+void BeginParseBudget(std::size_t budget, std::jmp_buf* escape) { parse_allocator::budget_state = {0, budget, escape}; }
+void EndParseBudget() { parse_allocator::budget_state = {}; }
 
 namespace {
 

@@ -6,6 +6,7 @@
 // slower than one. Slabs of 2 MiB with MADV_HUGEPAGE cut the faults ~50x, which is what makes
 // parsing a large file on both cores pay off.
 
+#include <csetjmp>
 #include <cstddef>
 
 namespace opmfu {
@@ -14,6 +15,17 @@ namespace opmfu {
 /// anything (first thing in main). Freed blocks are reused by the freeing thread; memory goes
 /// back to the system only at exit, which suits a command-line run.
 void InstallParseAllocator();
+
+/// Counts the fresh memory tree-sitter takes on this thread (blocks not reused from its free
+/// lists) until EndParseBudget; past `budget` bytes, the allocation jumps to `escape`
+/// (std::longjmp) instead of returning. Error recovery on some unterminated input grows without
+/// bound inside one step of the parser, where neither its timeout nor a cancellation flag is
+/// checked (40,000 `a | ` at the end of a launcher: 6 GB in ts_subtree_summarize_children). The
+/// parser jumped out of is in no state to be used or freed again: the caller abandons it (and the
+/// memory it holds, at most the budget). Plain calls, not an RAII guard: a jump skips destructors.
+/// Only counts when the parse allocator is installed.
+void BeginParseBudget(std::size_t budget, std::jmp_buf* escape);
+void EndParseBudget();
 
 namespace parse_allocator {
 // Exposed for tests.

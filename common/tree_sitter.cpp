@@ -1,9 +1,11 @@
 #include "common/tree_sitter.h"
 
 #include <algorithm>
+#include <csetjmp>
 #include <cstring>
 
 #include "common/parallel.h"
+#include "common/parse_allocator.h"
 #include "common/python_split.h"
 
 #include "common/text.h"
@@ -107,10 +109,34 @@ namespace {
 
 using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 
+std::unique_ptr<TSParser, ParserDeleter>& ThreadParserSlot(Grammar grammar) {
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parsers[3];
+  return parsers[static_cast<int>(grammar)];
+}
+
+// A parser jumped out of mid-parse is in no state to be used or freed: it is let go (leaked, with
+// the memory it holds, at most a parse budget), and the next parse on the thread makes a new one.
+void AbandonThreadParser(Grammar grammar) { (void)ThreadParserSlot(grammar).release(); }
+
+// Parses `source` with the parser's ranges set, jumping out of tree-sitter when it takes more
+// than `budget` bytes of fresh memory (`*out_of_memory` is then set and nullptr returned). Nothing
+// in this frame has a destructor, so the jump skips none.
+TSTree* ParseWithinBudget(TSParser* parser, const std::string& source, std::size_t budget, bool* out_of_memory) {
+  std::jmp_buf escape;
+  if (setjmp(escape) != 0) {  // NOLINT(cert-err52-cpp): see parse_allocator.h
+    EndParseBudget();
+    *out_of_memory = true;
+    return nullptr;
+  }
+  BeginParseBudget(budget, &escape);
+  TSTree* tree = ts_parser_parse_string(parser, nullptr, source.data(), static_cast<std::uint32_t>(source.size()));
+  EndParseBudget();
+  return tree;
+}
+
 // One parser per thread and grammar: creating parsers is cheap, but not free on many small files.
 Result<TSParser*> ThreadParser(Grammar grammar) {
-  thread_local std::unique_ptr<TSParser, ParserDeleter> parsers[3];
-  auto& parser = parsers[static_cast<int>(grammar)];
+  auto& parser = ThreadParserSlot(grammar);
   if (!parser) {
     parser.reset(ts_parser_new());
     if (!ts_parser_set_language(parser.get(), LanguageOf(grammar))) {
@@ -119,6 +145,14 @@ Result<TSParser*> ThreadParser(Grammar grammar) {
     }
   }
   return parser.get();
+}
+
+// A parse takes about 40 bytes of tree per source byte (bash up to 800 on a long pipeline); the
+// budget is far above that and stops error recovery that grows without bound.
+std::size_t ParseMemoryBudgetFor(std::size_t source_bytes) {
+  constexpr std::size_t kFloor = std::size_t{128} << 20;
+  constexpr std::size_t kCeiling = std::size_t{768} << 20;
+  return std::min(kCeiling, kFloor + 128 * source_bytes);
 }
 
 std::string Named(std::string_view file) { return file.empty() ? std::string() : std::string(file) + ": "; }
@@ -136,15 +170,21 @@ Result<TreePtr> ParseRanges(Grammar grammar, const std::string& source, const st
   ts_parser_set_timeout_micros(parser, timeout);
   ts_parser_set_included_ranges(parser, ranges.empty() ? nullptr : ranges.data(),
                                 static_cast<std::uint32_t>(ranges.size()));
-  TSTree* tree = ts_parser_parse_string(parser, nullptr, source.data(), static_cast<std::uint32_t>(source.size()));
-  ts_parser_set_included_ranges(parser, nullptr, 0);
-  if (tree == nullptr) {
-    // The only way a parse without a cancellation flag returns nothing: it ran past the timeout.
-    ts_parser_reset(parser);
-    return Error::Input(Named(options.file) + "parsing took longer than " + DescribeMicros(timeout) +
-                        " (a limit of opmfu), so the file was not read");
+  bool out_of_memory = false;
+  TSTree* tree = ParseWithinBudget(parser, source, ParseMemoryBudgetFor(source.size()), &out_of_memory);
+  if (out_of_memory) {
+    AbandonThreadParser(grammar);
+    return Error::Input(Named(options.file) + "parsing needed more than " +
+                        std::to_string(ParseMemoryBudgetFor(source.size()) >> 20) +
+                        " MiB of memory (a limit of opmfu: tree-sitter's error recovery grows without bound on "
+                        "some unterminated input), so the file was not read");
   }
-  return TreePtr(tree);
+  ts_parser_set_included_ranges(parser, nullptr, 0);
+  if (tree != nullptr) return TreePtr(tree);
+  // The only other way a parse returns nothing: it ran past the timeout.
+  ts_parser_reset(parser);
+  return Error::Input(Named(options.file) + "parsing took longer than " + DescribeMicros(timeout) +
+                      " (a limit of opmfu), so the file was not read");
 }
 
 TSPoint EndPoint(const std::string& source) {
@@ -237,9 +277,57 @@ void ForEachLine(std::string_view text, Visit&& visit) {
 
 }  // namespace
 
+namespace {
+
+// Bash: the brackets still open at the end of the file, and the line where the open ones last
+// passed `stop_above`. Deep but closed nesting parses (the evaluator stops at its own depth); an
+// unclosed run of `$(`, `${a:-`, `` `( `` or `a=(` is what tree-sitter's error recovery cannot
+// bear. `(`, `{`, `[` count outside quotes, `$(` and `${` inside double quotes too; a backslash
+// escapes the next character, single quotes are literal, a `#` that starts a word starts a comment.
+BracketDepth UnclosedBashBrackets(std::string_view source, std::size_t stop_above) {
+  std::size_t depth = 0;
+  std::size_t line = 1;
+  std::size_t passed_at = 1;
+  bool in_double_quotes = false;
+  const auto open = [&] {
+    if (++depth == stop_above + 1) passed_at = line;
+  };
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const char c = source[i];
+    if (c == '\n') {
+      ++line;
+    } else if (c == '\\') {
+      if (i + 1 < source.size() && source[++i] == '\n') ++line;
+    } else if (c == '"') {
+      in_double_quotes = !in_double_quotes;
+    } else if (c == '$' && i + 1 < source.size() && (source[i + 1] == '(' || source[i + 1] == '{')) {
+      ++i;
+      open();
+    } else if (in_double_quotes) {
+      if ((c == ')' || c == '}') && depth > 0) --depth;
+    } else if (c == '\'') {
+      const std::size_t end = source.find('\'', i + 1);
+      const std::size_t stop = end == std::string_view::npos ? source.size() : end;
+      line += static_cast<std::size_t>(std::count(source.begin() + static_cast<std::ptrdiff_t>(i),
+                                                  source.begin() + static_cast<std::ptrdiff_t>(stop), '\n'));
+      i = stop;
+    } else if (c == '#' && (i == 0 || std::string_view(" \t\n;&|()").find(source[i - 1]) != std::string_view::npos)) {
+      const std::size_t end = source.find('\n', i);
+      i = (end == std::string_view::npos ? source.size() : end) - 1;
+    } else if (c == '(' || c == '[' || c == '{') {
+      open();
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {depth, passed_at};
+}
+
+}  // namespace
+
 BracketDepth DeepestBrackets(std::string_view source, Grammar grammar, std::size_t stop_above) {
   BracketDepth deepest;
-  if (grammar == Grammar::kBash) return deepest;
+  if (grammar == Grammar::kBash) return UnclosedBashBrackets(source, stop_above);
   const bool python = grammar == Grammar::kPython;
   std::size_t depth = 0;
   std::size_t line = 1;
@@ -322,15 +410,19 @@ std::optional<std::string> WithoutLongCommentRuns(std::string_view source, Gramm
 
 Result<SyntaxTree> ParseSource(Grammar grammar, std::string source, const ParseOptions& options) {
   if (source.size() > UINT32_MAX / 2) return Error::Input(Named(options.file) + "source too large to parse");
-  if (grammar != Grammar::kBash) {
-    const std::size_t limit = grammar == Grammar::kPython ? kMaxPythonBracketDepth : kMaxJsonBracketDepth;
+  {
+    const std::size_t limit = grammar == Grammar::kPython ? kMaxPythonBracketDepth
+                              : grammar == Grammar::kBash ? kMaxBashBracketDepth
+                                                          : kMaxJsonBracketDepth;
     if (const BracketDepth deepest = DeepestBrackets(source, grammar, limit); deepest.depth > limit) {
       const std::string where = options.file.empty()
                                     ? "line " + std::to_string(deepest.line) + ": "
                                     : std::string(options.file) + ":" + std::to_string(deepest.line) + ": ";
-      return Error::Input(where + "brackets nested deeper than " + std::to_string(limit) + " levels (a limit of opmfu" +
-                          (grammar == Grammar::kPython ? "; CPython refuses more than 200" : "") +
-                          "), so the file was not read");
+      return Error::Input(
+          where + (grammar == Grammar::kBash ? "brackets left open deeper than " : "brackets nested deeper than ") +
+          std::to_string(limit) + " levels" + (grammar == Grammar::kBash ? " at the end of the file" : "") +
+          " (a limit of opmfu" + (grammar == Grammar::kPython ? "; CPython refuses more than 200" : "") +
+          "), so the file was not read");
     }
   }
   // What tree-sitter is given: the source, or (rarely) a copy with long comment runs blanked. The

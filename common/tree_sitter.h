@@ -92,13 +92,17 @@ inline constexpr std::size_t kMaxPythonBracketDepth = 200;
 /// Arrays and objects a JSON file parsed by tree-sitter may nest (as common/json_input's
 /// kMaxJsonDepth; `json.load` itself stops near 1,000). 40,000 unclosed `[1,` aborted tree-sitter.
 inline constexpr std::size_t kMaxJsonBracketDepth = 256;
+/// Brackets (`(`, `{`, `[`, `$(`, `${`) a launcher may leave open at its end: as deep as the shell
+/// evaluator follows (linter/shell/budget.h). 40,000 unclosed `$(`, `${a:-`, `` `( `` or `a=(`
+/// aborted tree-sitter or took its whole parse timeout; deep nesting that is closed parses.
+inline constexpr std::size_t kMaxBashBracketDepth = 200;
 /// Wall time one tree-sitter parse may take (ts_parser_set_timeout_micros): the backstop for error
 /// recovery no pre-scan foresees. A clean 4 MiB file parses in well under a second alone; a 10 MB
 /// one took 9.9 s on the loaded 2-core VM.
 inline constexpr std::uint64_t kParseTimeoutMicros = 15'000'000;
 
 /// The deepest bracket nesting of `source` as its grammar lexes it (strings and comments skipped;
-/// bash is not scanned: 0), stopping once past `stop_above`; with the line it was reached on.
+/// for bash, the nesting left open at the end), stopping once past `stop_above`; with the line it was reached on.
 struct BracketDepth {
   std::size_t depth = 0;
   std::size_t line = 1;

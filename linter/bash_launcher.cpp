@@ -23,7 +23,7 @@ bool IsShellScript(const std::string& path, std::string_view source) {
 }
 
 Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source, const FileReader& files) {
-  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, shell::ParseLauncher(std::move(source)));
+  OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, shell::ParseLauncher(std::move(source), path));
   LauncherFacts facts;
   facts.path = path;
   facts.tree = std::make_shared<const SyntaxTree>(std::move(tree));

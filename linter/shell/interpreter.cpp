@@ -68,8 +68,9 @@ void Interpreter::Follow(const ShellWord& raw_target, Environment& env, const Fr
     visiting_.erase(canonical);
     return;
   }
-  auto tree = ParseLauncher(std::move(*source));
   const std::string script = path.string();
+  auto tree = ParseLauncher(std::move(*source), script);
+  if (!tree.ok()) facts.problems.push_back(tree.take_error());  // past a parse bound: said, not followed
   Frame in_file = frame;
   in_file.depth = frame.depth + 1;
   if (new_script) in_file.dollar_zero = &script;

@@ -110,7 +110,7 @@ bool SimpleCommands(TSNode node, std::vector<TSNode>& commands) {
   return !commands.empty() && commands.size() <= 8;
 }
 
-Result<SyntaxTree> ParseLauncher(std::string source) {
+Result<SyntaxTree> ParseLauncher(std::string source, std::string_view file) {
   std::size_t end = source.size();
   if (end > 0 && source[end - 1] == '\n') --end;
   if (end > 0 && source[end - 1] == '\\') {
@@ -118,7 +118,9 @@ Result<SyntaxTree> ParseLauncher(std::string source) {
     for (std::size_t i = end; i > 0 && source[i - 1] == '\\'; --i) ++backslashes;
     if (backslashes % 2 == 1) source += end == source.size() ? "\n\n" : "\n";
   }
-  return ParseSource(Grammar::kBash, std::move(source));
+  ParseOptions options;
+  options.file = file;
+  return ParseSource(Grammar::kBash, std::move(source), options);
 }
 
 }  // namespace opmfu::linter::shell

@@ -85,6 +85,6 @@ bool SimpleCommands(TSNode node, std::vector<TSNode>& commands);
 /// "line" is empty); tree-sitter-bash calls it an error and drops the command's last word. A
 /// newline added after the backslash is the same program to bash and parses cleanly; offsets
 /// before it are unchanged.
-Result<SyntaxTree> ParseLauncher(std::string source);
+Result<SyntaxTree> ParseLauncher(std::string source, std::string_view file = {});
 
 }  // namespace opmfu::linter::shell

@@ -1010,6 +1010,25 @@ std::vector<BadInput> Cases() {
       "LintLauncherFortyThousandUnclosedCases",
       [](const TempDir& d) { return Lint(d.Write("d.sh", "python train.py\n" + Repeat("case x in ", 40000) + "\n")); },
       1, Stream::kOut, {"d.sh", "OPM205"});
+  // Issue 47: 40,000 unclosed constructs in a launcher. `$(`, `${a:-`, `` `( ``, `a=(` aborted
+  // tree-sitter (or took its whole 15 s); now refused by the pre-scan of what is left open.
+  for (const auto& [name, unit] : std::vector<std::pair<std::string, std::string>>{
+           {"CommandSubstitutions", "$("}, {"Expansions", "${a:-"}, {"BackquotedSubshells", "`("}, {"Arrays", "a=("}}) {
+    hostile(
+        "LintLauncherFortyThousandUnclosed" + name,
+        [unit](const TempDir& d) { return Lint(d.Write("d.sh", "torchrun train.py\n" + Repeat(unit, 40000) + "\n")); },
+        2, Stream::kErr, {"d.sh:2: brackets left open deeper than 200 levels at the end of the file"});
+  }
+  // A pipeline of 40,000 `a | ` left open at the end: error recovery took 6 GB and minutes in one
+  // step of the parser (no timeout check there); now the parse memory budget stops it.
+  hostile("LintLauncherFortyThousandStagePipelineLeftOpen",
+          [](const TempDir& d) { return Lint(d.Write("d.sh", "torchrun train.py\n" + Repeat("a | ", 40000) + "\n")); },
+          2, Stream::kErr, {"d.sh: parsing needed more than", "MiB of memory (a limit of opmfu"});
+  // 40,000 `f()` without bodies: the parse timeout (15 s) is the bound.
+  hostile(
+      "LintLauncherFortyThousandFunctionsWithoutBodies",
+      [](const TempDir& d) { return Lint(d.Write("d.sh", "torchrun train.py\n" + Repeat("f()", 40000) + "\n")); }, 2,
+      Stream::kErr, {"d.sh: parsing took longer than 15 s"}, 20);
   // 3. A FIFO anywhere a file is read: refused at once, said what it is.
   hostile("LintFifo", [](const TempDir& d) { return Lint(Fifo(d, "p.py")); }, 2, Stream::kErr,
           {"p.py", "is a FIFO (named pipe), not a regular file"});
