@@ -51,6 +51,52 @@ void FirstPerKernelSpan(const std::vector<KernelLink>& links, std::vector<Candid
   std::sort(kept.begin(), kept.end());  // back to candidate order (pointers into one vector)
 }
 
+// Step 2's join: each compute link with every shape of its kernel key (name, start, end), in link
+// order. The rows all slices made are counted as they go, so that keys shared by many links and
+// shapes (a damaged DB) stop at the rank's join limit instead of filling memory.
+Result<std::vector<Candidate>> PairLinksWithShapes(const RankData& data, unsigned threads) {
+  const std::vector<KernelLink>& links = data.kernel_links;
+  auto shapes_by_key = ChainsByNamedSpan(data.shapes.size(), [&](std::uint32_t i) {
+    const KernelShape& shape = data.shapes[i];
+    return NamedSpan{shape.kernel_name, *shape.kernel_ts, *shape.kernel_end};
+  });
+  const auto has_times = [&](std::size_t i) { return data.shapes[i].kernel_ts && data.shapes[i].kernel_end; };
+  for (std::size_t i = 0; i < data.shapes.size(); ++i) {
+    if (const std::size_t ahead = i + kPrefetchDistance; ahead < data.shapes.size() && has_times(ahead)) {
+      shapes_by_key.PrefetchIndex(static_cast<std::uint32_t>(ahead));
+    }
+    if (!has_times(i)) continue;  // a NULL time never equals a coerced one
+    shapes_by_key.Append(static_cast<std::uint32_t>(i));
+  }
+  // The lookups only read the table: the links are probed in slices, one per thread.
+  std::atomic<std::uint64_t> made = 0;
+  const std::uint64_t limit = data.join_row_limit;
+  std::vector<Candidate> candidates = ConcatenateSlices<Candidate>(
+      data.compute_link_count, threads, [&](std::size_t begin, std::size_t end, std::vector<Candidate>& out) {
+        std::size_t counted = 0;
+        for (std::size_t i = begin; i < end; ++i) {
+          if (const std::size_t ahead = i + kPrefetchDistance; ahead < end) {
+            shapes_by_key.Prefetch({links[ahead].kernel_name, links[ahead].kernel_ts, links[ahead].kernel_end});
+          }
+          const KernelLink& link = links[i];
+          for (std::uint32_t s = shapes_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
+               s != shapes_by_key.kEnd; s = shapes_by_key.Next(s)) {
+            out.push_back({static_cast<std::uint32_t>(i), s});
+            if (out.size() - counted < 4096) continue;
+            if (made.fetch_add(out.size() - counted) + (out.size() - counted) > limit) return;
+            counted = out.size();
+          }
+        }
+        made.fetch_add(out.size() - counted);
+      });
+  if (made.load() > limit) {
+    return Error::Input("the kernels' links and shapes would give more than " + std::to_string(limit) +
+                        " op-kernel pairs (the join limit for this rank): many rows share one kernel name and "
+                        "time, so the DB is damaged");
+  }
+  return candidates;
+}
+
 }  // namespace
 
 std::optional<FlopsMessage> ParseFlopsMessage(std::optional<std::string_view> message) {
@@ -161,49 +207,7 @@ Result<MfuCalculation> CalculateMfu(RankData& data, const ChipInfo& chip, std::v
 
   // Step 2: D = compute links x shapes on the kernel key, stable-sorted by (op_ts, kernel_ts, kernel_end).
   const std::vector<KernelLink>& links = data.kernel_links;
-  std::vector<Candidate> candidates;
-  {  // the chains are freed before the results grow
-    auto shapes_by_key = ChainsByNamedSpan(data.shapes.size(), [&](std::uint32_t i) {
-      const KernelShape& shape = data.shapes[i];
-      return NamedSpan{shape.kernel_name, *shape.kernel_ts, *shape.kernel_end};
-    });
-    const auto has_times = [&](std::size_t i) { return data.shapes[i].kernel_ts && data.shapes[i].kernel_end; };
-    for (std::size_t i = 0; i < data.shapes.size(); ++i) {
-      if (const std::size_t ahead = i + kPrefetchDistance; ahead < data.shapes.size() && has_times(ahead)) {
-        shapes_by_key.PrefetchIndex(static_cast<std::uint32_t>(ahead));
-      }
-      if (!has_times(i)) continue;  // a NULL time never equals a coerced one
-      shapes_by_key.Append(static_cast<std::uint32_t>(i));
-    }
-    // The lookups only read the table: the links are probed in slices, one per thread. The rows
-    // all slices made are counted as they go, so that keys shared by many links and shapes (a
-    // damaged DB) stop at the rank's join limit instead of filling memory.
-    std::atomic<std::uint64_t> made = 0;
-    const std::uint64_t limit = data.join_row_limit;
-    candidates = ConcatenateSlices<Candidate>(
-        data.compute_link_count, threads, [&](std::size_t begin, std::size_t end, std::vector<Candidate>& out) {
-          std::size_t counted = 0;
-          for (std::size_t i = begin; i < end; ++i) {
-            if (const std::size_t ahead = i + kPrefetchDistance; ahead < end) {
-              shapes_by_key.Prefetch({links[ahead].kernel_name, links[ahead].kernel_ts, links[ahead].kernel_end});
-            }
-            const KernelLink& link = links[i];
-            for (std::uint32_t s = shapes_by_key.First({link.kernel_name, link.kernel_ts, link.kernel_end});
-                 s != shapes_by_key.kEnd; s = shapes_by_key.Next(s)) {
-              out.push_back({static_cast<std::uint32_t>(i), s});
-              if (out.size() - counted < 4096) continue;
-              if (made.fetch_add(out.size() - counted) + (out.size() - counted) > limit) return;
-              counted = out.size();
-            }
-          }
-          made.fetch_add(out.size() - counted);
-        });
-    if (made.load() > limit) {
-      return Error::Input("the kernels' links and shapes would give more than " + std::to_string(limit) +
-                          " op-kernel pairs (the join limit for this rank): many rows share one kernel name and "
-                          "time, so the DB is damaged");
-    }
-  }
+  OPMFU_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, PairLinksWithShapes(data, threads));
   // The links are in (op_ts, kernel_ts) order already, so this sort usually finds nothing to do.
   const auto candidate_less = [&](const Candidate& a, const Candidate& b) {
     const KernelLink& x = links[a.link];
