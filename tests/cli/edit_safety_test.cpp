@@ -20,6 +20,17 @@ using testing::ReadFile;
 using testing::RunOpmfu;
 using testing::TempDir;
 
+// The rest of a profiler call that records everything MFU needs but the settings before it.
+constexpr const char* kProfilerCallRest =
+    "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(\"./prof\"),\n"
+    "    experimental_config=torch_npu.profiler._ExperimentalConfig(\n"
+    "        profiler_level=torch_npu.profiler.ProfilerLevel.Level1,\n"
+    "        export_type=[torch_npu.profiler.ExportType.Db],\n"
+    "        mstx=True,\n"
+    "        msprof_tx=True,\n"
+    "    ),\n"
+    ")\n";
+
 constexpr const char* kImport = "from torch_npu.profiler._flops_registry import register_npu_flop\n\n\n";
 
 TEST(EditSafety, RegistryCheckFixNeverAddsASecondParameterOfOneName) {
@@ -63,24 +74,17 @@ TEST(EditSafety, RegistryAddInsertsAfterTheTopLevelStatementHoldingTheLastRegist
 
 TEST(EditSafety, LintFixOfAConstantOtherCodeReadsIsNotSafe) {
   TempDir dir;
-  const std::string source =
-      "import torch_npu\n"
-      "\n"
-      "DEBUG = False\n"
-      "\n"
-      "prof = torch_npu.profiler.profile(\n"
-      "    with_flops=DEBUG,\n"
-      "    record_shapes=True,\n"
-      "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(\"./prof\"),\n"
-      "    experimental_config=torch_npu.profiler._ExperimentalConfig(\n"
-      "        profiler_level=torch_npu.profiler.ProfilerLevel.Level1,\n"
-      "        export_type=[torch_npu.profiler.ExportType.Db],\n"
-      "        mstx=True,\n"
-      "        msprof_tx=True,\n"
-      "    ),\n"
-      ")\n"
-      "if DEBUG:\n"
-      "    print(\"debug output\")\n";
+  const std::string source = std::string(
+                                 "import torch_npu\n"
+                                 "\n"
+                                 "DEBUG = False\n"
+                                 "\n"
+                                 "prof = torch_npu.profiler.profile(\n"
+                                 "    with_flops=DEBUG,\n"
+                                 "    record_shapes=True,\n") +
+                             kProfilerCallRest +
+                             "if DEBUG:\n"
+                             "    print(\"debug output\")\n";
   const fs::path script = dir.Write("train.py", source);
   const auto fixed = RunOpmfu({"lint", "--no-config", "--fix", script.string()});
   EXPECT_EQ(ReadFile(script), source) << fixed.out << fixed.err;
@@ -133,19 +137,12 @@ TEST(EditSafety, TwoConcurrentLintFixesOfOneScriptNeverLoseAReportedEdit) {
   TempDir dir;
   // Two runs fix different settings of one script: each either writes its fix on top of the
   // text it read or refuses; a run that says "Fixed" must find its edit in the file at the end.
-  const std::string source =
-      "import torch_npu\n"
-      "\n"
-      "prof = torch_npu.profiler.profile(\n"
-      "    with_flops=False,\n"
-      "    on_trace_ready=torch_npu.profiler.tensorboard_trace_handler(\"./prof\"),\n"
-      "    experimental_config=torch_npu.profiler._ExperimentalConfig(\n"
-      "        profiler_level=torch_npu.profiler.ProfilerLevel.Level1,\n"
-      "        export_type=[torch_npu.profiler.ExportType.Db],\n"
-      "        mstx=True,\n"
-      "        msprof_tx=True,\n"
-      "    ),\n"
-      ")\n";
+  const std::string source = std::string(
+                                 "import torch_npu\n"
+                                 "\n"
+                                 "prof = torch_npu.profiler.profile(\n"
+                                 "    with_flops=False,\n") +
+                             kProfilerCallRest;
   const fs::path script = dir.Write("train.py", source);
   const std::vector<std::pair<std::string, std::string>> fixes = {{"OPM101", "with_flops=True"},
                                                                   {"OPM107", "record_shapes=True"}};
