@@ -1012,10 +1012,11 @@ std::vector<BadInput> Cases() {
       1, Stream::kOut, {"d.sh", "OPM205"});
   // Issue 47: 40,000 unclosed constructs in a launcher. `$(`, `${a:-`, `` `( ``, `a=(` aborted
   // tree-sitter (or took its whole 15 s); now refused by the pre-scan of what is left open.
-  for (const auto& [name, unit] : std::vector<std::pair<std::string, std::string>>{
+  for (const std::pair<std::string, std::string>& named_unit : std::vector<std::pair<std::string, std::string>>{
            {"CommandSubstitutions", "$("}, {"Expansions", "${a:-"}, {"BackquotedSubshells", "`("}, {"Arrays", "a=("}}) {
+    const std::string unit = named_unit.second;  // a lambda of clang 14 cannot capture a structured binding
     hostile(
-        "LintLauncherFortyThousandUnclosed" + name,
+        "LintLauncherFortyThousandUnclosed" + named_unit.first,
         [unit](const TempDir& d) { return Lint(d.Write("d.sh", "torchrun train.py\n" + Repeat(unit, 40000) + "\n")); },
         2, Stream::kErr, {"d.sh:2: brackets left open deeper than 200 levels at the end of the file"});
   }
