@@ -554,18 +554,21 @@ JoinIndexes BuildJoinIndexes(const Tables& tables, unsigned jobs) {
 std::optional<std::string_view> JoinPastLimit(const Tables& tables, const JoinIndexes& indexes, std::uint64_t limit) {
   std::uint64_t pairs = 0;
   std::uint64_t steps = 0;  // connections visited and links made: the link join's work
+  // BuildLinks' add_links for one flow id, counted: false once the work passes the limit.
+  const auto count_links = [&](std::int64_t flow) {
+    for (std::uint32_t c : indexes.connections_by_flow->Find(flow)) {
+      steps += 1 + indexes.apis_by_connection->Find(tables.connections[c].id).size();
+      if (steps > limit) return false;
+    }
+    return true;
+  };
   const auto walk = [&](const auto& kernels) {
     for (const auto& kernel : kernels) {
       const std::span<const std::uint32_t> tasks = indexes.tasks_by_id->Find(kernel.global_task_id);
       pairs += tasks.size();
       if (pairs > limit) return false;
       for (std::uint32_t t : tasks) {
-        const TaskRow& task = tables.tasks[t];
-        if (!task.has_connection) continue;
-        for (std::uint32_t c : indexes.connections_by_flow->Find(task.connection)) {
-          steps += 1 + indexes.apis_by_connection->Find(tables.connections[c].id).size();
-          if (steps > limit) return false;
-        }
+        if (tables.tasks[t].has_connection && !count_links(tables.tasks[t].connection)) return false;
       }
     }
     return true;
@@ -574,10 +577,7 @@ std::optional<std::string_view> JoinPastLimit(const Tables& tables, const JoinIn
   pairs = 0;
   if (!walk(tables.schedules)) return "op-to-kernel join";
   for (const CommunicationRow& m : tables.communications) {
-    for (std::uint32_t c : indexes.connections_by_flow->Find(m.connection)) {
-      steps += 1 + indexes.apis_by_connection->Find(tables.connections[c].id).size();
-      if (steps > limit) return "op-to-kernel join";
-    }
+    if (!count_links(m.connection)) return "op-to-kernel join";
   }
   return std::nullopt;
 }
