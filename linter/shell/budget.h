@@ -20,6 +20,12 @@ constexpr int kMaxNesting = 200;
 /// How long one variable's value may grow (`a=$a$a` forty times would be a terabyte).
 constexpr std::size_t kMaxValueBytes = std::size_t{1} << 20;
 constexpr std::size_t kMaxArrayElements = 4096;
+/// Files read by `source`, `.` and `bash x.sh` in one launcher's reading, every time counted: 21
+/// launchers each sourcing the next three times would read 3^16 files within the nesting limit.
+constexpr std::size_t kMaxFollowedFiles = 1000;
+/// Syntax nodes evaluated in one launcher's reading, its sources, function calls and evals included:
+/// what bounds the time when no single limit above is reached (a real launcher takes thousands).
+constexpr std::size_t kMaxEvaluationSteps = 1'000'000;
 
 /// Which limits one launcher's reading hit, each with the file where it first was.
 class Budget {
@@ -32,12 +38,25 @@ class Budget {
   /// An array past kMaxValueBytes in all, or kMaxArrayElements, keeps its first elements, the last
   /// of them unknown.
   void CapWords(Words& words, const std::string& file);
+  /// A `source` or script met kMaxSourceNesting files deep, not followed.
+  void NoteSourceNesting(const std::string& file) {
+    if (!source_nesting_hit_) source_nesting_hit_ = file;
+  }
+  /// False once kMaxFollowedFiles files were followed: `file` does not follow another.
+  bool Follow(const std::string& file);
+  /// False once kMaxEvaluationSteps nodes were evaluated: the reading unwinds from there.
+  bool Step(const std::string& file);
   /// One line per limit hit.
   void Report(std::vector<std::string>& limits) const;
 
  private:
   std::optional<std::string> nesting_hit_;
   std::optional<std::string> value_hit_;
+  std::optional<std::string> source_nesting_hit_;
+  std::size_t followed_ = 0;
+  std::optional<std::string> follow_hit_;
+  std::size_t steps_ = 0;
+  std::optional<std::string> steps_hit_;
 };
 
 }  // namespace opmfu::linter::shell

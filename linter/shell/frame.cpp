@@ -29,6 +29,7 @@ ShellWord Frame::SpelledLiteral(std::string word, TSNode node, std::uint32_t quo
 }
 
 std::optional<Frame> Frame::Nested() const {
+  if (!budget->Step(file())) return std::nullopt;
   if (nesting + 1 > kMaxNesting) {
     budget->NoteNesting(file());
     return std::nullopt;

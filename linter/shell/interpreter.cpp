@@ -34,7 +34,6 @@ std::string Interpreter::Identity(const std::string& path) const {
 void Interpreter::RunFile(const std::string& path, std::shared_ptr<const SyntaxTree> tree, Environment& env,
                           const Frame& frame) {
   const ShellText text{tree.get(), path, std::make_shared<const TextSource>(path, tree->shared_source()), nullptr};
-  trees_.push_back(tree);
   Frame in_file = frame;
   in_file.text = &text;
   for (TSNode root : tree->roots()) Run(root, in_file, env);
@@ -42,7 +41,14 @@ void Interpreter::RunFile(const std::string& path, std::shared_ptr<const SyntaxT
 
 void Interpreter::Follow(const ShellWord& raw_target, Environment& env, const Frame& frame, bool new_script) {
   const ShellWord target = Clean(raw_target);
-  if (!target.known || frame.depth >= kMaxSourceNesting) return;
+  if (!target.known) return;
+  if (frame.depth >= kMaxSourceNesting) {
+    // Said: a chain that deep is never a real launcher's, and its launch would go unchecked. (A
+    // function calling itself stops at the same depth unsaid: the evaluator takes every branch,
+    // so any recursion reaches it.)
+    frame.budget->NoteSourceNesting(frame.file());
+    return;
+  }
   fs::path path = target.text;
   if (path.is_relative()) {
     // As bash does: relative to the current directory (where lint runs, the project root, as
@@ -57,25 +63,40 @@ void Interpreter::Follow(const ShellWord& raw_target, Environment& env, const Fr
     }
   }
   const std::string canonical = Identity(path.string());
-  if (!visiting_.insert(canonical).second) return;  // a `source` loop
-  auto source = files.ReadFile(path.string());
+  if (visiting_.contains(canonical)) return;  // a `source` loop
+  if (!frame.budget->Follow(frame.file())) return;
+  const std::shared_ptr<const SyntaxTree> tree = Parsed(path.string(), canonical, target, frame);
+  if (!tree) return;
+  visiting_.insert(canonical);
+  const std::string script = path.string();
+  Frame in_file = frame;
+  in_file.depth = frame.depth + 1;
+  if (new_script) in_file.dollar_zero = &script;
+  RunFile(script, tree, env, in_file);
+  visiting_.erase(canonical);
+}
+
+std::shared_ptr<const SyntaxTree> Interpreter::Parsed(const std::string& path, const std::string& canonical,
+                                                      const ShellWord& target, const Frame& frame) {
+  // A file sourced many times is read and parsed once, and a problem with it said once.
+  if (const auto known = parsed_.find(canonical); known != parsed_.end()) return known->second;
+  std::shared_ptr<const SyntaxTree>& tree = parsed_[canonical];
+  auto source = files.ReadFile(path);
   if (!source.ok()) {
-    const std::string why = fs::path(target.text).is_relative() && files.Stat(path.string()) == FileKind::kMissing
+    const std::string why = fs::path(target.text).is_relative() && files.Stat(path) == FileKind::kMissing
                                 ? "neither in the current directory nor next to " + frame.file()
                                 : source.error().message;
     facts.problems.push_back(Error::Input(frame.file() + ":" + std::to_string(target.where.range().start.line) +
                                           ": cannot follow `" + target.text + "`: " + why));
-    visiting_.erase(canonical);
-    return;
+    return tree;
   }
-  const std::string script = path.string();
-  auto tree = ParseLauncher(std::move(*source), script);
-  if (!tree.ok()) facts.problems.push_back(tree.take_error());  // past a parse bound: said, not followed
-  Frame in_file = frame;
-  in_file.depth = frame.depth + 1;
-  if (new_script) in_file.dollar_zero = &script;
-  if (tree.ok()) RunFile(script, std::make_shared<const SyntaxTree>(std::move(*tree)), env, in_file);
-  visiting_.erase(canonical);
+  auto parsed = ParseLauncher(std::move(*source), path);
+  if (!parsed.ok()) {
+    facts.problems.push_back(parsed.take_error());  // past a parse bound: said, not followed
+    return tree;
+  }
+  tree = std::make_shared<const SyntaxTree>(std::move(*parsed));
+  return tree;
 }
 
 // `eval "$cmd"`: the words joined by spaces are parsed and run as the launcher would; a string

@@ -45,6 +45,10 @@ class Interpreter final : public Shell {
   std::string Identity(const std::string& path) const;
   /// Runs a file's tree in `env`; `frame` gives the depth and $0, the file its text.
   void RunFile(const std::string& path, std::shared_ptr<const SyntaxTree> tree, Environment& env, const Frame& frame);
+  /// The tree of a followed file, read and parsed the first time it is followed; null (and the
+  /// problem noted once) when it cannot be read or parsed.
+  std::shared_ptr<const SyntaxTree> Parsed(const std::string& path, const std::string& canonical,
+                                           const ShellWord& target, const Frame& frame);
 
   void Run(TSNode node, const Frame& outer, Environment& env);
   void RunDeclaration(TSNode node, const Frame& frame, Environment& env);
@@ -62,7 +66,8 @@ class Interpreter final : public Shell {
   void NoteExport(const std::string& name, const Environment& env);
 
   Budget budget_;
-  std::vector<std::shared_ptr<const SyntaxTree>> trees_;  // every text read: functions point into them
+  std::vector<std::shared_ptr<const SyntaxTree>> trees_;  // eval strings: functions point into them
+  std::map<std::string, std::shared_ptr<const SyntaxTree>, std::less<>> parsed_;  // followed files, by identity
   std::map<std::string, Function, std::less<>> functions_;
   std::set<std::string> visiting_;  // the files being read, for `source` loops
 };

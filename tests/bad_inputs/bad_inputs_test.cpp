@@ -1118,6 +1118,29 @@ std::vector<BadInput> Cases() {
             return Lint(d.Write("profiler_config.json", config_text + "}\n"));
           },
           1, Stream::kOut, {"profiler_config.json:1:", "OPM301"});
+  // Issue 47: 21 tiny launchers, each sourcing the next three times: 3^16 file reads within the
+  // nesting limit took 5.8 GB, then SIGABRT. A followed file is parsed once, and one launcher's
+  // reading follows at most 1,000 files.
+  hostile("LintLauncherChainOfTwentyOneEachSourcingTheNextThreeTimes",
+          [](const TempDir& d) {
+            for (int i = 0; i < 20; ++i) {
+              const std::string next = "source ./l" + std::to_string(i + 1) + ".sh\n";
+              d.Write("l" + std::to_string(i) + ".sh", next + next + next);
+            }
+            d.Write("l20.sh", "torchrun --nproc_per_node 8 train.py\n");
+            return Lint(d.path() / "l0.sh");
+          },
+          0, Stream::kErr,
+          {"l", ".sh: more than 1000 files sourced or run in one launcher's reading",
+           "@l16.sh: files sourced or run 16 deep (a limit of opmfu)"});
+  // A function that calls itself twice, 16 deep (the nesting limit): 2^16 calls of a long body.
+  // The evaluation budget bounds the work whatever the shape.
+  hostile(
+      "LintLauncherFunctionCallingItselfTwice",
+      [](const TempDir& d) {
+        return Lint(d.Write("run.sh", "f() {\n" + Repeat("  a=$b; b=$a\n", 400) + "  f; f\n}\nf\npython train.py\n"));
+      },
+      0, Stream::kErr, {"run.sh: the launcher's reading took more than 1000000 steps"});
   // 8. The bash evaluator's values are capped.
   hostile("LintLauncherDoublingValue",
           [](const TempDir& d) {
