@@ -252,6 +252,16 @@ std::string CsvField(std::string_view text) {
   return out + "\"";
 }
 
+std::string PythonStringLiteral(std::string_view text) {
+  std::string quoted;
+  quoted.reserve(text.size());
+  for (char c : text) {
+    if (c == '\'' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return "'" + EscapeControlCharacters(quoted) + "'";
+}
+
 std::string QuoteForMessage(std::string_view value, std::size_t max_length) {
   // Shortened by code points, never inside a UTF-8 sequence, then escaped as every printed input is.
   std::size_t cut = 0;

@@ -82,6 +82,12 @@ std::string Join(std::span<const std::string> parts, std::string_view separator)
 /// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or newline.
 std::string CsvField(std::string_view text);
 
+/// `text` as a Python string literal in single quotes, as Python's repr() writes one: `'` and `\`
+/// escaped, then control characters as EscapeControlCharacters writes them (`\n`, `\x1b`, `\u009b`),
+/// which are Python escapes too. So the literal is one printable line, and Python reads it back as
+/// `text` whenever `text` is UTF-8.
+std::string PythonStringLiteral(std::string_view text);
+
 /// Quotes a value for a one-line message: 'value', shortened to `max_length` code points, then
 /// escaped by EscapeControlCharacters.
 std::string QuoteForMessage(std::string_view value, std::size_t max_length = 80);

@@ -2,24 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
+
 namespace opmfu::python {
-
-namespace {
-
-std::string PythonRepr(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "'";
-}
-
-}  // namespace
 
 std::string Value::Describe() const {
   switch (kind) {
@@ -35,7 +20,7 @@ std::string Value::Describe() const {
     case ValueKind::kFloat:
       return std::to_string(real);
     case ValueKind::kString:
-      return from_json ? nlohmann::json(text).dump() : PythonRepr(text);
+      return from_json ? nlohmann::json(text).dump() : PythonStringLiteral(text);
     case ValueKind::kDynamicString:
       return "a string formatted at run time";
     case ValueKind::kEnum:

@@ -565,14 +565,7 @@ nlohmann::json ParseFlopsArgumentValue(std::string_view text) {
 std::string PythonRepr(const nlohmann::json& value) {
   if (value.is_null()) return "None";
   if (value.is_boolean()) return value.get<bool>() ? "True" : "False";
-  if (value.is_string()) {
-    std::string text = "'";
-    for (char c : SanitizeUtf8(value.get_ref<const std::string&>())) {
-      if (c == '\'' || c == '\\') text += '\\';
-      text += c;
-    }
-    return text + "'";
-  }
+  if (value.is_string()) return PythonStringLiteral(value.get_ref<const std::string&>());
   if (value.is_array()) {
     std::string text = "[";
     bool first = true;

@@ -54,6 +54,16 @@ TEST(Lines, SplitsAndFinds) {
   EXPECT_EQ(TrimWhitespace("  x y \n"), "x y");
 }
 
+TEST(PythonStringLiteral, IsOnePrintableLinePythonReadsBack) {
+  EXPECT_EQ(PythonStringLiteral("BNSD"), "'BNSD'");
+  EXPECT_EQ(PythonStringLiteral("it's a\\b"), "'it\\'s a\\\\b'");
+  // Every control character as a Python escape: nothing reaches a terminal that it acts on.
+  EXPECT_EQ(PythonStringLiteral("a\nb\tc\rd\x1b[2J\a"), "'a\\nb\\tc\\rd\\x1b[2J\\x07'");
+  EXPECT_EQ(PythonStringLiteral("\xc2\x9b"), "'\\u009b'");           // a C1 control
+  EXPECT_EQ(PythonStringLiteral("\xe5\x90\x8d"), "'\xe5\x90\x8d'");  // printable UTF-8 unchanged
+  EXPECT_EQ(PythonStringLiteral("\xff"), "'\\xff'");                 // a byte that is not UTF-8, visibly
+}
+
 TEST(QuoteForMessage, EscapesControlCharactersAndShortens) {
   EXPECT_EQ(QuoteForMessage("a\nb\x01"), "'a\\nb\\x01'");
   EXPECT_EQ(QuoteForMessage("abcdef", 3), "'abc...'");
