@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "common/input_file.h"
 #include "common/output_file.h"
+#include "common/sqlite.h"
 #include "common/text.h"
 #include "report/torch_analysis.h"
 
@@ -79,6 +81,12 @@ std::optional<std::string> GetEnv(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr) return std::nullopt;
   return std::string(value);
+}
+
+Status CheckEnvironment() {
+  if (auto size = InputSizeLimit(); !size.ok()) return size.take_error();
+  if (auto seconds = InputQueryTimeLimit(0); !seconds.ok()) return seconds.take_error();
+  return Ok();
 }
 
 bool UseColor(std::string_view mode, bool writing_to_file) {

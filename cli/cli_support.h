@@ -79,6 +79,9 @@ Status EmitOutput(std::string_view content, const std::string& output_path);
 Status EmitOutputInPieces(const std::string& output_path, const std::function<void(TextSink&)>& render);
 
 std::optional<std::string> GetEnv(const char* name);
+/// The environment variables every command reads ($OPMFU_MAX_FILE_SIZE, $OPMFU_QUERY_SECONDS),
+/// checked before the command starts: a usage error naming the variable, never a failure midway.
+Status CheckEnvironment();
 
 /// Colour for the `full` format: --color always|never|auto (auto: a terminal, and NO_COLOR unset).
 bool UseColor(std::string_view mode, bool writing_to_file);

@@ -157,6 +157,7 @@ int Run(int original_argc, char** original_argv) {
     std::cerr << app.help();
     return kExitUsage;
   }
+  if (Status environment = CheckEnvironment(); !environment.ok()) return ReportError(environment.error());
   return action();
 }
 

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -14,6 +16,7 @@
 
 #include "common/file_io.h"
 #include "common/output_file.h"
+#include "common/text.h"
 
 namespace opmfu {
 
@@ -23,26 +26,32 @@ namespace {
 // that computes for hours) is stopped instead of hanging the run. Two bounds, whichever comes
 // first: SQLite virtual-machine steps, 100 per byte of the file (at least kInputQueryStepsFloor:
 // every query opmfu runs is about linear in the file), which stops a small file's runaway within
-// a second; and kInputQuerySeconds of wall time per statement, from its first step, which bounds
+// a second; and InputQueryTimeLimit of wall time per statement, from its first step, which bounds
 // a large one (the steps alone let a 20 MB file compute for a minute). Calibrated in
 // docs/reliability.md ("Limits").
 constexpr std::uint64_t kInputQueryStepsPerByte = 100;
 constexpr std::uint64_t kInputQueryStepsFloor = std::uint64_t{1} << 24;
 constexpr int kStepsPerProgressCall = 4096;
-constexpr auto kInputQuerySeconds = std::chrono::seconds(10);
+constexpr auto kInputQuerySecondsFloor = std::chrono::seconds(10);
+constexpr std::uintmax_t kInputQueryBytesPerExtraSecond = std::uintmax_t{100} << 20;
+constexpr std::int64_t kMaxInputQuerySeconds = 1'000'000;
+
+std::string DescribeBounds(const DatabaseQueryBudget& budget) {
+  return std::to_string(kInputQueryStepsPerByte) + " SQLite steps per byte of file and " +
+         std::to_string(budget.per_statement.count()) + " s per query; " + kQuerySecondsVariable + " sets the time";
+}
 
 // SQLite's message plus the system error behind an I/O failure ("disk I/O error (File too
 // large)"): a full disk and a permission problem read the same otherwise.
-std::string SqliteMessage(sqlite3* db) {
+std::string SqliteMessage(sqlite3* db, const DatabaseQueryBudget* budget) {
   if (db == nullptr) return "out of memory";
   std::string message = sqlite3_errmsg(db);
   const int system_error = sqlite3_system_errno(db);
   const int primary = sqlite3_errcode(db) & 0xff;  // extended codes are on
-  if (primary == SQLITE_INTERRUPT) {
+  if (primary == SQLITE_INTERRUPT && budget != nullptr) {
     // Only the progress handler interrupts (OpenReadOnly): say what the bound is.
     return "query stopped: it did more work than a database of this size can need (the bounds are " +
-           std::to_string(kInputQueryStepsPerByte) + " SQLite steps per byte of file and " +
-           std::to_string(kInputQuerySeconds.count()) + " s per query); a VIEW or TRIGGER that computes without end?";
+           DescribeBounds(*budget) + "); a VIEW or TRIGGER that computes without end?";
   }
   if (system_error != 0 && (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
     message += " (" + std::string(std::strerror(system_error)) + ")";
@@ -50,8 +59,9 @@ std::string SqliteMessage(sqlite3* db) {
   return message;
 }
 
-Error SqliteError(const std::string& path, sqlite3* db, std::string_view what) {
-  return Error::Input(path + ": " + std::string(what) + ": " + SqliteMessage(db));
+Error SqliteError(const std::string& path, sqlite3* db, std::string_view what,
+                  const DatabaseQueryBudget* budget = nullptr) {
+  return Error::Input(path + ": " + std::string(what) + ": " + SqliteMessage(db, budget));
 }
 
 // Memory statistics put a global mutex around every SQLite allocation (a few percent of an
@@ -154,6 +164,22 @@ Status CheckNoUnfinishedWrite(const std::filesystem::path& path, const std::stri
 
 }  // namespace
 
+Result<std::chrono::seconds> InputQueryTimeLimit(std::uintmax_t file_bytes) {
+  const char* set = std::getenv(kQuerySecondsVariable);
+  if (set == nullptr || *set == '\0') {
+    const auto extra = static_cast<std::int64_t>(file_bytes / kInputQueryBytesPerExtraSecond);
+    return kInputQuerySecondsFloor + std::chrono::seconds(std::min(extra, kMaxInputQuerySeconds));
+  }
+  const std::string_view text(set);
+  std::int64_t seconds = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (error != std::errc() || end != text.data() + text.size() || seconds < 1 || seconds > kMaxInputQuerySeconds) {
+    return Error::Usage(std::string(kQuerySecondsVariable) + "=" + QuoteForMessage(text) +
+                        ": not a whole number of seconds from 1 to " + std::to_string(kMaxInputQuerySeconds));
+  }
+  return std::chrono::seconds(seconds);
+}
+
 Result<Database> Database::Open(const std::filesystem::path& path, int flags, std::string_view purpose) {
   ConfigureSqliteOnce();
   sqlite3* raw = nullptr;
@@ -174,9 +200,10 @@ Result<Database> Database::Open(const std::filesystem::path& path, int flags, st
     const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
     budget = std::make_unique<QueryBudget>();
     budget->limit = std::max(kInputQueryStepsFloor, (ec ? 0 : bytes) * kInputQueryStepsPerByte);
+    OPMFU_ASSIGN_OR_RETURN(budget->per_statement, InputQueryTimeLimit(ec ? 0 : bytes));
     budget->path = path.string();
     sqlite3_progress_handler(db.get(), kStepsPerProgressCall, StopRunawayQuery, budget.get());
-    budget->deadline = std::chrono::steady_clock::now() + kInputQuerySeconds;
+    budget->deadline = std::chrono::steady_clock::now() + budget->per_statement;
   }
   // Reading the schema makes SQLite check the header: a text file named .db fails here, not later.
   char* message = nullptr;
@@ -197,10 +224,13 @@ Result<Database> Database::OpenReadOnly(const std::filesystem::path& path) {
   if (header.empty()) return Error::Input(path.string() + ": empty file (0 bytes), not a SQLite database");
   OPMFU_RETURN_IF_ERROR(CheckNoUnfinishedWrite(path, header));
   if (StoppedInputs::Get().Contains(path.string())) {
+    std::error_code ec;
+    const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+    DatabaseQueryBudget bounds;
+    OPMFU_ASSIGN_OR_RETURN(bounds.per_statement, InputQueryTimeLimit(ec ? 0 : bytes));
     return Error::Input(path.string() + ": query stopped: an earlier query on this file ran past the bounds (" +
-                        std::to_string(kInputQueryStepsPerByte) + " SQLite steps per byte of file, " +
-                        std::to_string(kInputQuerySeconds.count()) +
-                        " s per query), so it is not read again; a VIEW or TRIGGER that computes without end?");
+                        DescribeBounds(bounds) +
+                        "), so it is not read again; a VIEW or TRIGGER that computes without end?");
   }
   return Open(path, SQLITE_OPEN_READONLY, "reading");
 }
@@ -214,18 +244,18 @@ Result<Statement> Database::Prepare(std::string_view sql) {
   const int rc = sqlite3_prepare_v2(handle_.get(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(raw);
-    return SqliteError(path_, handle_.get(), "query failed");
+    return SqliteError(path_, handle_.get(), "query failed", budget_.get());
   }
   return Statement(raw, path_, budget_.get());
 }
 
 Status Database::Execute(std::string_view sql) {
   const std::string text(sql);
-  if (budget_) budget_->deadline = std::chrono::steady_clock::now() + kInputQuerySeconds;
+  if (budget_) budget_->deadline = std::chrono::steady_clock::now() + budget_->per_statement;
   char* message = nullptr;
   if (sqlite3_exec(handle_.get(), text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     sqlite3_free(message);
-    return Error::Input(path_ + ": " + SqliteMessage(handle_.get()));
+    return Error::Input(path_ + ": " + SqliteMessage(handle_.get(), budget_.get()));
   }
   return Ok();
 }
@@ -241,25 +271,27 @@ Result<bool> Statement::Step() {
   if (budget_ != nullptr) {
     // The progress handler reads the deadline of the statement being stepped: this one's, fixed at
     // its first step (a statement stepped in the loop of another does not extend the outer one).
-    if (sqlite3_stmt_busy(handle_.get()) == 0) deadline_ = std::chrono::steady_clock::now() + kInputQuerySeconds;
+    if (sqlite3_stmt_busy(handle_.get()) == 0) {
+      deadline_ = std::chrono::steady_clock::now() + budget_->per_statement;
+    }
     budget_->deadline = deadline_;
   }
   const int rc = sqlite3_step(handle_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return SqliteError(context_, sqlite3_db_handle(handle_.get()), "query failed");
+  return SqliteError(context_, sqlite3_db_handle(handle_.get()), "query failed", budget_);
 }
 
 Status Statement::Reset() {
   if (sqlite3_reset(handle_.get()) != SQLITE_OK) {
-    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "query failed");
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "query failed", budget_);
   }
   return Ok();
 }
 
 Status Statement::Bind(int index, std::int64_t value) {
   if (sqlite3_bind_int64(handle_.get(), index, value) != SQLITE_OK) {
-    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed", budget_);
   }
   return Ok();
 }
@@ -267,7 +299,7 @@ Status Statement::Bind(int index, std::int64_t value) {
 Status Statement::Bind(int index, std::string_view value) {
   if (sqlite3_bind_text(handle_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT) !=
       SQLITE_OK) {
-    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed", budget_);
   }
   return Ok();
 }
@@ -275,21 +307,21 @@ Status Statement::Bind(int index, std::string_view value) {
 Status Statement::BindUncopied(int index, std::string_view value) {
   if (sqlite3_bind_text(handle_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC) !=
       SQLITE_OK) {
-    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed", budget_);
   }
   return Ok();
 }
 
 Status Statement::Bind(int index, double value) {
   if (sqlite3_bind_double(handle_.get(), index, value) != SQLITE_OK) {
-    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed", budget_);
   }
   return Ok();
 }
 
 Status Statement::BindNull(int index) {
   if (sqlite3_bind_null(handle_.get(), index) != SQLITE_OK) {
-    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed");
+    return SqliteError(context_, sqlite3_db_handle(handle_.get()), "bind failed", budget_);
   }
   return Ok();
 }

@@ -19,6 +19,14 @@ namespace opmfu {
 
 class OutputFile;
 
+inline constexpr const char* kQuerySecondsVariable = "OPMFU_QUERY_SECONDS";
+
+/// The wall time one statement over an input database may take: $OPMFU_QUERY_SECONDS (whole
+/// seconds, 1 to 1000000) when set, else 10 s plus 1 s per 100 MiB of the file (a legitimate
+/// query over a multi-GB rank takes longer than one over a small file; an endless VIEW in a small
+/// file still stops in 10 s). A usage error naming the variable when it is not a number of seconds.
+Result<std::chrono::seconds> InputQueryTimeLimit(std::uintmax_t file_bytes);
+
 struct SqliteCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
@@ -31,6 +39,7 @@ struct StatementFinalizer {
 struct DatabaseQueryBudget {
   std::uint64_t used = 0;
   std::uint64_t limit = 0;
+  std::chrono::seconds per_statement{0};  ///< InputQueryTimeLimit for this file
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::string path;  ///< the file, remembered when its query is stopped
 };

@@ -121,6 +121,30 @@ TEST(Messages, AnEnvironmentVariableThatIsNoNumberIsNamed) {
   }
 }
 
+// The size and time limits' variables are checked before any command starts, lint included.
+TEST(Messages, ALimitVariableThatIsNoNumberIsNamedBeforeTheCommandRuns) {
+  TempDir dir;
+  WriteHostileRank(dir);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"OPMFU_QUERY_SECONDS", {"analyze", "-d", dir.path().string(), "-o", (dir.path() / "out").string()}},
+      {"OPMFU_QUERY_SECONDS", {"check-db", "-d", dir.path().string()}},
+      {"OPMFU_MAX_FILE_SIZE", {"lint", dir.path().string()}}};
+  for (const auto& [variable, args] : cases) {
+    for (const char* value : {"99999999999999999999", "ten", "-1", "0", "1.5"}) {
+      if (variable == "OPMFU_MAX_FILE_SIZE" && std::string(value) == "0") continue;  // 0 bytes is a size
+      const auto result = RunOpmfu(args, {}, {{variable, value}});
+      EXPECT_EQ(result.exit_code, 2) << variable << "=" << value << "\n" << result.err;
+      EXPECT_NE(result.err.find("opmfu: error: " + variable + "="), std::string::npos) << value << "\n" << result.err;
+      EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+      EXPECT_FALSE(std::filesystem::exists(dir.path() / "out")) << "the command ran";
+    }
+  }
+  // A valid value is taken: the analysis runs.
+  const auto result = RunOpmfu({"analyze", "-d", dir.path().string(), "-o", (dir.path() / "out").string()}, {},
+                               {{"OPMFU_QUERY_SECONDS", "600"}});
+  EXPECT_NE(result.exit_code, 2) << result.err;
+}
+
 // PEP 263: a file in the encoding its coding line declares is what Python compiles, so it is linted.
 // In GBK the second byte of a character can be a backslash (0x81 0x5C): read as bytes, the string
 // would swallow its closing quote and hide the call after it.

@@ -1,5 +1,8 @@
 #include "common/sqlite.h"
 
+#include <chrono>
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "tests/test_support.h"
@@ -103,6 +106,58 @@ TEST(Database, AnEndlessViewIsStoppedByTheWorkBound) {
   auto row = statement->Step();
   ASSERT_FALSE(row.ok());
   EXPECT_NE(row.error().message.find("rank.db: query failed: query stopped"), std::string::npos) << row.error().message;
+}
+
+// The time bound: 10 s, 1 s more per 100 MiB of file, or what OPMFU_QUERY_SECONDS says.
+TEST(Database, TheQueryTimeLimitGrowsSlowlyWithTheFileOrIsSet) {
+  ::unsetenv(kQuerySecondsVariable);
+  EXPECT_EQ(*InputQueryTimeLimit(0), std::chrono::seconds(10));
+  EXPECT_EQ(*InputQueryTimeLimit(std::uintmax_t{250} << 20), std::chrono::seconds(12));
+  EXPECT_EQ(*InputQueryTimeLimit(std::uintmax_t{10} << 30), std::chrono::seconds(112));
+  ::setenv(kQuerySecondsVariable, "3", 1);
+  EXPECT_EQ(*InputQueryTimeLimit(std::uintmax_t{10} << 30), std::chrono::seconds(3));
+  for (const char* bad : {"", "0", "-2", "3s", "1000001", "99999999999999999999"}) {
+    ::setenv(kQuerySecondsVariable, bad, 1);
+    const auto limit = InputQueryTimeLimit(0);
+    if (std::string(bad).empty()) {
+      EXPECT_TRUE(limit.ok());  // set but empty: as unset
+      continue;
+    }
+    ASSERT_FALSE(limit.ok()) << bad;
+    EXPECT_EQ(limit.error().kind, Error::Kind::kUsage);
+    EXPECT_EQ(limit.error().message.rfind("OPMFU_QUERY_SECONDS=", 0), 0U) << limit.error().message;
+  }
+  ::unsetenv(kQuerySecondsVariable);
+}
+
+// With OPMFU_QUERY_SECONDS=1 an endless VIEW in a 20 MB file (whose step bound allows about a
+// minute) stops after about a second, and the message names the variable.
+TEST(Database, TheSetTimeLimitStopsAnEndlessViewInALargeFile) {
+  TempDir dir;
+  const auto path = dir.path() / "rank.db";
+  {
+    auto db = Database::OpenForWrite(path);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->Execute("CREATE VIEW STRING_IDS AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
+                            "FROM c) SELECT x AS id, 'k' AS value FROM c; CREATE TABLE padding (b BLOB); "
+                            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20) "
+                            "INSERT INTO padding SELECT zeroblob(1 << 20) FROM n")
+                    .ok());
+  }
+  ::setenv(kQuerySecondsVariable, "1", 1);
+  auto db = Database::OpenReadOnly(path);
+  ::unsetenv(kQuerySecondsVariable);
+  ASSERT_TRUE(db.ok());
+  auto statement = db->Prepare("SELECT count(*) FROM STRING_IDS");
+  ASSERT_TRUE(statement.ok());
+  const auto started = std::chrono::steady_clock::now();
+  auto row = statement->Step();
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(row.ok());
+  EXPECT_NE(row.error().message.find("1 s per query; OPMFU_QUERY_SECONDS sets the time"), std::string::npos)
+      << row.error().message;
+  // Not a timing assertion on speed: the step bound alone would allow about a minute here.
+  EXPECT_LT(took, std::chrono::seconds(30));
 }
 
 TEST(Database, RefusesADeviceOrAnUnfinishedWriteWithTheCause) {
