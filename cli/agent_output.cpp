@@ -32,7 +32,10 @@ void WriteAgentLog(std::string_view lines, nlohmann::ordered_json& answer) {
     lines.remove_prefix(end == std::string_view::npos ? lines.size() : end + 1);
   }
   const std::filesystem::path path = AgentLogPath();
-  if (Status logged = AppendToFile(path, stamped); !logged.ok()) {
+  // The default name is in a shared directory, and predictable (as upstream's): only a file of this
+  // user's is appended to there.
+  const auto named = GetEnv("MSPROF_ANALYZE_LOG_FILE");
+  if (Status logged = AppendToFile(path, stamped, !named || named->empty()); !logged.ok()) {
     ReportWarning(logged.error().message);
     return;
   }

@@ -238,6 +238,11 @@ Status ReplaceFileIfUnchanged(const fs::path& path, std::string_view original, s
                          OutputFile::Begin(real, {.tree = {}, .database = false, .edit = true}));
   const int existing = file->existing_fd();
   if (existing < 0) return changed();
+  // The edited text is written and synced first, so that the check below is the last thing before
+  // the rename: an editor saving while opmfu wrote (an fsync takes milliseconds) is seen, not lost.
+  auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
+  OPMFU_RETURN_IF_ERROR(WriteAll(file->fd(), edited, fail));
+  OPMFU_RETURN_IF_ERROR(file->Seal());
   // Two edits of one file take turns; the later sees the earlier's change below and refuses. The
   // lock is held until the file closes, after the rename.
   while (::flock(existing, LOCK_EX) != 0) {
@@ -257,16 +262,16 @@ Status ReplaceFileIfUnchanged(const fs::path& path, std::string_view original, s
     if (n <= 0) return changed();
     read += static_cast<std::size_t>(n);
   }
+  // One byte more than the original: an editor that appended in place since the size check.
+  char beyond = 0;
+  if (::pread(existing, &beyond, 1, static_cast<off_t>(original.size())) > 0) return changed();
   if (current != original) return changed();
-  auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
-  OPMFU_RETURN_IF_ERROR(WriteAll(file->fd(), edited, fail));
   return file->Commit();
 }
 
-Status AppendToFile(const fs::path& path, std::string_view content) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+Status AppendToFile(const fs::path& path, std::string_view content, bool own_only) {
+  OPMFU_ASSIGN_OR_RETURN(UniqueFd fd, OpenLogForAppend(path, own_only));
   auto fail = [&](int errnum) { return Error::Input(PathError(path, "cannot write: " + ErrnoMessage(errnum))); };
-  if (fd.get() < 0) return fail(errno);
   OPMFU_RETURN_IF_ERROR(WriteAll(fd.get(), content, fail));
   if (fd.Close() != 0) return fail(errno);
   return Ok();

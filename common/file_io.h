@@ -39,8 +39,10 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
 Status ReplaceFileIfUnchanged(const std::filesystem::path& path, std::string_view original, std::string_view edited);
 
 /// Appends `content` to `path` (created 0644 when missing), as a log file is written: several runs
-/// may share one file, so it is never replaced. Fails with a one-line reason, the file named.
-Status AppendToFile(const std::filesystem::path& path, std::string_view content);
+/// may share one file, so it is never replaced. Opened by OpenLogForAppend (no link followed, never
+/// an input of the run; `own_only`: an existing file must be this user's). Fails with a one-line
+/// reason, the file named.
+Status AppendToFile(const std::filesystem::path& path, std::string_view content, bool own_only = false);
 
 /// Copies `from` to `to` atomically with `from`'s mode and owner (used for `.bak` copies before an
 /// in-place edit).

@@ -157,11 +157,20 @@ void NoteRunInput(const fs::path& path) {
   inputs.files.insert_or_assign({info.st_dev, info.st_ino}, ec ? path : absolute);
 }
 
-Result<std::unique_ptr<OutputFile>> OutputFile::Begin(const fs::path& path, const OutputOptions& options) {
+namespace {
+
+// The directory an output goes into, opened: the top of its tree (opened as spelled) and the
+// directories below it (never through a link); `spelled` is its name, `leaf` the file's.
+struct OutputDirectory {
+  UniqueFd fd;
+  fs::path spelled;
+  std::string leaf;
+};
+
+Result<OutputDirectory> OpenOutputDirectory(const fs::path& path, const OutputOptions& options) {
   std::error_code ec;
   const fs::path absolute = fs::absolute(path, ec).lexically_normal();
   if (ec || !absolute.has_filename()) return Error::Input(OutputPathError(path, "not a file name to write"));
-  // The top of the tree (opened as spelled) and the directories below it (never through a link).
   fs::path top = absolute.parent_path();
   fs::path below;
   if (WriteRoots()) {
@@ -191,8 +200,45 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Begin(const fs::path& path, cons
   UniqueFd top_fd(::open(top.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!top_fd.valid()) return Error::Input(OutputPathError(path, "cannot write: " + ErrnoMessage(errno)));
   OPMFU_ASSIGN_OR_RETURN(UniqueFd directory, OpenDirectoryBeneath(std::move(top_fd), top, below, create));
-  return BeginIn(std::make_shared<const UniqueFd>(std::move(directory)), top / below, path,
-                 absolute.filename().string(), options);
+  return OutputDirectory{std::move(directory), top / below, absolute.filename().string()};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<OutputFile>> OutputFile::Begin(const fs::path& path, const OutputOptions& options) {
+  OPMFU_ASSIGN_OR_RETURN(OutputDirectory directory, OpenOutputDirectory(path, options));
+  return BeginIn(std::make_shared<const UniqueFd>(std::move(directory.fd)), directory.spelled, path, directory.leaf,
+                 options);
+}
+
+Result<UniqueFd> OpenLogForAppend(const fs::path& path, bool own_only) {
+  OPMFU_ASSIGN_OR_RETURN(OutputDirectory directory, OpenOutputDirectory(path, {}));
+  const int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  UniqueFd fd(::openat(directory.fd.get(), directory.leaf.c_str(), flags, 0644));
+  if (!fd.valid()) {
+    struct stat info {};
+    if (::fstatat(directory.fd.get(), directory.leaf.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(info.st_mode)) {
+      return LinkRefused(path);
+    }
+    return Error::Input(OutputPathError(path, "cannot write: " + ErrnoMessage(errno)));
+  }
+  struct stat opened {};
+  if (::fstat(fd.get(), &opened) != 0)
+    return Error::Input(OutputPathError(path, "cannot write: " + ErrnoMessage(errno)));
+  if (!S_ISREG(opened.st_mode)) {
+    return Error::Input(OutputPathError(path, "is " + DescribeFileType(opened.st_mode) + ", not a regular file"));
+  }
+  if (own_only && opened.st_uid != ::geteuid()) {
+    return Error::Input(OutputPathError(path, "belongs to another user; opmfu appends only to its own log there"));
+  }
+  if (IsRunInput(opened)) {
+    return Error::Usage(OutputPathError(
+        path,
+        "is an input of this run, and appending there would change it; choose another log file (nothing was "
+        "written)"));
+  }
+  return fd;
 }
 
 Result<std::unique_ptr<OutputFile>> OutputFile::Sibling(const std::string& leaf) const {

@@ -35,6 +35,13 @@ struct OutputOptions {
   bool edit = false;
 };
 
+/// A log opmfu appends to (several runs may share it, so it is never replaced), opened as Begin
+/// opens an output's directory (write roots, no link below the tree) and without following a link
+/// at the file itself; refused when it is not a regular file or is an input of the run. With
+/// `own_only` (a name opmfu chose in a shared directory such as /tmp) a file that is there already
+/// must belong to this user: nobody else can plant it.
+Result<UniqueFd> OpenLogForAppend(const std::filesystem::path& path, bool own_only);
+
 /// A file being written at `path`: a hidden temporary file created in the directory, opened beneath
 /// it without following a link, and renamed over `path` by Commit. Until then `path` is untouched;
 /// the destructor removes the temporary file. Begin refuses, writing nothing, a `path` that is a

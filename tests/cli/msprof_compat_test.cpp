@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/test_support.h"
@@ -127,6 +128,33 @@ TEST_F(UpstreamCommandLines, TheSeedsAgentLineWritesTheRowsAndItsLogHoldsTheRun)
   const std::string both = testing::ReadFile(log);
   EXPECT_EQ(both.substr(0, first.size()), first);
   EXPECT_GT(both.size(), first.size() + first.size() / 2);
+}
+
+// Issue 47: the log is appended through the one output writer: never onto an input of the run
+// (the rank DB once got the log text appended, exit 0), never through a link.
+TEST_F(UpstreamCommandLines, TheAgentLogIsNeverAnInputOrALink) {
+  fs::path rank_db;
+  for (const auto& entry : fs::recursive_directory_iterator(demo_)) {
+    if (entry.path().filename() == "ascend_pytorch_profiler_0.db") rank_db = entry.path();
+  }
+  ASSERT_FALSE(rank_db.empty());
+  const std::string before = testing::ReadFile(rank_db);
+  const auto onto_input = RunOpmfu({"analyze", "--agent", "-d", demo_.string(), "-o", (dir_.path() / "o1").string()},
+                                   {}, {{"MSPROF_ANALYZE_LOG_FILE", rank_db.string()}});
+  EXPECT_EQ(onto_input.exit_code, 0) << onto_input.err;  // the analysis itself is fine; the log is a warning
+  EXPECT_NE(onto_input.err.find("is an input of this run"), std::string::npos) << onto_input.err;
+  EXPECT_EQ(testing::ReadFile(rank_db), before);
+
+  const fs::path victim = dir_.path() / "victim";
+  std::ofstream(victim) << "v\n";
+  fs::create_symlink(victim, dir_.path() / "log.lnk");
+  const auto through_link = RunOpmfu({"analyze", "--agent", "-d", demo_.string(), "-o", (dir_.path() / "o2").string()},
+                                     {}, {{"MSPROF_ANALYZE_LOG_FILE", (dir_.path() / "log.lnk").string()}});
+  EXPECT_EQ(through_link.exit_code, 0) << through_link.err;
+  EXPECT_NE(through_link.err.find("log.lnk: is a symbolic link"), std::string::npos) << through_link.err;
+  EXPECT_EQ(testing::ReadFile(victim), "v\n");
+  // Its answer then names no log_path (there is none).
+  EXPECT_EQ(nlohmann::json::parse(through_link.out).count("log_path"), 0U) << through_link.out;
 }
 
 TEST_F(UpstreamCommandLines, UnknownOptionsAreIgnoredWithAWarningNamingThem) {
