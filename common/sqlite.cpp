@@ -446,8 +446,8 @@ Status AtomicDatabaseWrite::Commit() {
 }
 
 Status WriteDatabaseAtomically(const std::filesystem::path& path, AtomicDatabaseStart start,
-                               const std::function<Status(Database&)>& fill) {
-  OPMFU_ASSIGN_OR_RETURN(std::unique_ptr<AtomicDatabaseWrite> write, AtomicDatabaseWrite::Begin(path, start));
+                               const std::function<Status(Database&)>& fill, const std::filesystem::path& tree) {
+  OPMFU_ASSIGN_OR_RETURN(std::unique_ptr<AtomicDatabaseWrite> write, AtomicDatabaseWrite::Begin(path, start, tree));
   if (Status filled = fill(write->db()); !filled.ok()) return write->Failed(filled.take_error());
   return write->Commit();
 }

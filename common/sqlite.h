@@ -144,8 +144,9 @@ class AtomicDatabaseWrite {
 /// Writes the database at `path` so that readers only ever see the old file or the new one: a
 /// private temporary file beside it (see `start`) is filled by `fill` in one transaction, without
 /// journal or syncs since nobody else can see it, fsynced once, then renamed over `path`. On any
-/// failure `path` is untouched, the temporary file removed, and the error names `path`.
+/// failure `path` is untouched, the temporary file removed, and the error names `path`. `tree`: as
+/// AtomicDatabaseWrite::Begin's (the folders below it are never entered through a link).
 Status WriteDatabaseAtomically(const std::filesystem::path& path, AtomicDatabaseStart start,
-                               const std::function<Status(Database&)>& fill);
+                               const std::function<Status(Database&)>& fill, const std::filesystem::path& tree = {});
 
 }  // namespace opmfu

@@ -385,7 +385,7 @@ Result<AnalyzeReport> RunAnalyze(const AnalyzeOptions& options) {
     const fs::path partial = PartialPath(out, *options.shard);
     report.output_directory = partial.parent_path();
     StageClock write_clock;
-    OPMFU_RETURN_IF_ERROR(WritePartial(partial, *options.shard, *input, report));
+    OPMFU_RETURN_IF_ERROR(WritePartial(partial, out, *options.shard, *input, report));
     report.written.push_back(partial);
     report.write = write_clock.Lap("write");
     return report;

@@ -189,10 +189,10 @@ Status WriteContent(Database& db, const ShardSpec& shard, const InputIdentity& i
 
 }  // namespace
 
-Status WritePartial(const fs::path& path, const ShardSpec& shard, const InputIdentity& input,
+Status WritePartial(const fs::path& path, const fs::path& tree, const ShardSpec& shard, const InputIdentity& input,
                     const AnalyzeReport& report) {
-  return WriteDatabaseAtomically(path, AtomicDatabaseStart::kEmpty,
-                                 [&](Database& db) { return WriteContent(db, shard, input, report); });
+  return WriteDatabaseAtomically(
+      path, AtomicDatabaseStart::kEmpty, [&](Database& db) { return WriteContent(db, shard, input, report); }, tree);
 }
 
 namespace {

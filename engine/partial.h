@@ -21,9 +21,10 @@ namespace opmfu::engine {
 /// The partial's format, in its shard_info table; a partial of another format is refused.
 inline constexpr const char* kPartialFormat = "opmfu-partial/1";
 
-/// Writes `report` (one shard's ranks, rows still in report.tables) as the partial at `path`.
-Status WritePartial(const std::filesystem::path& path, const ShardSpec& shard, const InputIdentity& input,
-                    const AnalyzeReport& report);
+/// Writes `report` (one shard's ranks, rows still in report.tables) as the partial at `path`, below
+/// `tree` (the -o directory: the folders between are never entered through a link).
+Status WritePartial(const std::filesystem::path& path, const std::filesystem::path& tree, const ShardSpec& shard,
+                    const InputIdentity& input, const AnalyzeReport& report);
 
 struct MergeOptions {
   /// Each a shard's `-o` folder (every partial below its opmfu_partial/), that opmfu_partial

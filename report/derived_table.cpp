@@ -84,8 +84,10 @@ Status InsertRows(Database& db, const DerivedSection& section) {
 }  // namespace
 
 Status WriteDerivedMfuTable(const fs::path& db_path, const DerivedSection& section) {
-  return WriteDatabaseAtomically(db_path, AtomicDatabaseStart::kCopyOfExisting,
-                                 [&](Database& db) { return InsertRows(db, section); });
+  // Below the -o directory the user named, cluster_analysis_output/ is never entered through a link.
+  return WriteDatabaseAtomically(
+      db_path, AtomicDatabaseStart::kCopyOfExisting, [&](Database& db) { return InsertRows(db, section); },
+      db_path.parent_path().parent_path());
 }
 
 Result<std::size_t> WriteDerivedForAnalysis(engine::AnalyzeReport& analysis, const fs::path& profiling_path,

@@ -17,7 +17,9 @@ extern const char* const kDerivedTableName;  ///< "DerivedMFU"
 /// Replaces the DerivedMFU table of the cluster DB at `db_path` (creating the file if absent) with
 /// `section.rank_groups` (build it with DerivedOptions::keep_rank_groups). Atomic: the DB is copied
 /// beside itself, updated, flushed and renamed over the original, so a reader sees the old file or
-/// the new one. Every other table is copied unchanged.
+/// the new one. Every other table is copied unchanged. `db_path` is
+/// `<-o>/cluster_analysis_output/cluster_analysis.db`: the folder below -o is never entered through
+/// a link.
 Status WriteDerivedMfuTable(const std::filesystem::path& db_path, const DerivedSection& section);
 
 /// `analyze --derived`: the FLOPs derived from every kernel's shapes, written as the DerivedMFU
