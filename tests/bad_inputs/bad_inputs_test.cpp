@@ -929,6 +929,18 @@ std::vector<BadInput> Cases() {
         return std::vector<std::string>{"analyze", "-d", d.path().string(), "--export-type", "text"};
       },
       2, Stream::kErr, {"OperatorMfu", "is a symbolic link"});
+  // A shard's partial goes below -o without entering a linked opmfu_partial/ (it was written
+  // into the folder the link named, exit 0).
+  add("AnalyzeShardIntoALinkedPartialFolder",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::create_directories(d.path() / "elsewhere");
+        fs::create_directories(d.path() / "out");
+        fs::create_symlink(d.path() / "elsewhere", d.path() / "out" / "opmfu_partial");
+        return std::vector<std::string>{"analyze", "-d", d.path().string(),          "--shard",
+                                        "0/2",     "-o", (d.path() / "out").string()};
+      },
+      2, Stream::kErr, {"opmfu_partial", "is a symbolic link"});
   add("AnalyzeOutputIsAHardLinkOfTheRankDb",
       [](const TempDir& d) {
         WriteRank(d);
