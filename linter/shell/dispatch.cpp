@@ -43,36 +43,47 @@ std::size_t UnwrapWords(const Command& wrapper, const Words& words, std::vector<
   return std::string::npos;
 }
 
-// Each path drops the wrapper's own words; paths that then run another command than the first
-// path's are left out. False when no path runs a command (`taskset -p PID`, `exec >log`).
-bool Unwrap(const Command& wrapper, CommandLine& line, std::vector<ShellWord>& assignments) {
-  WordAlternatives unwrapped;
-  std::string next;
-  TextLocation next_where;
-  bool next_unknown = false;
-  for (Words& words : line.argv) {
-    std::vector<ShellWord> path_assignments;
-    const std::size_t at = UnwrapWords(wrapper, words, path_assignments);
-    if (at == std::string::npos) continue;
-    const ShellWord first = Clean(words[at]);
+}  // namespace
+
+std::vector<CommandLine> SplitByCommand(TSNode command, std::vector<PathWords> paths) {
+  std::vector<CommandLine> lines;
+  std::vector<std::vector<ShellWord>> assignments;
+  for (PathWords& path : paths) {
+    if (path.start >= path.words.size()) continue;
+    const ShellWord first = Clean(path.words[path.start]);
     const std::string base = BaseName(first.text);
-    if (unwrapped.empty()) {
-      next = base;
-      next_where = words[at].where;
-      next_unknown = !first.known && base.find('$') != std::string::npos;
-      assignments = std::move(path_assignments);
-    } else if (base != next) {
-      continue;
+    auto line = std::find_if(lines.begin(), lines.end(), [&](const CommandLine& l) { return l.name == base; });
+    if (line == lines.end()) {
+      lines.push_back({command,
+                       base,
+                       path.words[path.start].where,
+                       !first.known && base.find('$') != std::string::npos,
+                       {},
+                       std::move(path.assignments)});
+      line = lines.end() - 1;
     }
-    unwrapped.emplace_back(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(at) + 1),
-                           std::make_move_iterator(words.end()));
+    line->argv.emplace_back(std::make_move_iterator(path.words.begin() + static_cast<std::ptrdiff_t>(path.start) + 1),
+                            std::make_move_iterator(path.words.end()));
   }
-  if (unwrapped.empty()) return false;
-  line.name = std::move(next);
-  line.where = std::move(next_where);
-  line.name_unknown = next_unknown;
-  line.argv = std::move(unwrapped);
-  return true;
+  return lines;
+}
+
+namespace {
+
+// Each path drops the wrapper's own words, and the paths are grouped by the command they then
+// run (`nohup $L train.py` with L=torchrun on one branch and python on another runs both), each
+// group with the `env V=x` assignments of its first path. Empty when no path runs a command
+// (`taskset -p PID`, `exec >log`).
+std::vector<CommandLine> Unwrap(const Command& wrapper, CommandLine& line) {
+  std::vector<PathWords> paths;
+  for (Words& words : line.argv) {
+    PathWords path;
+    path.start = UnwrapWords(wrapper, words, path.assignments);
+    if (path.start == std::string::npos) continue;
+    path.words = std::move(words);
+    paths.push_back(std::move(path));
+  }
+  return SplitByCommand(line.command, std::move(paths));
 }
 
 // `uv run [options] python3 x.py ...` runs python3 (or torchrun, ...); `uv run x.py` runs the
@@ -128,61 +139,67 @@ void RunProgram(Shell& shell, const Frame& frame, CommandLine line, const Enviro
   program->run(call);
 }
 
+// Sees through the wrappers from `line` on (`wrappers` seen so far, the first named `outer`),
+// then runs the program; a wrapper whose paths run several commands runs each.
+void DispatchWrapped(Shell& shell, Frame frame, CommandLine line, const Environment& visible, Environment& env,
+                     std::string outer, int wrappers) {
+  const Command* wrapper = FindCommand(line.name);
+  if (wrapper == nullptr || wrapper->role != CommandRole::kWrapper) {
+    if (!outer.empty() && !IsFollowed(line.name) && !line.name_unknown) {
+      ReportUnfollowed(shell, frame, line.command, line.name, line.where, outer, line.argv.front());
+      return;
+    }
+    RunProgram(shell, frame, std::move(line), visible, env);
+    return;
+  }
+  if (wrappers > 16 || line.argv.empty()) return;
+  if (outer.empty()) outer = line.name;
+  if (wrapper->style == WrapperStyle::kEvaluates) {
+    shell.Eval(line.command, line.argv.front(), env, frame);
+    return;
+  }
+  if (wrapper->style == WrapperStyle::kUvRun) {
+    if (!UnwrapUvRun(line.name, line.argv)) return;
+    DispatchWrapped(shell, frame, std::move(line), visible, env, std::move(outer), wrappers + 1);
+    return;
+  }
+  std::optional<TextLocation> collector;  // an `msprof` wrapper: what it runs collects under it
+  if (wrapper->style == WrapperStyle::kCollects) {
+    collector = line.where;
+    frame.collector = &*collector;
+    // `msprof --application="python3 train.py"`: msprof splits the string into a command.
+    const Words& words = line.argv.front();
+    const auto application = std::find_if(
+        words.begin(), words.end(), [](const ShellWord& word) { return word.text.starts_with("--application="); });
+    if (application != words.end()) {
+      ShellWord text = *application;  // its findings land on the whole word
+      text.text = text.text.substr(std::string_view("--application=").size());
+      DispatchFields(shell, frame, line.command, text, visible, env, outer);
+      return;
+    }
+  }
+  for (CommandLine& next : Unwrap(*wrapper, line)) {
+    if (next.assignments.empty()) {
+      DispatchWrapped(shell, frame, std::move(next), visible, env, outer, wrappers + 1);
+      continue;
+    }
+    Environment layer(&visible);  // `env V=x cmd`: V for cmd only
+    for (const ShellWord& assignment : next.assignments) {
+      const std::size_t equals = assignment.text.find('=');
+      ShellWord value = assignment;
+      value.text = assignment.text.substr(equals + 1);
+      Variable& variable = layer.Set(assignment.text.substr(0, equals));
+      variable.exported = true;
+      variable.alternatives = {Alternative{{std::move(value)}, false}};
+    }
+    DispatchWrapped(shell, frame, std::move(next), layer, env, outer, wrappers + 1);
+  }
+}
+
 }  // namespace
 
 void Dispatch(Shell& shell, const Frame& caller, CommandLine line, const Environment& local_env, Environment& env) {
-  std::vector<std::unique_ptr<Environment>> layers;  // `env V=x cmd`: V for cmd only
-  const Environment* visible = &local_env;
-  std::string outer;  // the first wrapper, for messages
-  Frame frame = caller;
-  std::optional<TextLocation> collector;  // an `msprof` wrapper: what it runs collects under it
-  for (int wrappers = 0;; ++wrappers) {
-    const Command* wrapper = FindCommand(line.name);
-    if (wrapper == nullptr || wrapper->role != CommandRole::kWrapper) break;
-    if (wrappers > 16 || line.argv.empty()) return;
-    if (outer.empty()) outer = line.name;
-    if (wrapper->style == WrapperStyle::kEvaluates) {
-      shell.Eval(line.command, line.argv.front(), env, frame);
-      return;
-    }
-    if (wrapper->style == WrapperStyle::kUvRun) {
-      if (!UnwrapUvRun(line.name, line.argv)) return;
-      continue;
-    }
-    if (wrapper->style == WrapperStyle::kCollects) {
-      collector = line.where;
-      frame.collector = &*collector;
-      // `msprof --application="python3 train.py"`: msprof splits the string into a command.
-      const Words& words = line.argv.front();
-      const auto application = std::find_if(
-          words.begin(), words.end(), [](const ShellWord& word) { return word.text.starts_with("--application="); });
-      if (application != words.end()) {
-        ShellWord text = *application;  // its findings land on the whole word
-        text.text = text.text.substr(std::string_view("--application=").size());
-        DispatchFields(shell, frame, line.command, text, *visible, env, outer);
-        return;
-      }
-    }
-    std::vector<ShellWord> assignments;
-    if (!Unwrap(*wrapper, line, assignments)) return;
-    if (!assignments.empty()) {
-      layers.push_back(std::make_unique<Environment>(visible));
-      for (const ShellWord& assignment : assignments) {
-        const std::size_t equals = assignment.text.find('=');
-        ShellWord value = assignment;
-        value.text = assignment.text.substr(equals + 1);
-        Variable& variable = layers.back()->Set(assignment.text.substr(0, equals));
-        variable.exported = true;
-        variable.alternatives = {Alternative{{std::move(value)}, false}};
-      }
-      visible = layers.back().get();
-    }
-  }
-  if (!outer.empty() && !IsFollowed(line.name) && !line.name_unknown) {
-    ReportUnfollowed(shell, frame, line.command, line.name, line.where, outer, line.argv.front());
-    return;
-  }
-  RunProgram(shell, frame, std::move(line), *visible, env);
+  DispatchWrapped(shell, caller, std::move(line), local_env, env, "", 0);
 }
 
 void DispatchFields(Shell& shell, const Frame& frame, TSNode command, const ShellWord& text, const Environment& local,

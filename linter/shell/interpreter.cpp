@@ -305,26 +305,27 @@ void Interpreter::RunCommand(TSNode command, const Frame& frame, Environment& en
   TSNode name_node = ChildByField(command, "name");
   if (ts_node_is_null(name_node)) return;
   TSNode written_name = ts_node_named_child(name_node, 0);
-  std::string name;
-  Words name_rest;            // "${LAUNCH[@]}" with LAUNCH=(uv run python3): the words after the first
-  bool name_unknown = false;  // `$PYTHON train.py` with PYTHON unset
+  // The commands the name can be: one for a plain word; for an expansion, one per command its paths
+  // run (`$L train.py` with L=torchrun on one branch and python on another), each with the words
+  // the expansion gives after it ("${LAUNCH[@]}" with LAUNCH=(uv run python3)).
+  std::vector<CommandLine> lines;
   if (KindOf(written_name) == kWord) {
-    name = BaseName(frame.Text(written_name));  // the usual case, without expanding
+    lines.push_back({command, BaseName(frame.Text(written_name)), {}, false, {Words{}}});
   } else {
-    WordAlternatives names = Expand(written_name, frame, env, false);
-    if (names.empty() || names.front().empty()) return;
-    const ShellWord first = Clean(names.front().front());
-    name_unknown = !first.known && BaseName(first.text).find('$') != std::string::npos;
-    name = BaseName(first.text);
-    name_rest.assign(std::make_move_iterator(names.front().begin() + 1), std::make_move_iterator(names.front().end()));
-  }
-  if (auto function = functions_.find(name); function != functions_.end()) {
-    CallFunction(function->second, frame, env);
-    return;
+    std::vector<PathWords> paths;
+    for (Words& words : Expand(written_name, frame, env, false)) paths.push_back({std::move(words), 0, {}});
+    lines = SplitByCommand(command, std::move(paths));
   }
   // Only the commands of the table matter; expanding every `echo` and `mkdir` would cost more
   // than the rest of the evaluation.
-  if (FindCommand(name) == nullptr && !name_unknown) return;
+  std::erase_if(lines, [&](const CommandLine& line) {
+    if (auto function = functions_.find(line.name); function != functions_.end()) {
+      CallFunction(function->second, frame, env);
+      return true;
+    }
+    return FindCommand(line.name) == nullptr && !line.name_unknown;
+  });
+  if (lines.empty()) return;
 
   // `V=x cmd`: a layer over the environment for this command only; most commands have no prefix.
   std::optional<Environment> prefixed;
@@ -344,11 +345,14 @@ void Interpreter::RunCommand(TSNode command, const Frame& frame, Environment& en
   const Environment& local = prefixed ? *prefixed : env;
 
   // The argument words, on each path (capped).
-  WordAlternatives argv = {std::move(name_rest)};
-  argv.front().reserve(argv.front().size() + arguments.size());
-  for (TSNode argument : arguments) AppendAlternatives(argv, Expand(argument, frame, env, false));
-  Dispatch(*this, frame,
-           CommandLine{command, std::move(name), frame.Where(written_name), name_unknown, std::move(argv)}, local, env);
+  std::vector<WordAlternatives> expanded;
+  expanded.reserve(arguments.size());
+  for (TSNode argument : arguments) expanded.push_back(Expand(argument, frame, env, false));
+  for (CommandLine& line : lines) {
+    for (const WordAlternatives& words : expanded) AppendAlternatives(line.argv, words);
+    line.where = frame.Where(written_name);
+    Dispatch(*this, frame, std::move(line), local, env);
+  }
 }
 
 // The body runs where it was defined (it may come from a sourced file, or an eval string).
