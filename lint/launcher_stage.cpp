@@ -61,6 +61,7 @@ void CheckKnownLaunches(LauncherState& state, const FileReader& files) {
     linter::ProfilerFacts facts;
     facts.sites = std::move(launch.sites);
     facts.choice_violations = std::move(launch.choice_violations);
+    facts.refused_variables = std::move(launch.refused);
     facts.known_launcher = known->name;
     for (Diagnostic& d : rules::CheckProfilerFacts(facts, *state.effective)) state.diagnostics.push_back(std::move(d));
   }

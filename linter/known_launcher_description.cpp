@@ -86,7 +86,7 @@ class DescriptionReader {
     OPMFU_RETURN_IF_ERROR(
         OnlyKeys(root,
                  {"name", "source", "match", "style", "enabled_by", "enabled_by_env", "enabled_value", "other_platform",
-                  "role_enabled_by", "roles_outside", "options", "settings", "no_switch"},
+                  "role_enabled_by", "roles_outside", "refused_env", "options", "settings", "no_switch"},
                  "a launcher description"));
     KnownLauncher launcher;
     launcher.file = file_;
@@ -157,6 +157,14 @@ class DescriptionReader {
         OPMFU_ASSIGN_OR_RETURN(std::string role, Scalar(entry.first, "a role"));
         OPMFU_ASSIGN_OR_RETURN(std::string reason, Scalar(entry.second, "the reason"));
         launcher.roles_outside[role] = reason;
+      }
+    }
+    if (const YAML::Node refused = root["refused_env"]) {
+      if (!refused.IsMap()) return At(refused, "'refused_env' must map a variable to what the package does with it");
+      for (const auto& entry : refused) {
+        OPMFU_ASSIGN_OR_RETURN(std::string variable, Scalar(entry.first, "a variable"));
+        OPMFU_ASSIGN_OR_RETURN(std::string why, Scalar(entry.second, "what the package does"));
+        launcher.refused_env[variable] = why;
       }
     }
     const YAML::Node settings = root["settings"];

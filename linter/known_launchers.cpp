@@ -10,6 +10,7 @@
 #include "common/text.h"
 #include "linter/profiler_config.h"
 #include "linter/profiler_settings.h"
+#include "linter/torch_npu.h"
 
 namespace opmfu::linter {
 
@@ -547,6 +548,12 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
     const ShellWord* variable = EnablingVariable(launcher, launch);
     facts.profiling_enabled = shared.Enabled() || variable != nullptr;
     if (!facts.profiling_enabled) return facts;
+    for (const auto& [name, why] : launcher.refused_env) {
+      const ShellWord* value = launch.Exported(name);
+      if (value != nullptr && value->known && TurnsOnMsMonitor(value->text, true)) {
+        facts.refused.push_back({name, *value, why});
+      }
+    }
     // Findings land on what turned profiling on: the option, else the variable's value.
     const OptionValue* on = shared.GivenEnabling();
     const SiteBuilder builder(launcher, options, on != nullptr ? on->at : variable != nullptr ? *variable : command);

@@ -81,6 +81,9 @@ struct KnownLauncher {
   /// Hydra roles whose profiler the package hands to another program (verl's vLLM/SGLang
   /// rollout), with the reason: their settings cannot be known from this description.
   std::map<std::string, std::string> roles_outside;
+  /// Variables the package refuses while its profiling is on, each with what it then does
+  /// (vllm-ascend raises RuntimeError for MSMONITOR_USE_DAEMON=1 beside its torch profiler).
+  std::map<std::string, std::string> refused_env;
   std::vector<KnownOption> options;
   std::map<std::string, KnownSettingRule> settings;  ///< by torch_npu setting name
   std::string no_switch;                             ///< what to do about a hard-coded setting
@@ -106,8 +109,17 @@ struct KnownChoiceViolation {
 
 /// What one launch of a known launcher configures: a site per profiled role (one for flags),
 /// or none when it does not turn profiling on.
+/// A variable a profiled launch sets that the package refuses (`refused_env`), with a value that
+/// turns it on (a non-zero int, as the package reads it).
+struct KnownRefusedVariable {
+  std::string name;
+  ShellWord value;
+  std::string why;
+};
+
 struct KnownLaunchFacts {
   bool profiling_enabled = false;
+  std::vector<KnownRefusedVariable> refused;
   std::vector<ProfilerCallSite> sites;
   std::vector<KnownChoiceViolation> choice_violations;
 };

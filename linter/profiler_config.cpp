@@ -468,7 +468,10 @@ void ReadCall(const python::Tracer& tracer, TSNode call, const std::string& call
                    ? ProfilerApi::kTorchNpuProfile
                    : ProfilerApi::kTorchProfile;
   } else {
-    if (callee.starts_with("torch_npu.profiler") && EndsWith(callee, ".analyse")) facts.analyses_offline = true;
+    if (callee.starts_with("torch_npu.profiler") && EndsWith(callee, ".analyse")) {
+      facts.analyses_offline = true;
+      facts.offline_analyses.push_back({call, callee, TraceArgument(tracer, call, "export_type", 2)});
+    }
     return;
   }
   ReadSettings(tracer, call, site);

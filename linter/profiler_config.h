@@ -129,6 +129,15 @@ struct DynamicProfilerInit {
   python::Values directory;
 };
 
+/// A call of torch_npu's offline parser, `torch_npu.profiler.profiler.analyse(profiler_path,
+/// max_process_number, export_type)` (torch_npu 7.1.0 on; before, it takes no export_type).
+/// export_type None, the default, parses to what the run recorded in profiler_info.json.
+struct OfflineAnalyseCall {
+  TSNode call{};
+  std::string callee;
+  std::optional<TracedArgument> export_type;  ///< nullopt: not passed
+};
+
 /// A linted file's profiler facts: a Python file (its module and calls) or a dynamic-profiler
 /// JSON config (`dynamic_config`, no module).
 struct ProfilerFacts {
@@ -149,11 +158,15 @@ struct ProfilerFacts {
   bool selects_cuda_device = false;
   /// The file calls torch_npu's offline `analyse(...)`, so unparsed data may be parsed later.
   bool analyses_offline = false;
+  /// Those calls, each once per callee it can have.
+  std::vector<OfflineAnalyseCall> offline_analyses;
   /// The launcher commands that run this file (the tracer took their arguments).
   std::vector<Launch> launches;
   ArgparseFacts argparse;
   /// For a known launcher's launch: values outside its options' choices.
   std::vector<KnownChoiceViolation> choice_violations;
+  /// For a known launcher's launch: variables it sets that the package refuses.
+  std::vector<KnownRefusedVariable> refused_variables;
   std::string known_launcher;  ///< its name ("MindSpeed-LLM")
 };
 

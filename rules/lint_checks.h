@@ -157,6 +157,7 @@ void CheckWithModules(LintCheckContext& context);                       // OPM11
 void CheckFixedTraceDirectory(LintCheckContext& context);               // OPM112
 void CheckSchedule(LintCheckContext& context);                          // OPM113
 void CheckIncludeAndExclude(LintCheckContext& context);                 // OPM114
+void CheckOfflineAnalyseWithoutDb(LintCheckContext& context);           // OPM115
 void CheckUnknownOption(LintCheckContext& context);                     // OPM201
 void CheckValueOutsideChoices(LintCheckContext& context);               // OPM202
 void CheckAnalysisDirectory(LauncherCheckContext& context);             // OPM203
@@ -164,6 +165,7 @@ void CheckMsprofCollection(LauncherCheckContext& context);              // OPM20
 void CheckMissingScript(LauncherCheckContext& context);                 // OPM205
 void CheckReusedOutputDirectory(LauncherCheckContext& context);         // OPM206
 void CheckMsmonitorConfiguredAtRunTime(LauncherCheckContext& context);  // OPM207
+void CheckRefusedByTheLauncher(LintCheckContext& context);              // OPM208
 void CheckMisplacedConfigKey(LintCheckContext& context);                // OPM301
 void CheckConfigValueReset(LintCheckContext& context);                  // OPM302
 void CheckDynamicProfilerNeverStarts(LintCheckContext& context);        // OPM303

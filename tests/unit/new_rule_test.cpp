@@ -70,7 +70,7 @@ TEST_P(NewRule, WritesEveryPieceInOrderAndTheyCompile) {
                        "{" + function + "}"),
             std::string::npos);
   EXPECT_NE(table.find(R"(.summary = "An example \"rule\".")"), std::string::npos);
-  const std::string before = c.kind == "registry" ? "OPM509" : c.kind == "launcher" ? "OPM207" : "OPM114";
+  const std::string before = c.kind == "registry" ? "OPM509" : c.kind == "launcher" ? "OPM208" : "OPM115";
   EXPECT_LT(At(table, ".id = \"" + before + "\""), row);
   // The declaration, among the others of its header.
   const std::string header = testing::ReadFile(root / c.header);
@@ -110,10 +110,10 @@ TEST_P(NewRule, WritesEveryPieceInOrderAndTheyCompile) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kinds, NewRule,
-    ::testing::Values(NewRuleCase{"settings", "OPM115", "python,json", "rules/lint_checks.h", "LintCheckContext",
-                                  "tests/fixtures/lint/opm115_example_thing_wrong.py"},
-                      NewRuleCase{"launcher", "OPM208", "launcher", "rules/lint_checks.h", "LauncherCheckContext",
-                                  "tests/fixtures/launch/opm208_example_thing_wrong"},
+    ::testing::Values(NewRuleCase{"settings", "OPM116", "python,json", "rules/lint_checks.h", "LintCheckContext",
+                                  "tests/fixtures/lint/opm116_example_thing_wrong.py"},
+                      NewRuleCase{"launcher", "OPM209", "launcher", "rules/lint_checks.h", "LauncherCheckContext",
+                                  "tests/fixtures/launch/opm209_example_thing_wrong"},
                       NewRuleCase{"registry", "OPM510", "registry", "rules/registry_checks.h", "RuleCheckContext",
                                   "tests/fixtures/registry/opm510_example_thing_wrong.py"}),
     [](const auto& param_info) { return param_info.param.kind; });

@@ -1,0 +1,75 @@
+#include <string>
+
+#include "rules/lint_checks.h"
+
+namespace opmfu::rules {
+
+namespace {
+
+bool IsExportName(const python::Value& v) {
+  return v.kind == python::ValueKind::kString || v.kind == python::ValueKind::kEnum;
+}
+
+// torch_npu's offline analyse takes a str or a list of "text"/"db" (ExportType members are those
+// strings); anything else it resets to None with a warning, and then parses as the run recorded.
+Verdict Classify(const python::Value& v) {
+  if (IsExportName(v)) {
+    if (v.text == "db") return Verdict::kGood;
+    return v.text == "text" ? Verdict::kBad : Verdict::kSkip;
+  }
+  if (v.kind == python::ValueKind::kNone) return Verdict::kGood;  // the recorded type: OPM103's
+  if (v.kind != python::ValueKind::kSequence || v.container != "list" || v.items.empty()) return Verdict::kSkip;
+  bool db = false;
+  for (const python::Value& item : v.items) {
+    if (!IsExportName(item) || (item.text != "db" && item.text != "text")) return Verdict::kSkip;
+    db = db || item.text == "db";
+  }
+  return db ? Verdict::kGood : Verdict::kBad;
+}
+
+// "db" spelled as the Text beside it is: a string in the same quotes, or the ExportType member
+// through the same prefix.
+std::optional<std::string> DbLike(const LintCheckContext& context, TSNode like) {
+  if (IsType(like, "string")) {
+    std::string text(context.module().tree().Text(like));
+    const std::size_t at = text.find("text");
+    if (at == std::string::npos) return std::nullopt;
+    return text.replace(at, 4, "db");
+  }
+  return SpelledLike(context, like, "Db");
+}
+
+}  // namespace
+
+void CheckOfflineAnalyseWithoutDb(LintCheckContext& context) {
+  for (const linter::OfflineAnalyseCall& call : context.facts.offline_analyses) {
+    if (call.callee != "torch_npu.profiler.profiler.analyse" || !call.export_type) continue;
+    linter::Setting setting;
+    setting.name = "export_type";
+    setting.written = true;
+    setting.call = call.call;
+    setting.anchor = call.export_type->anchor();
+    setting.values = call.export_type->values;
+    Diagnostic* found = ReportBadValues(
+        context, setting, Classify,
+        [](const python::Value& v) {
+          return "the offline `analyse(...)` re-parses with `export_type` " + v.Describe() +
+                 " (Text only): the ascend_pytorch_profiler DB msprof-analyze reads is written only if the "
+                 "installed CANN also exports a database for Text";
+        },
+        "pass `export_type=['text', 'db']` (or just 'db'; torch_npu 7.1.0 and later take it)");
+    if (found == nullptr) continue;
+    const python::Value* literal = EditableLiteral(context, setting);
+    if (literal == nullptr) continue;
+    if (IsType(literal->node, "list") && ts_node_named_child_count(literal->node) > 0) {
+      if (auto db = DbLike(context, ts_node_named_child(literal->node, 0))) {
+        found->fix = AppendToListFix(context, literal->node, *db);
+      }
+    } else if (auto db = DbLike(context, literal->node)) {
+      const std::string text(context.module().tree().Text(literal->node));
+      found->fix = ReplaceLiteralFix(context, literal->node, "[" + text + ", " + *db + "]");
+    }
+  }
+}
+
+}  // namespace opmfu::rules
