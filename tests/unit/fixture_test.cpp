@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -104,6 +105,29 @@ TEST_P(FixtureTest, FindingsMatchTheAnnotations) {
       EXPECT_TRUE(d.fix) << d.rule_id << " has no fix: " << d.message;
     }
   }
+}
+
+// Over every fixture: one launch (one launcher line) gets at most one OPM205, so two findings never
+// say different things about the same script; and a run says OPM010 once, however many files it
+// follows. (Where OPM010 lands when a launcher is named on the command line, on the launcher and
+// not the script it runs, is LintRealCode.OPM010LandsOnTheNamedLauncherNotOnTheScriptItRuns; a
+// fixture lints a directory, where it lands on the first file.)
+TEST_P(FixtureTest, OneLaunchOneOPM205AndOneOPM010) {
+  const Fixture& fixture = GetParam();
+  const FixtureRun run = RunFixture(fixture, SourceDir());
+  ASSERT_TRUE(run.errors.empty()) << Joined(run.errors);
+  std::map<std::pair<std::string, int>, std::vector<std::string>> missing;  // (file, line) -> OPM205 messages
+  std::vector<std::string> nothing_checked;
+  for (const Diagnostic& d : run.diagnostics) {
+    if (d.rule_id == "OPM205") missing[{d.file, d.range.start.line}].push_back(d.message);
+    if (d.rule_id == "OPM010") nothing_checked.push_back(d.file);
+  }
+  for (const auto& [where, messages] : missing) {
+    EXPECT_EQ(messages.size(), 1U) << fixture.name << ": " << where.first << ":" << where.second
+                                   << " gets several OPM205:\n"
+                                   << Joined(messages);
+  }
+  EXPECT_LE(nothing_checked.size(), 1U) << fixture.name << ": OPM010 on\n" << Joined(nothing_checked);
 }
 
 // ---- snapshots and fix round-trips -------------------------------------------------------------
