@@ -73,7 +73,8 @@ constexpr std::array kRows = {
         .recorded_form = RecordedForm::kList,
         .mfu_needs = "db or text (opmfu reads either; with both, the db unless --source text)",
         .run_listing = 5,
-        .decisive = true,
+        // Not decisive: a reset gives Text, which opmfu reads (recorded MFU from its msTX ranges,
+        // derived MFU from its shapes); only msprof-analyze needs the DB. OPM103 warns about Text.
         .summary = "\"db\" writes the ascend_pytorch_profiler DB msprof-analyze reads, \"text\" kernel_details.csv "
                    "and trace_view.json; opmfu reads either; a str or a list, lower case",
     },

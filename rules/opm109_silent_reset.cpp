@@ -84,6 +84,8 @@ std::optional<Reset> ExportReset(const SyntaxTree& tree, const Value& v) {
   } else {
     reset.message = "`export_type` is " + v.Describe() + ": torch_npu warns and exports Text only";
   }
+  // Text only is what OPM103 warns about: opmfu reads it, msprof-analyze needs the DB.
+  reset.harmless = !row.Shared().decisive;
   return reset;
 }
 
