@@ -24,6 +24,9 @@ void InstallParseAllocator();
 /// parser jumped out of is in no state to be used or freed again: the caller abandons it (and the
 /// memory it holds, at most the budget). Plain calls, not an RAII guard: a jump skips destructors.
 /// Only counts when the parse allocator is installed.
+/// The jump's value says why (ParseEscape). A free of a pointer the allocator never handed out
+/// (a fault of the tree-sitter runtime, see Free) also jumps, with kRuntimeFault.
+enum class ParseEscape : int { kOutOfMemory = 1, kRuntimeFault = 2 };
 void BeginParseBudget(std::size_t budget, std::jmp_buf* escape);
 void EndParseBudget();
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <csetjmp>
 #include <cstring>
+#include <optional>
 
 #include "common/parallel.h"
 #include "common/parse_allocator.h"
@@ -149,13 +150,15 @@ std::unique_ptr<TSParser, ParserDeleter>& ThreadParserSlot(Grammar grammar) {
 void AbandonThreadParser(Grammar grammar) { (void)ThreadParserSlot(grammar).release(); }
 
 // Parses `source` with the parser's ranges set, jumping out of tree-sitter when it takes more
-// than `budget` bytes of fresh memory (`*out_of_memory` is then set and nullptr returned). Nothing
-// in this frame has a destructor, so the jump skips none.
-TSTree* ParseWithinBudget(TSParser* parser, const std::string& source, std::size_t budget, bool* out_of_memory) {
+// than `budget` bytes of fresh memory or its runtime frees what it never allocated (`*escaped`
+// then says which, and nullptr is returned). Nothing in this frame has a destructor, so the jump
+// skips none.
+TSTree* ParseWithinBudget(TSParser* parser, const std::string& source, std::size_t budget,
+                          std::optional<ParseEscape>* escaped) {
   std::jmp_buf escape;
-  if (setjmp(escape) != 0) {  // NOLINT(cert-err52-cpp): see parse_allocator.h
+  if (const int reason = setjmp(escape); reason != 0) {  // NOLINT(cert-err52-cpp): see parse_allocator.h
     EndParseBudget();
-    *out_of_memory = true;
+    *escaped = static_cast<ParseEscape>(reason);
     return nullptr;
   }
   BeginParseBudget(budget, &escape);
@@ -195,6 +198,21 @@ std::string DescribeMicros(std::uint64_t micros) {
                                                     : std::to_string(micros) + " us";
 }
 
+// tree-sitter 0.20's error recovery, on a construct left open tens of thousands of times (`x = ` +
+// `1 if 1 else ` x 40,000), can return a tree whose sizes have wrapped: its root ends far short of
+// the text (80 KiB of 470 KiB), a walk sees only part of the file, and deleting the tree frees an
+// address inside a block. In a sound tree the root ends at the last token, so only whitespace
+// (what a blanked comment run became included) follows it; this is checked on trees with an error.
+constexpr std::size_t kMaxBytesPastTheRoot = 16384;
+
+bool RootEndsShortOfTheText(TSNode root, const std::string& source, const std::vector<TSRange>& ranges) {
+  const std::size_t text_end =
+      ranges.empty() ? source.size() : std::min<std::size_t>(ranges.back().end_byte, source.size());
+  const std::size_t last = text_end == 0 ? std::string::npos : source.find_last_not_of(" \t\r\n\f\v", text_end - 1);
+  const std::size_t tokens_end = last == std::string::npos ? 0 : last + 1;
+  return ts_node_end_byte(root) + kMaxBytesPastTheRoot < tokens_end;
+}
+
 // Parses `source` limited to `ranges` (the whole text when empty).
 Result<TreePtr> ParseRanges(Grammar grammar, const std::string& source, const std::vector<TSRange>& ranges,
                             const ParseOptions& options) {
@@ -203,9 +221,15 @@ Result<TreePtr> ParseRanges(Grammar grammar, const std::string& source, const st
   ts_parser_set_timeout_micros(parser, timeout);
   ts_parser_set_included_ranges(parser, ranges.empty() ? nullptr : ranges.data(),
                                 static_cast<std::uint32_t>(ranges.size()));
-  bool out_of_memory = false;
-  TSTree* tree = ParseWithinBudget(parser, source, ParseMemoryBudgetFor(source.size()), &out_of_memory);
-  if (out_of_memory) {
+  std::optional<ParseEscape> escaped;
+  TSTree* tree = ParseWithinBudget(parser, source, ParseMemoryBudgetFor(source.size()), &escaped);
+  if (escaped == ParseEscape::kRuntimeFault) {
+    AbandonThreadParser(grammar);
+    return Error::Input(Named(options.file) +
+                        "the parser failed on a construct left open tens of thousands of times (a fault of the "
+                        "tree-sitter runtime, stopped by opmfu), so the file was not read");
+  }
+  if (escaped) {
     AbandonThreadParser(grammar);
     return Error::Input(Named(options.file) + "parsing needed more than " +
                         std::to_string(ParseMemoryBudgetFor(source.size()) >> 20) +
@@ -213,6 +237,13 @@ Result<TreePtr> ParseRanges(Grammar grammar, const std::string& source, const st
                         "some unterminated input), so the file was not read");
   }
   ts_parser_set_included_ranges(parser, nullptr, 0);
+  if (tree != nullptr && ts_node_has_error(ts_tree_root_node(tree)) &&
+      RootEndsShortOfTheText(ts_tree_root_node(tree), source, ranges)) {
+    // Not deleted: deleting such a tree can free an address inside a block. It is let go with
+    // its memory (at most the parse budget), as an abandoned parser is.
+    return Error::Input(Named(options.file) + "the parser failed on a construct left open tens of thousands of " +
+                        "times (a fault of the tree-sitter runtime, stopped by opmfu), so the file was not read");
+  }
   if (tree != nullptr) return TreePtr(tree);
   // The only other way a parse returns nothing: it ran past the timeout.
   ts_parser_reset(parser);

@@ -1145,6 +1145,24 @@ std::vector<BadInput> Cases() {
           0, Stream::kErr,
           {"l", ".sh: more than 1000 files sourced or run in one launcher's reading",
            "@l16.sh: files sourced or run 16 deep (a limit of opmfu)"});
+  // Issue 47: a construct left open 40,000 times makes tree-sitter 0.20's error recovery wrap a
+  // node's sizes; deleting the tree (Python) or the parser's own cleanup (bash) then freed an
+  // address inside a block: SIGABRT, no message. The file is refused instead.
+  for (const auto& open : std::vector<std::pair<std::string, std::string>>{
+           {"LintPythonConditionalLeftOpen", "1 if 1 else "}, {"LintPythonPowerLeftOpen", "2**"}}) {
+    const std::string construct = open.second;
+    hostile(open.first,
+            [construct](const TempDir& d) { return Lint(d.Write("f.py", "x = " + Repeat(construct, 40000))); }, 2,
+            Stream::kErr, {"f.py: the parser failed on a construct left open tens of thousands of times"});
+  }
+  for (const auto& open :
+       std::vector<std::pair<std::string, std::string>>{{"LintLauncherIfLeftOpen", "if a; then "},
+                                                        {"LintLauncherWhileLeftOpen", "while a; do "},
+                                                        {"LintLauncherCaseLeftOpen", "case a in x) "}}) {
+    const std::string construct = open.second;
+    hostile(open.first, [construct](const TempDir& d) { return Lint(d.Write("run.sh", Repeat(construct, 40000))); }, 2,
+            Stream::kErr, {"run.sh: the parser failed on a construct left open tens of thousands of times"});
+  }
   // A function that calls itself twice, 16 deep (the nesting limit): 2^16 calls of a long body.
   // The evaluation budget bounds the work whatever the shape.
   hostile(
