@@ -12,6 +12,7 @@
 #include "cli/cli_support.h"
 #include "cli/msprof_compat.h"
 #include "common/file_io.h"
+#include "common/output_file.h"
 #include "common/parse_allocator.h"
 #include "common/text.h"
 #include "common/tree_sitter.h"
@@ -167,6 +168,8 @@ int Run(int original_argc, char** original_argv) {
 int main(int argc, char** argv) {
   // Before anything parses: tree-sitter's blocks must all come from one allocator.
   opmfu::InstallParseAllocator();
+  // No -o may replace a file the run read, named or not (docs/reliability.md).
+  opmfu::NoteEveryFileReadAsRunInput();
   // Large buffers (sources, rows) are freed and grown again; reusing heap memory beats fresh
   // mappings, whose page faults cost more than the work on them.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);

@@ -1,5 +1,6 @@
 #include "common/input_file.h"
 
+#include "common/output_file.h"
 #include "common/unique_fd.h"
 
 #include <fcntl.h>
@@ -160,7 +161,7 @@ Status CheckRegularFile(const fs::path& path) {
 namespace {
 
 // Opens `path` for reading without blocking, checked to be a regular file; returns its size.
-Result<std::uint64_t> OpenRegular(const fs::path& path, UniqueFd& fd) {
+Result<std::uint64_t> OpenRegular(const fs::path& path, UniqueFd& fd, bool own_output = false) {
   const std::string name = path.string();
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer; fstat below refuses it.
   // O_NOCTTY: a terminal named as input must not become our controlling terminal.
@@ -175,6 +176,9 @@ Result<std::uint64_t> OpenRegular(const fs::path& path, UniqueFd& fd) {
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return Error::Input(InputError(name, ErrnoMessage(errno)));
   OPMFU_RETURN_IF_ERROR(CheckMode(name, info.st_mode));
+  // Every file read is an input of the run, not only the ones named on the command line: `-o`
+  // must not replace a module lint followed, a sourced env.sh, a config, a device's info.json.
+  if (!own_output) NoteFileRead(path);
   // A regular file never blocks; clear the flag anyway so a read can never return EAGAIN.
   (void)::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   return static_cast<std::uint64_t>(info.st_size);
@@ -229,7 +233,7 @@ Result<std::string> ReadTextFile(const fs::path& path, const ReadLimits& limits)
   const std::string name = path.string();
   OPMFU_ASSIGN_OR_RETURN(const auto limit, EffectiveLimit(limits));
   UniqueFd fd;
-  OPMFU_ASSIGN_OR_RETURN(const std::uint64_t size, OpenRegular(path, fd));
+  OPMFU_ASSIGN_OR_RETURN(const std::uint64_t size, OpenRegular(path, fd, limits.own_output));
   if (size > limit.first) return TooLarge(name, size, limit.first, limit.second);
   std::string content;
   content.resize(static_cast<std::size_t>(size));

@@ -35,6 +35,9 @@ struct ReadLimits {
   std::uint64_t max_bytes = 0;
   /// Source files with a NUL byte are binary files by another name.
   bool reject_nul = true;
+  /// The command's own earlier output, read to be replaced (the demo's marker): not noted as an
+  /// input of the run (NoteEveryFileReadAsRunInput).
+  bool own_output = false;
 };
 
 /// What a file system object is, for messages: "a directory", "a FIFO (named pipe)", ...

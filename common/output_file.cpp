@@ -10,6 +10,7 @@
 #include <linux/openat2.h>
 #endif
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <map>
@@ -146,6 +147,16 @@ bool HaveProcFd() {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> note_every_file_read{false};
+}  // namespace
+
+void NoteEveryFileReadAsRunInput() { note_every_file_read.store(true, std::memory_order_relaxed); }
+
+void NoteFileRead(const fs::path& path) {
+  if (note_every_file_read.load(std::memory_order_relaxed)) NoteRunInput(path);
+}
 
 void NoteRunInput(const fs::path& path) {
   struct stat info {};

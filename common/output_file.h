@@ -24,6 +24,14 @@ inline constexpr const char* kWriteRootsVariable = "OPMFU_WRITE_ROOTS";
 /// replace it. Thread-safe; a path that cannot be stat'ed is left out.
 void NoteRunInput(const std::filesystem::path& path);
 
+/// From now on, every file read through common/input_file.h is noted as an input (NoteRunInput),
+/// not only the ones a command names: a module lint followed, a sourced env.sh, a config, a
+/// device's info.json. The command-line program turns it on; a library caller (a test process
+/// that writes and reads back many files) keeps to the files it notes itself.
+void NoteEveryFileReadAsRunInput();
+/// NoteRunInput of a file just read, when NoteEveryFileReadAsRunInput is on.
+void NoteFileRead(const std::filesystem::path& path);
+
 struct OutputOptions {
   /// A directory above the file, named by the user: the components of the path below it are opened
   /// without following a symbolic link (and created when missing). Empty: the file's own directory,

@@ -90,7 +90,8 @@ std::string Refusal(const fs::path& directory, const std::string& why) {
 
 // The marker's list; nullopt when there is no readable list (no marker, or an old one).
 std::optional<std::map<fs::path, Fingerprint>> ReadManifest(const fs::path& directory) {
-  auto text = ReadTextFile(directory / kDemoMarker, ReadLimits{.max_bytes = 64U << 20, .reject_nul = true});
+  auto text =
+      ReadTextFile(directory / kDemoMarker, ReadLimits{.max_bytes = 64U << 20, .reject_nul = true, .own_output = true});
   if (!text.ok()) return std::nullopt;
   std::istringstream lines(*text);
   std::string line;

@@ -854,6 +854,38 @@ std::vector<BadInput> Cases() {
                                         script.string()};
       },
       2, Stream::kErr, {"findings.txt: is an input of this command", "x.py"});
+  // Issue 47: files a run reads without being named (a followed import, a sourced file, the
+  // config, a device's info.json) are its inputs too; -o over one was written.
+  add("LintOutputIsAModuleTheScriptImports",
+      [](const TempDir& d) {
+        const fs::path helper = d.Write("helper.py", "flops = True\n");
+        const fs::path script = d.Write(
+            "x.py",
+            "import torch_npu\nfrom helper import flops\nprof = torch_npu.profiler.profile(with_flops=flops)\n");
+        return std::vector<std::string>{"lint", "--no-config", "-o", helper.string(), script.string()};
+      },
+      2, Stream::kErr, {"helper.py: is an input of this run", "nothing was written"});
+  add("LintOutputIsAFileTheLauncherSources",
+      [](const TempDir& d) {
+        const fs::path env = d.Write("env.sh", "export NPROC=8\n");
+        const fs::path launcher = d.Write("run.sh", "source ./env.sh\ntorchrun --nproc_per_node $NPROC train.py\n");
+        return std::vector<std::string>{"lint", "--no-config", "-o", env.string(), launcher.string()};
+      },
+      2, Stream::kErr, {"env.sh: is an input of this run", "nothing was written"});
+  add("LintOutputIsItsConfig",
+      [](const TempDir& d) {
+        const fs::path config = d.Write(".opmfu.yaml", "ignore: [OPM107]\n");
+        const fs::path script = d.Write("x.py", "import torch_npu\nprof = torch_npu.profiler.profile()\n");
+        return std::vector<std::string>{"lint", "--config", config.string(), "-o", config.string(), script.string()};
+      },
+      2, Stream::kErr, {".opmfu.yaml: is an input of this", "nothing was written"});
+  add("ReportOutputIsADevicesInfoJson",
+      [](const TempDir& d) {
+        WriteRank(d);
+        const std::string info = (d.path() / kRankDir / "PROF_000001_demo" / "device_0" / "info.json.0").string();
+        return std::vector<std::string>{"report", "-d", d.path().string(), "-o", info};
+      },
+      2, Stream::kErr, {"info.json.0: is an input of this run", "nothing was written"});
   for (const std::string command : {"report", "audit", "gate"}) {
     add(command == "report"  ? "ReportOutputIsItsClusterDb"
         : command == "audit" ? "AuditOutputIsItsClusterDb"
