@@ -145,6 +145,17 @@ struct Walker {
         return true;
       }
     }
+    // `ascend_pytorch_profiler_-1.db`, `..._x.db`: torch_npu's name with something other than a
+    // rank in it. Said as such, not as a run that was never parsed (its PROF_* data is there).
+    for (const std::string& name : names) {
+      if (name.starts_with("ascend_pytorch_profiler_") && name.ends_with(".db") && !text) {
+        const std::string middle = name.substr(24, name.size() - 24 - 3);
+        discovery.problems.push_back((directory / kOutputDirectory / name).string() + ": '" + middle +
+                                     "' in the name is not a rank number (digits, as torch_npu writes "
+                                     "ascend_pytorch_profiler_<rank>.db), so this database was not read");
+        return true;
+      }
+    }
     return text && RegisterText(directory);
   }
 
@@ -229,6 +240,15 @@ Result<Discovery> DiscoverRanks(const fs::path& path, ExportSource source) {
       continue;
     }
     discovery.unparsed.push_back(std::move(location));
+  }
+  if (discovery.ranks.empty() && discovery.unparsed.empty() && !discovery.problems.empty()) {
+    // What was found and why it gave no rank, rather than that nothing was there.
+    return Error::Input(discovery.problems.front() +
+                        (discovery.problems.size() > 1
+                             ? " (and " + std::to_string(discovery.problems.size() - 1) + " more problems like it)"
+                             : std::string()) +
+                        "; no rank to analyse under " + path.string() + " (" +
+                        std::to_string(discovery.directories_searched) + " directories searched)");
   }
   if (discovery.ranks.empty() && discovery.unparsed.empty()) {
     return Error::Input("no profiling data under " + path.string() + ": looked for */ASCEND_PROFILER_OUTPUT/" +

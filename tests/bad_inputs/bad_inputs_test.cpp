@@ -367,6 +367,26 @@ std::vector<BadInput> Cases() {
         return Analyze(d);
       },
       1, Stream::kErr, {"error:", "ascend_pytorch_profiler_99999999999999999999.db", "above 9223372036854775807"});
+  // Issue 47: alone, the same rank gave "no profiling data"; a name with -1 in place of a rank gave
+  // "the run was never parsed" (its PROF_* data is beside it).
+  add("AnalyzeOnlyARankNumberAboveInt64",
+      [](const TempDir& d) {
+        WriteRank(d);
+        fs::rename(d.path() / kRankDb,
+                   d.path() / kRankDir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_18446744073709551617.db");
+        return Analyze(d);
+      },
+      2, Stream::kErr,
+      {"error:", "ascend_pytorch_profiler_18446744073709551617.db", "above 9223372036854775807", "no rank to analyse"});
+  add("AnalyzeRankMinusOneInTheDbName",
+      [](const TempDir& d) {
+        WriteRank(d);
+        d.Write(std::string(kRankDir) + "/PROF_000001_demo/device_0/data/x", "raw");
+        fs::rename(d.path() / kRankDb,
+                   d.path() / kRankDir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_-1.db");
+        return Analyze(d);
+      },
+      2, Stream::kErr, {"error:", "ascend_pytorch_profiler_-1.db: '-1' in the name is not a rank number"});
   // check-db names what analyze names as errors: empty rank folders, a rank folder that loops.
   add("CheckDbEmptyAscendPtFolders",
       [](const TempDir& d) {
