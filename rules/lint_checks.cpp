@@ -135,7 +135,9 @@ std::string RenderChain(const std::vector<Note>& chain) {
 
 Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& setting,
                             const std::function<Verdict(const Value&)>& classify,
-                            const std::function<std::string(const Value&)>& problem, std::string help) {
+                            const std::function<std::string(const Value&)>& problem, std::string help,
+                            bool* on_every_path) {
+  if (on_every_path != nullptr) *on_every_path = false;
   std::vector<const Value*> bad;
   std::size_t others = 0;
   TSNode first_bad_at{};  // the config the first bad value is written in (or left out of)
@@ -156,6 +158,7 @@ Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& se
   const Value& first = *bad.front();
   std::string message = problem(first);
   const bool partial = others > 0;
+  if (on_every_path != nullptr) *on_every_path = !partial;
   if (partial) {
     message =
         "on " + std::to_string(bad.size()) + " of " + std::to_string(bad.size() + others) + " traced paths, " + message;

@@ -86,10 +86,12 @@ std::string RenderChain(const std::vector<Note>& chain);
 /// Reports `setting` if any value is bad: at the rule's severity when every judged value is bad,
 /// as a warning ("may") when some paths are fine or unknown. `problem(value)` says what is wrong
 /// with one bad value. The chain of the first bad value goes into the message and the notes.
-/// Returns the diagnostic, or nullptr.
+/// Returns the diagnostic, or nullptr. `on_every_path`, when given, says whether every traced value
+/// was judged bad: what decides a fix, not the severity, which a config or --severity may change.
 Diagnostic* ReportBadValues(LintCheckContext& context, const linter::Setting& setting,
                             const std::function<Verdict(const python::Value&)>& classify,
-                            const std::function<std::string(const python::Value&)>& problem, std::string help);
+                            const std::function<std::string(const python::Value&)>& problem, std::string help,
+                            bool* on_every_path = nullptr);
 
 /// A safe fix that sets the setting to `replacement`: replaces the literal when the single bad
 /// value is a literal written in this file, or adds `name=replacement` to a call that lacks it.

@@ -5,6 +5,7 @@ namespace opmfu::rules {
 void CheckWithFlops(LintCheckContext& context) {
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;  // OPM110 speaks for the others
+    bool every_path = false;
     Diagnostic* found = ReportBadValues(
         context, site.with_flops,
         [](const python::Value& v) {
@@ -14,9 +15,8 @@ void CheckWithFlops(LintCheckContext& context) {
         [](const python::Value& v) {
           return "`with_flops` is " + v.Describe() + ", so torch_npu installs no FLOPs hooks and records no FLOPs";
         },
-        "pass `with_flops=True` to torch_npu.profiler.profile");
-    if (found != nullptr && found->severity == Severity::kError)
-      found->fix = SetSettingFix(context, site.with_flops, "True");
+        "pass `with_flops=True` to torch_npu.profiler.profile", &every_path);
+    if (found != nullptr && every_path) found->fix = SetSettingFix(context, site.with_flops, "True");
   }
 }
 

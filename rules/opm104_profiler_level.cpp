@@ -5,6 +5,7 @@ namespace opmfu::rules {
 void CheckProfilerLevel(LintCheckContext& context) {
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
+    bool every_path = false;
     Diagnostic* found = ReportBadValues(
         context, site.profiler_level,
         [](const python::Value& v) {
@@ -20,8 +21,9 @@ void CheckProfilerLevel(LintCheckContext& context) {
                                          : ", below Level1: kernel shapes and op "
                                            "links msprof-analyze needs are missing");
         },
-        "pass `profiler_level=torch_npu.profiler.ProfilerLevel.Level1` (or Level2) to _ExperimentalConfig");
-    if (found != nullptr && found->severity == Severity::kError) {
+        "pass `profiler_level=torch_npu.profiler.ProfilerLevel.Level1` (or Level2) to _ExperimentalConfig",
+        &every_path);
+    if (found != nullptr && every_path) {
       if (auto rewritten = LauncherOptionFix(*found, site.profiler_level, "Level1")) {
         found->fix = std::move(rewritten);  // `--profile-level level0` in a known launcher: level1 there
         continue;
@@ -38,13 +40,13 @@ void CheckProfilerLevel(LintCheckContext& context) {
       }
     }
     // Not given in an _ExperimentalConfig(...) that exists: add it, named through the file's imports.
-    if (found != nullptr && found->severity == Severity::kError && !site.profiler_level.written &&
-        IsType(site.profiler_level.call, "call") && !ts_node_eq(site.profiler_level.call, site.call)) {
+    if (found != nullptr && every_path && !site.profiler_level.written && IsType(site.profiler_level.call, "call") &&
+        !ts_node_eq(site.profiler_level.call, site.call)) {
       if (auto level = SpelledInFile(context, "torch_npu.profiler.ProfilerLevel.Level1")) {
         found->fix = SetSettingFix(context, site.profiler_level, *level);
       }
     }
-    if (found != nullptr && found->severity == Severity::kError && site.profiler_level.written) {
+    if (found != nullptr && every_path && site.profiler_level.written) {
       const python::Value& value = site.profiler_level.values.front();
       if (value.kind == python::ValueKind::kString && IsType(value.node, "string")) {
         const char quote = context.module().tree().Text(value.node).back();

@@ -5,6 +5,7 @@ namespace opmfu::rules {
 void CheckRecordShapes(LintCheckContext& context) {
   for (const linter::ProfilerCallSite& site : context.facts.sites) {
     if (site.api != linter::ProfilerApi::kTorchNpuProfile) continue;
+    bool every_path = false;
     Diagnostic* found = ReportBadValues(
         context, site.record_shapes,
         [](const python::Value& v) {
@@ -15,8 +16,8 @@ void CheckRecordShapes(LintCheckContext& context) {
           return "`record_shapes` is " + v.Describe() +
                  ": OperatorMFU rows will have no input and output shapes to tell kernels apart";
         },
-        "pass `record_shapes=True`");
-    if (found != nullptr && found->severity >= context.severity) {
+        "pass `record_shapes=True`", &every_path);
+    if (found != nullptr && every_path) {
       found->fix = SetSettingFix(context, site.record_shapes, "True");
     }
   }

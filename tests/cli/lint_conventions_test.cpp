@@ -327,6 +327,37 @@ TEST(LintRuffHabits, NoqaInAnyCaseAndTheFileLevelNoqa) {
   EXPECT_NE(listed.out.find("OPM10"), std::string::npos) << listed.out;  // the other rules still run
 }
 
+TEST(LintRuffHabits, ASeverityChangesNoFix) {
+  testing::TempDir dir;
+  // OPM101 (an error), OPM104 (an error) and OPM107 (a warning), each with a safe fix.
+  const fs::path script = dir.Write("proj/a.py",
+                                    "import torch_npu\n"
+                                    "cfg = torch_npu.profiler._ExperimentalConfig(profiler_level='level0')\n"
+                                    "prof = torch_npu.profiler.profile(with_flops=False, record_shapes=False,\n"
+                                    "                                  experimental_config=cfg)\n");
+  const fs::path proj = dir.path() / "proj";
+  const auto diff = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"lint", "--diff", "a.py"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunOpmfu(args, proj).out;
+  };
+  const std::string plain = diff({"--no-config"});
+  ASSERT_NE(plain.find("with_flops=True"), std::string::npos) << plain;
+  ASSERT_NE(plain.find("record_shapes=True"), std::string::npos) << plain;
+  ASSERT_NE(plain.find("'Level1'"), std::string::npos) << plain;
+  for (const std::vector<std::string>& severity : {std::vector<std::string>{"--severity", "OPM101=warning"},
+                                                   {"--severity", "OPM101=info", "--severity", "OPM104=warning"},
+                                                   {"--severity", "OPM107=error"},
+                                                   {"--severity", "OPM1=info"}}) {
+    std::vector<std::string> args{"--no-config"};
+    args.insert(args.end(), severity.begin(), severity.end());
+    EXPECT_EQ(diff(args), plain) << ::testing::PrintToString(severity);
+  }
+  // The same from a config's severity table.
+  dir.Write("proj/.opmfu.yaml", "severity:\n  OPM101: warning\n  OPM104: info\n");
+  EXPECT_EQ(diff({}), plain);
+}
+
 TEST(LintRuffHabits, AnEmptyPathSaysAVariableMayBeUnset) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"lint", ""}, {"analyze", "-d", ""}, {"check-db", "-d", ""}, {"report", "-d", ""}}) {
