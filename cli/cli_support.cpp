@@ -99,7 +99,8 @@ bool UseColor(std::string_view mode, bool writing_to_file) {
 void DiagnosticFlags::Add(CLI::App& command) {
   command
       .add_option("--output-format,--format", output_format,
-                  "full, concise, gcc, json, sarif, github or gitlab (a Code Quality report)")
+                  "full, concise, gcc, json, sarif, github, gitlab (a Code Quality report), junit, rdjson "
+                  "(reviewdog), json-lines, pylint, grouped or azure (Azure Pipelines)")
       ->capture_default_str()
       ->check(Choices(OutputFormatNames()));
   command.add_option("-o,--output,--output-file", output, "write findings to FILE (atomically) instead of stdout");

@@ -45,6 +45,19 @@ const std::vector<RuleDescriptor>& GateRules() {
   return rules;
 }
 
+// text and gate's own json, then every format of lint's but its json (the same failed checks as
+// findings, for the CI system the job runs in).
+const std::vector<std::string>& GateFormatNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> list = {"text", "json"};
+    for (const std::string& name : OutputFormatNames()) {
+      if (name != "json") list.push_back(name);
+    }
+    return list;
+  }();
+  return names;
+}
+
 Result<report::GateThresholds> ParseThresholds(const GateFlags& flags) {
   report::GateThresholds thresholds;
   if (!flags.min_mfu.empty()) {
@@ -154,8 +167,9 @@ int RunGateCommand(const GateFlags& flags) {
     FormatOptions options;
     options.tool_version = OPMFU_VERSION;
     options.rules = GateRules();
-    rendered = FormatDiagnostics(
-        failures, flags.output_format == "sarif" ? OutputFormat::kSarif : OutputFormat::kGithub, options);
+    auto format = ParseOutputFormat(flags.output_format);
+    if (!format.ok()) return ReportError(format.error());
+    rendered = FormatDiagnostics(failures, *format, options);
   }
   if (Status written = EmitOutput(rendered, flags.output); !written.ok()) return ReportError(written.error());
   // Recorded figures from damaged data (above) are no pass, even when every threshold holds.
@@ -188,8 +202,11 @@ void AddGateCommand(CLI::App& app, Action& action) {
       ->check(Choices(ChipNames()));
   command->add_option("--peak-tflops", flags->peak_tflops, "with --mfu-source derived: the FP16 peak, TFLOPS")
       ->check(CLI::PositiveNumber);
-  command->add_option("--output-format,--format", flags->output_format, "text, json, sarif or github")
-      ->check(CLI::IsMember({"text", "json", "sarif", "github"}));
+  command
+      ->add_option("--output-format,--format", flags->output_format,
+                   "text, json, or one of lint's other formats (sarif, github, gitlab, gcc, junit, azure, ...), "
+                   "which carry the failed checks")
+      ->check(Choices(GateFormatNames()));
   command->add_option("-o,--output", flags->output, "write here (atomically) instead of stdout");
   command->footer("Exit codes: 0 every check passed; 1 a check failed (or a rank failed); 2 usage or input error.");
   command->callback([flags, &action] { action = [flags] { return RunGateCommand(*flags); }; });

@@ -187,6 +187,7 @@ int RunLint(const LintFlags& flags) {
   format_options.tool_version = OPMFU_VERSION;
   format_options.rules = rules;
   format_options.color = UseColor(flags.diagnostics.color, !to_stdout);
+  if (format == OutputFormat::kRdjson) format_options.source = lint::FixableSources(*report);
   // Written as it is rendered: hundreds of thousands of findings never stand whole in memory.
   const auto render = [&](TextSink& out) {
     if (check && format == OutputFormat::kJson) {
@@ -212,9 +213,7 @@ int RunLint(const LintFlags& flags) {
   } else if (fixing_stdin || !(flags.silent && to_stdout)) {
     if (Status written = EmitOutputInPieces(output, render); !written.ok()) return ReportError(written.error());
   }
-  const bool terminal_format =
-      format == OutputFormat::kFull || format == OutputFormat::kConcise || format == OutputFormat::kGcc;
-  if (terminal_format && chatty) PrintSummary(*report, diagnostics, not_applied);
+  if (IsTerminalFormat(format) && chatty) PrintSummary(*report, diagnostics, not_applied);
   if (check && format != OutputFormat::kJson && !flags.silent) {
     // After the findings: on stdout with the terminal formats, else on stderr beside a SARIF
     // document or annotations that must stay parseable.

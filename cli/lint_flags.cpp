@@ -75,7 +75,7 @@ Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const Diagnost
   options.stdin_filename = flags.stdin_filename;
   options.jobs = flags.jobs;
   if (!flags.root.empty()) options.root = flags.root;
-  options.keep_sources = flags.fix || flags.diff;
+  options.keep_sources = flags.fix || flags.diff || parsed.format == OutputFormat::kRdjson;
   options.keep_settings = !flags.run.empty();
   return options;
 }

@@ -76,7 +76,7 @@ int RunCheck(const CheckFlags& flags) {
     return ReportError(written.error());
   }
   const DiagnosticCounts counts = CountDiagnostics(diagnostics);
-  if (format == OutputFormat::kFull || format == OutputFormat::kConcise || format == OutputFormat::kGcc) {
+  if (IsTerminalFormat(format)) {
     std::cerr << SummaryLine(counts) << "\n";
   }
   if (exit_code != kExitOk) return exit_code;

@@ -6,10 +6,20 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "common/diagnostic_format_parts.h"
 #include "common/text.h"
 
 namespace opmfu {
+
+using format_parts::ByteOfCodePoint;
+using format_parts::DiagnosticJson;
+using format_parts::DocsLink;
+using format_parts::DumpJson;
+using format_parts::JsonArrayText;
+using format_parts::SeverityColor;
+using format_parts::Style;
 
 namespace {
 
@@ -20,9 +30,13 @@ struct FormatEntry {
   OutputFormat format;
 };
 constexpr FormatEntry kFormats[] = {
-    {"full", OutputFormat::kFull},     {"concise", OutputFormat::kConcise}, {"gcc", OutputFormat::kGcc},
-    {"json", OutputFormat::kJson},     {"sarif", OutputFormat::kSarif},     {"github", OutputFormat::kGithub},
-    {"gitlab", OutputFormat::kGitlab},
+    {"full", OutputFormat::kFull},     {"concise", OutputFormat::kConcise},
+    {"gcc", OutputFormat::kGcc},       {"json", OutputFormat::kJson},
+    {"sarif", OutputFormat::kSarif},   {"github", OutputFormat::kGithub},
+    {"gitlab", OutputFormat::kGitlab}, {"junit", OutputFormat::kJunit},
+    {"rdjson", OutputFormat::kRdjson}, {"json-lines", OutputFormat::kJsonLines},
+    {"pylint", OutputFormat::kPylint}, {"grouped", OutputFormat::kGrouped},
+    {"azure", OutputFormat::kAzure},
 };
 
 std::string Location(const Diagnostic& d) {
@@ -30,25 +44,21 @@ std::string Location(const Diagnostic& d) {
          std::to_string(d.range.start.column);
 }
 
+// How much of a line a snippet shows: a longer line is cut to a window around the finding, as
+// ruff does, so a minified or generated one-line file does not flood the terminal.
+constexpr int kSnippetMaxColumns = 160;
+constexpr int kSnippetContextBefore = 60;
+
+}  // namespace
+
+namespace format_parts {
+
 std::string DocsLink(const FormatOptions& options, const std::vector<RuleDescriptor>& rules, std::string_view id) {
   for (const RuleDescriptor& rule : rules) {
     if (rule.id == id && !rule.docs_path.empty()) return options.docs_base + rule.docs_path;
   }
   return {};
 }
-
-struct Style {
-  bool on;
-  std::string Wrap(std::string_view code, std::string_view text) const {
-    if (!on) return std::string(text);
-    return "\x1b[" + std::string(code) + "m" + std::string(text) + "\x1b[0m";
-  }
-};
-
-// How much of a line a snippet shows: a longer line is cut to a window around the finding, as
-// ruff does, so a minified or generated one-line file does not flood the terminal.
-constexpr int kSnippetMaxColumns = 160;
-constexpr int kSnippetContextBefore = 60;
 
 // The byte offset of code point `index` (0-based) in `text`, walking no further than needed.
 std::size_t ByteOfCodePoint(std::string_view text, int index) {
@@ -60,7 +70,19 @@ std::size_t ByteOfCodePoint(std::string_view text, int index) {
   return text.size();
 }
 
-}  // namespace
+std::string_view SeverityColor(Severity severity) {
+  switch (severity) {
+    case Severity::kError:
+      return "1;31";
+    case Severity::kWarning:
+      return "1;33";
+    case Severity::kInfo:
+      return "1;36";
+  }
+  return "1";
+}
+
+}  // namespace format_parts
 
 void SetSnippet(Diagnostic& d, std::string_view line) {
   // Four windows' worth: the formatters cut their own window from it (WindowSnippet).
@@ -102,18 +124,6 @@ SnippetWindow WindowSnippet(std::string_view line, int start_column, int width) 
 }
 
 namespace {
-
-std::string_view SeverityColor(Severity severity) {
-  switch (severity) {
-    case Severity::kError:
-      return "1;31";
-    case Severity::kWarning:
-      return "1;33";
-    case Severity::kInfo:
-      return "1;36";
-  }
-  return "1";
-}
 
 void FormatFull(const std::vector<Diagnostic>& diagnostics, const FormatOptions& options, TextSink& out) {
   const Style style{options.color};
@@ -192,73 +202,51 @@ void FormatGcc(const std::vector<Diagnostic>& diagnostics, TextSink& out) {
 
 json PositionJson(const SourcePosition& position) { return {{"row", position.line}, {"column", position.column}}; }
 
+}  // namespace
+
+namespace format_parts {
+
 std::string DumpJson(const json& value) { return value.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
 
-// A JSON array written element by element, byte for byte as `dump(2)` of the whole array would
-// write it at `indent` spaces: a run's hundreds of thousands of findings never stand in memory as
-// one JSON tree (541 configs' findings took 1 GB more as JSON, 2.5 GB more as SARIF).
-class JsonArrayText {
- public:
-  JsonArrayText(std::size_t indent, TextSink& out) : inner_(indent + 2, ' '), indent_(indent), out_(out) {}
-
-  void Add(const json& element) {
-    out_ += empty_ ? "[\n" : ",\n";
-    out_ += inner_;
-    empty_ = false;
-    for (const char c : element.dump(2, ' ', false, json::error_handler_t::replace)) {
-      out_ += c;
-      if (c == '\n') out_ += inner_;
+// One finding as the `json` format writes it (json-lines writes the same, one per line).
+json DiagnosticJson(const Diagnostic& d, const FormatOptions& options) {
+  json fix = nullptr;
+  if (d.fix) {
+    json edits = json::array();
+    for (const TextEdit& edit : d.fix->edits) {
+      json one = {{"begin_byte", edit.begin}, {"end_byte", edit.end}, {"content", edit.replacement}};
+      if (!edit.file.empty()) one["filename"] = edit.file;  // another file than the finding's
+      edits.push_back(std::move(one));
     }
+    fix = {{"message", d.fix->message}, {"applicability", d.fix->safe ? "safe" : "unsafe"}, {"edits", edits}};
   }
-  void Finish() {
-    if (empty_) {
-      out_ += "[]";
-      return;
-    }
-    out_ += "\n";
-    out_ += std::string(indent_, ' ');
-    out_ += "]";
+  json notes = json::array();
+  for (const Note& note : d.notes) {
+    json entry = {{"filename", note.file}, {"message", note.message}};
+    entry["location"] = note.position ? PositionJson(*note.position) : json(nullptr);
+    notes.push_back(entry);
   }
+  const std::string link = DocsLink(options, options.rules, d.rule_id);
+  return {{"code", d.rule_id},
+          {"name", d.rule_name},
+          {"severity", SeverityName(d.severity)},
+          {"message", d.message},
+          {"filename", d.file},
+          {"location", PositionJson(d.range.start)},
+          {"end_location", PositionJson(d.range.end)},
+          {"help", d.help.empty() ? json(nullptr) : json(d.help)},
+          {"notes", notes},
+          {"fix", fix},
+          {"url", link.empty() ? json(nullptr) : json(link)}};
+}
 
- private:
-  std::string inner_;
-  std::size_t indent_;
-  TextSink& out_;
-  bool empty_ = true;
-};
+}  // namespace format_parts
+
+namespace {
 
 void FormatJson(const std::vector<Diagnostic>& diagnostics, const FormatOptions& options, TextSink& out) {
   JsonArrayText array(0, out);
-  for (const Diagnostic& d : diagnostics) {
-    json fix = nullptr;
-    if (d.fix) {
-      json edits = json::array();
-      for (const TextEdit& edit : d.fix->edits) {
-        json one = {{"begin_byte", edit.begin}, {"end_byte", edit.end}, {"content", edit.replacement}};
-        if (!edit.file.empty()) one["filename"] = edit.file;  // another file than the finding's
-        edits.push_back(std::move(one));
-      }
-      fix = {{"message", d.fix->message}, {"applicability", d.fix->safe ? "safe" : "unsafe"}, {"edits", edits}};
-    }
-    json notes = json::array();
-    for (const Note& note : d.notes) {
-      json entry = {{"filename", note.file}, {"message", note.message}};
-      entry["location"] = note.position ? PositionJson(*note.position) : json(nullptr);
-      notes.push_back(entry);
-    }
-    const std::string link = DocsLink(options, options.rules, d.rule_id);
-    array.Add({{"code", d.rule_id},
-               {"name", d.rule_name},
-               {"severity", SeverityName(d.severity)},
-               {"message", d.message},
-               {"filename", d.file},
-               {"location", PositionJson(d.range.start)},
-               {"end_location", PositionJson(d.range.end)},
-               {"help", d.help.empty() ? json(nullptr) : json(d.help)},
-               {"notes", notes},
-               {"fix", fix},
-               {"url", link.empty() ? json(nullptr) : json(link)}});
-  }
+  for (const Diagnostic& d : diagnostics) array.Add(DiagnosticJson(d, options));
   array.Finish();
   out += "\n";
 }
@@ -480,8 +468,15 @@ Result<OutputFormat> ParseOutputFormat(std::string_view name) {
   for (const FormatEntry& entry : kFormats) {
     if (name == entry.name) return entry.format;
   }
+  std::string choices;
+  for (const std::string& known : OutputFormatNames()) choices += (choices.empty() ? "" : ", ") + known;
   return Error::Usage("unknown output format '" + std::string(name) + "'" + DidYouMean(name, OutputFormatNames()) +
-                      "; choose one of full, concise, gcc, json, sarif, github, gitlab");
+                      "; choose one of " + choices);
+}
+
+bool IsTerminalFormat(OutputFormat format) {
+  return format == OutputFormat::kFull || format == OutputFormat::kConcise || format == OutputFormat::kGcc ||
+         format == OutputFormat::kPylint || format == OutputFormat::kGrouped;
 }
 
 void WriteDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat format, const FormatOptions& options,
@@ -501,6 +496,18 @@ void WriteDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat f
       return FormatGithub(diagnostics, out);
     case OutputFormat::kGitlab:
       return FormatGitlab(diagnostics, out);
+    case OutputFormat::kJunit:
+      return format_parts::FormatJunit(diagnostics, out);
+    case OutputFormat::kRdjson:
+      return format_parts::FormatRdjson(diagnostics, options, out);
+    case OutputFormat::kJsonLines:
+      return format_parts::FormatJsonLines(diagnostics, options, out);
+    case OutputFormat::kPylint:
+      return format_parts::FormatPylint(diagnostics, out);
+    case OutputFormat::kGrouped:
+      return format_parts::FormatGrouped(diagnostics, options, out);
+    case OutputFormat::kAzure:
+      return format_parts::FormatAzure(diagnostics, out);
   }
 }
 

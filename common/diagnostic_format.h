@@ -1,6 +1,7 @@
 #pragma once
 // Renders diagnostics in the formats users' editors and CI systems read.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,18 +13,27 @@
 namespace opmfu {
 
 enum class OutputFormat {
-  kFull,     ///< rustc/ruff style: header, source line with caret, help, notes
-  kConcise,  ///< path:line:col: OPM504 message
-  kGcc,      ///< path:line:col: error: message [OPM504]  (Vim/Emacs compile mode)
-  kJson,     ///< array of objects (ruff-like field names)
-  kSarif,    ///< SARIF 2.1.0 log (GitHub code scanning)
-  kGithub,   ///< GitHub Actions workflow commands (::error file=...::)
-  kGitlab,   ///< GitLab Code Quality report (artifacts: reports: codequality:), as ruff's `gitlab`
+  kFull,       ///< rustc/ruff style: header, source line with caret, help, notes
+  kConcise,    ///< path:line:col: OPM504 message
+  kGcc,        ///< path:line:col: error: message [OPM504]  (Vim/Emacs compile mode)
+  kJson,       ///< array of objects (ruff-like field names)
+  kSarif,      ///< SARIF 2.1.0 log (GitHub code scanning)
+  kGithub,     ///< GitHub Actions workflow commands (::error file=...::)
+  kGitlab,     ///< GitLab Code Quality report (artifacts: reports: codequality:), as ruff's `gitlab`
+  kJunit,      ///< JUnit XML: a test suite per file, a failed test case per finding
+  kRdjson,     ///< reviewdog's Diagnostic Format (rdjson), safe fixes as suggestions
+  kJsonLines,  ///< the `json` objects, one per line
+  kPylint,     ///< path:line: [OPM504] message  (pylint's parseable format)
+  kGrouped,    ///< the findings under their file's name, one line each
+  kAzure,      ///< Azure Pipelines logging commands (##vso[task.logissue ...])
 };
 
 /// Names accepted by --output-format, in help order.
 const std::vector<std::string>& OutputFormatNames();
 Result<OutputFormat> ParseOutputFormat(std::string_view name);
+/// The formats a person reads in a terminal or a log (full, concise, gcc, pylint, grouped): a
+/// summary line on stderr goes with them. The others are documents or commands a program reads.
+bool IsTerminalFormat(OutputFormat format);
 
 struct FormatOptions {
   std::string tool_version;
@@ -32,6 +42,9 @@ struct FormatOptions {
   /// Prefix for documentation links, e.g. a repository URL; empty gives relative doc paths.
   std::string docs_base;
   bool color = false;
+  /// The text of a file the findings name, for rdjson's suggestions (fix edits are byte offsets,
+  /// reviewdog wants lines and columns). Unset, or no text for a file: no suggestions for it.
+  std::function<const std::string*(std::string_view file)> source;
 };
 
 /// What a snippet shows of a source line: the line itself, or for a long line (over 160 code

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <utility>
 
 #include "common/file_io.h"
@@ -184,6 +185,17 @@ std::string FixDiff(std::span<const FixedFile> files) {
     diff += UnifiedDiff(file.path, file.original, LineEditsBetween(file.original, file.fixed));
   }
   return diff;
+}
+
+std::function<const std::string*(std::string_view file)> FixableSources(const LintReport& report) {
+  auto sources = std::make_shared<std::map<std::string, const std::string*, std::less<>>>();
+  for (const LintedFile& file : report.files) {
+    if (file.parsed_cleanly) sources->emplace(file.path, &file.source);
+  }
+  return [sources](std::string_view file) -> const std::string* {
+    const auto found = sources->find(file);
+    return found == sources->end() ? nullptr : found->second;
+  };
 }
 
 }  // namespace opmfu::lint

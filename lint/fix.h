@@ -6,9 +6,11 @@
 // diff is exactly what --fix writes.
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/diagnostic.h"
@@ -58,5 +60,11 @@ Status WriteFixes(std::span<const FixedFile> files);
 
 /// The unified diff of every fixed file, from its original text to its fixed one.
 std::string FixDiff(std::span<const FixedFile> files);
+
+/// The text of each file of `report` whose safe fixes --fix applies (one that parsed cleanly), by
+/// the name its findings give it, for the formats that carry fixes as edits (FormatOptions::source,
+/// rdjson's suggestions); null for another name. The report must be linted with
+/// LintOptions::keep_sources, and outlive the lookup.
+std::function<const std::string*(std::string_view file)> FixableSources(const LintReport& report);
 
 }  // namespace opmfu::lint

@@ -110,6 +110,23 @@ TEST_F(GateOnDemo, SpeaksSarifAndGithubAndRefusesBadThresholds) {
   EXPECT_EQ(github.out.rfind("::error title=opmfu (gate/min-mfu)", 0), 0U) << github.out;
   const auto text = RunOpmfu({"gate", "-d", base_.string(), "--min-mfu", "0.99"});
   EXPECT_NE(text.out.find("gate failed: 1 of 1 checks"), std::string::npos) << text.out;
+  // The other CI formats docs/ci.md lists for the gate: a Code Quality issue, a gcc line, an Azure issue.
+  const auto gitlab = RunOpmfu({"gate", "-d", base_.string(), "--min-mfu", "0.99", "--output-format", "gitlab"});
+  EXPECT_EQ(gitlab.exit_code, 1) << gitlab.err;
+  const json issues = json::parse(gitlab.out);
+  ASSERT_EQ(issues.size(), 1U) << gitlab.out;
+  EXPECT_EQ(issues[0]["check_name"], "gate/min-mfu");
+  EXPECT_EQ(issues[0]["severity"], "major");
+  const auto gcc = RunOpmfu({"gate", "-d", base_.string(), "--min-mfu", "0.99", "--output-format", "gcc"});
+  EXPECT_EQ(gcc.exit_code, 1) << gcc.err;
+  EXPECT_EQ(gcc.out.rfind(base_.string() + ":1:1: error: ", 0), 0U) << gcc.out;
+  EXPECT_NE(gcc.out.find(" [gate/min-mfu]\n"), std::string::npos) << gcc.out;
+  const auto azure = RunOpmfu({"gate", "-d", base_.string(), "--min-mfu", "0.99", "--output-format", "azure"});
+  EXPECT_EQ(azure.out.rfind("##vso[task.logissue type=error;", 0), 0U) << azure.out;
+  // Passing: an empty report in the CI formats, the exit code 0.
+  const auto clean = RunOpmfu({"gate", "-d", base_.string(), "--min-mfu", "0.01", "--output-format", "gitlab"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_EQ(json::parse(clean.out), json::array());
 
   for (const std::vector<std::string>& args : {std::vector<std::string>{"gate", "-d", base_.string()},
                                                {"gate", "-d", base_.string(), "--min-mfu", "lots"},

@@ -247,7 +247,9 @@ TEST(LintConventions, CompletionsOfferRuleIdsAndEveryChoice) {
   const auto zsh = RunOpmfu({"completion", "zsh"});
   ASSERT_EQ(zsh.exit_code, 0);
   EXPECT_NE(zsh.out.find(":rules:_sequence -s , compadd - ALL OPM001"), std::string::npos);
-  EXPECT_NE(zsh.out.find("--format}'[full, concise, gcc, json, sarif, github or gitlab"), std::string::npos);
+  EXPECT_NE(zsh.out.find("--format}'[full, concise, gcc, json, sarif, github, gitlab"), std::string::npos);
+  EXPECT_NE(offered("opmfu lint --output-format r").find("rdjson\n"), std::string::npos);
+  EXPECT_NE(offered("opmfu gate --output-format g").find("gitlab\n"), std::string::npos);
   EXPECT_EQ(RunOpmfu({"completion", "fish"}).exit_code, 2);
 }
 
@@ -356,6 +358,40 @@ TEST(LintRuffHabits, ASeverityChangesNoFix) {
   // The same from a config's severity table.
   dir.Write("proj/.opmfu.yaml", "severity:\n  OPM101: warning\n  OPM104: info\n");
   EXPECT_EQ(diff({}), plain);
+}
+
+TEST(LintRuffHabits, RdjsonCarriesTheSafeFixesAsSuggestions) {
+  testing::TempDir dir;
+  dir.Write("train.py", kRuffUserScript);
+  const auto result = RunOpmfu({"lint", "--no-config", "--output-format", "rdjson", "train.py"}, dir.path());
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(result.err, "");  // a document for reviewdog: no summary beside it
+  const auto document = nlohmann::json::parse(result.out);
+  EXPECT_EQ(document["source"]["name"], "opmfu");
+  std::map<std::string, nlohmann::json> by_code;
+  for (const auto& finding : document["diagnostics"]) by_code[finding["code"]["value"]] = finding;
+  ASSERT_TRUE(by_code.contains("OPM101")) << result.out;
+  const auto& flops = by_code["OPM101"];
+  EXPECT_EQ(flops["location"]["path"], "train.py");
+  ASSERT_EQ(flops["suggestions"].size(), 1U) << flops;
+  // The suggestion, applied to its line, is what --fix writes there.
+  const auto& range = flops["suggestions"][0]["range"];
+  ASSERT_EQ(range["start"]["line"], 9);
+  ASSERT_EQ(range["end"]["line"], 9);
+  std::string line = "    with_flops=False,";
+  const std::size_t begin = range["start"]["column"].get<std::size_t>() - 1;
+  line.replace(begin, range["end"]["column"].get<std::size_t>() - 1 - begin,
+               flops["suggestions"][0]["text"].get<std::string>());
+  EXPECT_EQ(line, "    with_flops=True,");
+  // Every safe fix the json format shows, and only those, is a suggestion.
+  const auto findings =
+      nlohmann::json::parse(RunOpmfu({"lint", "--no-config", "--output-format", "json", "train.py"}, dir.path()).out);
+  std::size_t safe = 0;
+  for (const auto& finding : findings) safe += finding["fix"].is_object() && finding["fix"]["applicability"] == "safe";
+  std::size_t suggested = 0;
+  for (const auto& finding : document["diagnostics"]) suggested += finding.contains("suggestions");
+  EXPECT_EQ(suggested, safe);
+  EXPECT_EQ(document["diagnostics"].size(), findings.size());
 }
 
 TEST(LintRuffHabits, AnEmptyPathSaysAVariableMayBeUnset) {

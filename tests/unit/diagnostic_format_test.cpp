@@ -120,6 +120,9 @@ TEST(FormatDiagnostics, InvalidUtf8NeverBreaksMachineFormats) {
   d.snippet = "x = '\xFE'";
   EXPECT_TRUE(nlohmann::json::accept(FormatDiagnostics({d}, OutputFormat::kJson, Options())));
   EXPECT_TRUE(nlohmann::json::accept(FormatDiagnostics({d}, OutputFormat::kSarif, Options())));
+  EXPECT_TRUE(nlohmann::json::accept(FormatDiagnostics({d}, OutputFormat::kRdjson, Options())));
+  EXPECT_TRUE(nlohmann::json::accept(FormatDiagnostics({d}, OutputFormat::kJsonLines, Options())));
+  EXPECT_NE(FormatDiagnostics({d}, OutputFormat::kJunit, Options()).find("bad \uFFFD byte"), std::string::npos);
   // The human formats show the byte itself, escaped as every printed input is (issue 47).
   EXPECT_NE(FormatDiagnostics({d}, OutputFormat::kFull, Options()).find("bad \\xff byte"), std::string::npos);
 }
@@ -151,13 +154,130 @@ TEST(FormatDiagnostics, LongLinesAreCutToAWindowAroundTheColumn) {
   EXPECT_EQ(WindowSnippet("    return a / b", 12, 5).text, "    return a / b");
 }
 
+TEST(FormatDiagnostics, PylintAndGrouped) {
+  Diagnostic fixable = Sample();
+  fixable.range = {{12, 3}, {12, 4}};
+  fixable.fix = Fix{"x", {}, true};
+  Diagnostic other = Sample();
+  other.file = "b.py";
+  EXPECT_EQ(FormatDiagnostics({Sample(), fixable, other}, OutputFormat::kPylint, Options()),
+            "dir/my formulas.py:7: [OPM504] formula `f` can return a float: 100%, really\n"
+            "dir/my formulas.py:12: [OPM504] formula `f` can return a float: 100%, really\n"
+            "b.py:7: [OPM504] formula `f` can return a float: 100%, really\n");
+  // `line:column` aligned within a file, [*] for a safe fix, a blank line after each file.
+  EXPECT_EQ(FormatDiagnostics({Sample(), fixable, other}, OutputFormat::kGrouped, Options()),
+            "dir/my formulas.py:\n"
+            "   7:12 OPM504 formula `f` can return a float: 100%, really\n"
+            "  12:3  OPM504 [*] formula `f` can return a float: 100%, really\n"
+            "\n"
+            "b.py:\n"
+            "  7:12 OPM504 formula `f` can return a float: 100%, really\n"
+            "\n");
+  EXPECT_EQ(FormatDiagnostics({}, OutputFormat::kGrouped, Options()), "");
+}
+
+TEST(FormatDiagnostics, JsonLinesIsTheJsonObjectsOneALine) {
+  Diagnostic second = Sample();
+  second.message = "two\nlines";
+  const std::string text = FormatDiagnostics({Sample(), second}, OutputFormat::kJsonLines, Options());
+  const auto array = nlohmann::json::parse(FormatDiagnostics({Sample(), second}, OutputFormat::kJson, Options()));
+  const std::size_t newline = text.find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  EXPECT_EQ(text.find('\n', newline + 1), text.size() - 1) << text;  // two lines, each ending in a break
+  EXPECT_EQ(nlohmann::json::parse(text.substr(0, newline)), array[0]);
+  EXPECT_EQ(nlohmann::json::parse(text.substr(newline + 1)), array[1]);
+  EXPECT_EQ(FormatDiagnostics({}, OutputFormat::kJsonLines, Options()), "");
+}
+
+TEST(FormatDiagnostics, AzureEscapesPercentSemicolonAndBracket) {
+  Diagnostic d = Sample();
+  d.file = "a;b].py";
+  d.help = "one\ntwo";
+  EXPECT_EQ(FormatDiagnostics({d}, OutputFormat::kAzure, Options()),
+            "##vso[task.logissue type=error;sourcepath=a%3Bb%5D.py;linenumber=7;columnnumber=12;code=OPM504;]"
+            "formula `f` can return a float: 100%AZP25, really%0Ahelp: one%0Atwo\n");
+  d.severity = Severity::kInfo;  // Azure knows errors and warnings only
+  EXPECT_EQ(FormatDiagnostics({d}, OutputFormat::kAzure, Options()).rfind("##vso[task.logissue type=warning;", 0), 0U);
+}
+
+TEST(FormatDiagnostics, JunitHasASuitePerFileAndAFailurePerFinding) {
+  Diagnostic d = Sample();
+  d.message = "a <b> & \"c\" \x01";
+  Diagnostic other = Sample();
+  other.file = "b.py";
+  const std::string xml = FormatDiagnostics({d, Sample(), other}, OutputFormat::kJunit, Options());
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"opmfu\" tests=\"3\" "
+                      "failures=\"3\" errors=\"0\">\n",
+                      0),
+            0U)
+      << xml;
+  EXPECT_NE(xml.find("  <testsuite name=\"dir/my formulas.py\" tests=\"2\" failures=\"2\" errors=\"0\">\n"
+                     "    <testcase name=\"OPM504 formula-returns-float\" classname=\"dir/my formulas.py\" "
+                     "file=\"dir/my formulas.py\" line=\"7\">\n"
+                     "      <failure message=\"a &lt;b&gt; &amp; &quot;c&quot; \\x01\" type=\"error\">dir/my "
+                     "formulas.py:7:12: a &lt;b&gt; &amp; &quot;c&quot; \\x01\nhelp: use `//`</failure>\n"
+                     "    </testcase>\n"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("  <testsuite name=\"b.py\" tests=\"1\" failures=\"1\" errors=\"0\">\n"), std::string::npos);
+  EXPECT_EQ(xml.substr(xml.size() - 14), "</testsuites>\n");
+  // No findings: one passing case, so a report viewer shows that the lint ran.
+  const std::string clean = FormatDiagnostics({}, OutputFormat::kJunit, Options());
+  EXPECT_NE(clean.find("<testcase name=\"no findings\" classname=\"opmfu\"/>"), std::string::npos) << clean;
+  EXPECT_EQ(clean.find("<failure"), std::string::npos);
+}
+
+TEST(FormatDiagnostics, RdjsonCountsBytesAndTurnsSafeFixesIntoSuggestions) {
+  // `é` is one column and two bytes: reviewdog's columns count bytes.
+  const std::string text = "x = 1\nprof(\u00e9, flag=False)\n";
+  Diagnostic d = Sample();
+  d.file = "t.py";
+  d.snippet = "prof(\u00e9, flag=False)";
+  d.range = {{2, 9}, {2, 19}};
+  const std::size_t at = text.find("False");
+  d.fix = Fix{"replace", {{at, at + 5, "True"}}, true};
+  Diagnostic unsafe = d;
+  unsafe.fix->safe = false;
+  Diagnostic elsewhere = d;
+  elsewhere.fix->edits.front().file = "run.sh";
+  FormatOptions options = Options();
+  options.source = [&](std::string_view file) { return file == "t.py" ? &text : nullptr; };
+  const auto result = nlohmann::json::parse(FormatDiagnostics({d, unsafe, elsewhere}, OutputFormat::kRdjson, options));
+  EXPECT_EQ(result["source"]["name"], "opmfu");
+  ASSERT_EQ(result["diagnostics"].size(), 3U);
+  const auto& first = result["diagnostics"][0];
+  EXPECT_EQ(first["message"], "formula `f` can return a float: 100%, really\nhelp: use `//`");
+  EXPECT_EQ(first["severity"], "ERROR");
+  EXPECT_EQ(first["code"]["value"], "OPM504");
+  EXPECT_EQ(first["code"]["url"], "docs/rules/OPM504.md");
+  EXPECT_EQ(first["location"]["path"], "t.py");
+  EXPECT_EQ(first["location"]["range"]["start"], nlohmann::json({{"line", 2}, {"column", 10}}));
+  EXPECT_EQ(first["location"]["range"]["end"], nlohmann::json({{"line", 2}, {"column", 20}}));
+  ASSERT_EQ(first["suggestions"].size(), 1U);
+  EXPECT_EQ(first["suggestions"][0]["text"], "True");
+  EXPECT_EQ(first["suggestions"][0]["range"]["start"], nlohmann::json({{"line", 2}, {"column", 15}}));
+  EXPECT_EQ(first["suggestions"][0]["range"]["end"], nlohmann::json({{"line", 2}, {"column", 20}}));
+  EXPECT_FALSE(result["diagnostics"][1].contains("suggestions"));  // an unsafe fix is no suggestion
+  EXPECT_FALSE(result["diagnostics"][2].contains("suggestions"));  // nor one that edits another file
+  // Without the text: no suggestions, the columns still in bytes through the snippet.
+  const auto bare = nlohmann::json::parse(FormatDiagnostics({d}, OutputFormat::kRdjson, Options()));
+  EXPECT_FALSE(bare["diagnostics"][0].contains("suggestions"));
+  EXPECT_EQ(bare["diagnostics"][0]["location"]["range"]["start"]["column"], 10);
+  EXPECT_EQ(nlohmann::json::parse(FormatDiagnostics({}, OutputFormat::kRdjson, Options()))["diagnostics"],
+            nlohmann::json::array());
+}
+
 TEST(ParseOutputFormat, SuggestsTheClosestName) {
   EXPECT_EQ(*ParseOutputFormat("sarif"), OutputFormat::kSarif);
   auto bad = ParseOutputFormat("sarf");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
             "unknown output format 'sarf' (did you mean 'sarif'?); choose one of full, concise, gcc, json, sarif, "
-            "github, gitlab");
+            "github, gitlab, junit, rdjson, json-lines, pylint, grouped, azure");
+  for (const std::string& name : OutputFormatNames()) EXPECT_TRUE(ParseOutputFormat(name).ok()) << name;
+  EXPECT_EQ(*ParseOutputFormat("json-lines"), OutputFormat::kJsonLines);
+  EXPECT_TRUE(IsTerminalFormat(OutputFormat::kGrouped));
+  EXPECT_FALSE(IsTerminalFormat(OutputFormat::kAzure));
 }
 
 TEST(SummaryLine, CountsBySeverity) {
