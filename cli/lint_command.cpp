@@ -116,6 +116,7 @@ int RunLint(const LintFlags& flags) {
   const std::vector<std::string> paths = !flags.paths.empty() ? flags.paths
                                          : stdin_named        ? std::vector<std::string>{"-"}
                                                               : std::vector<std::string>{"."};
+  if (std::optional<int> shown = RunLintShow(flags, paths, *options)) return *shown;
   if (std::find(paths.begin(), paths.end(), "-") != paths.end()) {
     // The same size cap as a file (no NUL check here: the Python stage says where the NUL is).
     auto read = ReadStandardInput(flags.stdin_filename, ReadLimits{.max_bytes = 0, .reject_nul = false});

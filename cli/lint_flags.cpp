@@ -46,6 +46,14 @@ void AddLintFlags(CLI::App& command, LintFlags& flags) {
   command.add_option("--extend-ignore", flags.extend_ignore, "skip these rules too (the same as --ignore)")
       ->delimiter(',')
       ->allow_extra_args(false);
+  CLI::Option* show_files = command.add_flag(
+      "--show-files", flags.show_files,
+      "print the files lint would read (named, or found and not excluded), one per line, and lint nothing");
+  command
+      .add_flag("--show-settings", flags.show_settings,
+                "print the settings in force for the first PATH (config file, selection, severities, excludes, "
+                "per-file ignores, each rule's level), and lint nothing")
+      ->excludes(show_files);
   command.add_option("--config", flags.config_file,
                      "use this config file (.opmfu.yaml format, or TOML: pyproject.toml's [tool.opmfu]) for every "
                      "input instead of the nearest one; command-line flags still win");

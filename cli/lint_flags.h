@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,14 @@ struct LintFlags {
   std::vector<std::string> extend_ignore;
   std::string config_file;
   bool exclude_given = false;
+  bool show_files = false;     ///< list the files lint would read, and stop
+  bool show_settings = false;  ///< print the settings in force for the first path, and stop
 };
+
+/// --show-files or --show-settings (lint/show.h): what lint would read, or the settings in force for
+/// the first of `paths`, on stdout; the exit code, or nullopt when neither flag is given.
+std::optional<int> RunLintShow(const LintFlags& flags, const std::vector<std::string>& paths,
+                               const lint::LintOptions& options);
 
 /// Every `lint` option, with its help text.
 void AddLintFlags(CLI::App& command, LintFlags& flags);

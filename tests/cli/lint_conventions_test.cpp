@@ -394,6 +394,74 @@ TEST(LintRuffHabits, RdjsonCarriesTheSafeFixesAsSuggestions) {
   EXPECT_EQ(document["diagnostics"].size(), findings.size());
 }
 
+TEST(LintRuffHabits, ShowFilesListsWhatLintReadsAfterTheExcludes) {
+  testing::TempDir dir;
+  dir.Write("proj/.opmfu.yaml", "exclude: [\"build/**\"]\n");
+  dir.Write("proj/train.py", kNoFlops);
+  dir.Write("proj/legacy/old.py", kNoFlops);
+  dir.Write("proj/build/gen.py", kNoFlops);
+  dir.Write("proj/run.sh", "#!/bin/bash\npython3 train.py\n");
+  dir.Write("proj/notes.txt", "not linted\n");
+  const fs::path proj = dir.path() / "proj";
+  const auto show = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"lint", "--show-files"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto result = RunOpmfu(args, proj);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    return result.out;
+  };
+  EXPECT_EQ(show({}), "legacy/old.py\nrun.sh\ntrain.py\n");
+  EXPECT_EQ(show({"--extend-exclude", "legacy"}), "run.sh\ntrain.py\n");
+  EXPECT_EQ(show({"--exclude", "legacy"}), "build/gen.py\nrun.sh\ntrain.py\n");  // the config's replaced
+  EXPECT_EQ(show({"build/gen.py", "train.py"}), "build/gen.py\ntrain.py\n");     // named: always linted
+  // What lint reports on is among what --show-files lists.
+  std::set<std::string> listed;
+  std::string out = show({});
+  for (std::size_t start = 0, end; (end = out.find('\n', start)) != std::string::npos; start = end + 1) {
+    listed.insert(out.substr(start, end - start));
+  }
+  const std::set<std::string> linted = FindingFiles(RunOpmfu({"lint", "--output-format", "json"}, proj).out);
+  EXPECT_EQ(linted, (std::set<std::string>{"legacy/old.py", "train.py"}));
+  for (const std::string& file : linted) EXPECT_TRUE(listed.contains(file)) << file;
+  // A path that is not there is an error, as for lint itself.
+  EXPECT_EQ(RunOpmfu({"lint", "--show-files", "missing.py"}, proj).exit_code, 2);
+}
+
+TEST(LintRuffHabits, ShowSettingsSaysWhatIsInForceForAFile) {
+  testing::TempDir dir;
+  dir.Write("proj/pyproject.toml",
+            "[tool.opmfu]\nselect = [\"OPM1\"]\nignore = [\"OPM105\"]\nexclude = [\"tests\"]\nfail-on = \"error\"\n"
+            "per-file-ignores = {\"src/*.py\" = [\"OPM101\"]}\n[tool.opmfu.severity]\nOPM107 = \"error\"\n");
+  dir.Write("proj/src/train.py", kNoFlops);
+  const fs::path proj = dir.path() / "proj";
+  const auto result = RunOpmfu(
+      {"lint", "--show-settings", "--severity", "OPM102=info", "--extend-ignore", "OPM106", "src/train.py"}, proj);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string& out = result.out;
+  EXPECT_EQ(out.rfind("settings for: src/train.py\nconfig file: ", 0), 0U) << out;
+  EXPECT_NE(out.find("proj/pyproject.toml\n"), std::string::npos) << out;
+  for (const std::string line :
+       {"select: [OPM1] (config)\n", "ignore (config): [OPM105]\n", "ignore (command line): [OPM106]\n",
+        "severity (config): {OPM107: error}\n", "severity (command line, wins): {OPM102: info}\n",
+        "fail-on (config): error\n", "): [tests]\n", "per-file-ignores (config):\n  src/*.py: [OPM101]\n",
+        "  OPM101 with-flops-not-true: off\n", "  OPM102 mstx-disabled: info\n", "  OPM107 record-shapes-off: error\n",
+        "  OPM104 profiler-level-below-level1: error\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
+  }
+  ASSERT_NE(out.find("  OPM201 "), std::string::npos) << out;
+  EXPECT_NE(out.find(": off\n", out.find("  OPM201 ")), std::string::npos) << out;  // not selected
+  // --no-config and --config say so.
+  const auto bare = RunOpmfu({"lint", "--show-settings", "--no-config", "src/train.py"}, proj);
+  EXPECT_NE(bare.out.find("config file: none (--no-config)\n"), std::string::npos) << bare.out;
+  EXPECT_NE(bare.out.find("  OPM101 with-flops-not-true: error\n"), std::string::npos) << bare.out;
+  const auto named = RunOpmfu({"lint", "--show-settings", "--config", "pyproject.toml", "src/train.py"}, proj);
+  EXPECT_NE(named.out.find("config file: pyproject.toml (--config)\n"), std::string::npos) << named.out;
+  // And lint reports only what the settings say is on.
+  const auto linted = FindingCodes(RunOpmfu({"lint", "--output-format", "json", "src/train.py"}, proj).out);
+  EXPECT_FALSE(linted.contains("OPM101"));
+}
+
 TEST(LintRuffHabits, AnEmptyPathSaysAVariableMayBeUnset) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"lint", ""}, {"analyze", "-d", ""}, {"check-db", "-d", ""}, {"report", "-d", ""}}) {
