@@ -40,6 +40,8 @@ void AddLintFlags(CLI::App& command, LintFlags& flags) {
   command.add_option("--extend-exclude", flags.extend_exclude, "skip these globs too, beside the config's exclude")
       ->delimiter(',')
       ->allow_extra_args(false);
+  command.add_flag("--force-exclude", flags.force_exclude,
+                   "apply the excludes to paths named on the command line too (as a pre-commit hook wants)");
   command.add_option("--extend-select", flags.extend_select, "add these rules to the selection in force")
       ->delimiter(',')
       ->allow_extra_args(false);
@@ -80,6 +82,7 @@ Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const Diagnost
   options.exclude = flags.exclude;
   options.exclude.insert(options.exclude.end(), flags.extend_exclude.begin(), flags.extend_exclude.end());
   options.exclude_replaces_config = flags.exclude_given;
+  options.force_exclude = flags.force_exclude;
   options.stdin_filename = flags.stdin_filename;
   options.jobs = flags.jobs;
   if (!flags.root.empty()) options.root = flags.root;

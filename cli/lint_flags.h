@@ -35,6 +35,7 @@ struct LintFlags {
   std::vector<std::string> extend_ignore;
   std::string config_file;
   bool exclude_given = false;
+  bool force_exclude = false;  ///< the excludes skip named paths too
   bool show_files = false;     ///< list the files lint would read, and stop
   bool show_settings = false;  ///< print the settings in force for the first path, and stop
 };

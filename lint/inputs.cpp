@@ -110,6 +110,7 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
       inputs.stdin_input = MakeInput(options.stdin_filename, false, true);
       continue;
     }
+    if (options.force_exclude && MatchesAnyGlob(options.exclude, cwd, path)) continue;
     std::string cause;
     const FileKind kind = files.Stat(path, &cause);
     if (kind == FileKind::kDirectory) {
@@ -166,7 +167,12 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
       auto head = files.ReadFile(path);
       launcher = head.ok() && linter::IsShellScript(path, *head);
     }
-    (launcher ? inputs.launchers.push_back(path) : inputs.python.push_back(MakeInput(path, false)));
+    if (launcher) {
+      inputs.launchers.push_back(path);
+    } else {
+      inputs.python.push_back(MakeInput(path, false));
+      inputs.python.back().named = true;
+    }
   }
   std::sort(inputs.launchers.begin(), inputs.launchers.end());
   // A file named twice (`lint src/ src/train.sh`) is linted once; named, it always matters.
@@ -187,6 +193,13 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
     inputs.python = std::move(unique);
   }
   return inputs;
+}
+
+bool ExcludedByConfig(const Input& input, const Config& config, const LintOptions& options) {
+  if (options.exclude_replaces_config || !(input.from_directory || (options.force_exclude && input.named))) {
+    return false;
+  }
+  return IsExcluded(config, input.path);
 }
 
 }  // namespace opmfu::lint

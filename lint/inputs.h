@@ -20,6 +20,7 @@ struct Input {
   std::string path;
   bool from_directory = false;  ///< may be skipped when it cannot matter
   bool from_stdin = false;
+  bool named = false;                    ///< named on the command line (not found in a walk, launched or imported)
   std::vector<linter::Launch> launches;  ///< the launcher commands that run it
   /// The invocations of the launches of a script that imports this module (bound, but not its own
   /// command line), shared by every module that script reaches; null when none.
@@ -71,7 +72,12 @@ struct CollectedInputs {
 };
 
 /// Walks `paths` (files, directories, "-"); a path that cannot be read or listed is an error in
-/// `report`, and the rest are still collected.
+/// `report`, and the rest are still collected. With LintOptions::force_exclude a path named that
+/// --exclude matches is left out.
 CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintOptions& options, LintReport& report);
+
+/// Whether the config's `exclude` skips `input` (its config being `config`): one a walk found, or with
+/// --force-exclude one named, unless --exclude replaced the config's globs.
+bool ExcludedByConfig(const Input& input, const Config& config, const LintOptions& options);
 
 }  // namespace opmfu::lint

@@ -125,8 +125,7 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
   std::vector<bool> excluded(python_inputs.size(), false);
   for (std::size_t i = 0; i < python_inputs.size(); ++i) {
     OPMFU_ASSIGN_OR_RETURN(Config config, config_for(python_inputs[i].path, python_inputs[i].from_stdin));
-    excluded[i] = python_inputs[i].from_directory && !options.exclude_replaces_config &&
-                  IsExcluded(config, python_inputs[i].path);
+    excluded[i] = ExcludedByConfig(python_inputs[i], config, options);
     effective[i] = effective_rules.For(config, python_inputs[i].path);
   }
   std::vector<FileOutcome> outcomes(python_inputs.size());

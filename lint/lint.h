@@ -31,6 +31,9 @@ struct LintOptions {
   std::vector<std::string> exclude;
   /// `--exclude` given: the configs' `exclude` globs no longer apply (ruff: --exclude replaces them).
   bool exclude_replaces_config = false;
+  /// `--force-exclude`: the excludes (--exclude's, and a Python file's config `exclude`) skip a path
+  /// named on the command line too, as they skip one a directory walk finds.
+  bool force_exclude = false;
   std::optional<std::string> stdin_source;  ///< the text of a `-` input
   std::string stdin_filename = "-";         ///< the name it is reported (and configured) under
   unsigned jobs = 0;                        ///< 0: one per core

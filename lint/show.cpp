@@ -58,11 +58,11 @@ Result<ShownFiles> FilesToLint(const std::vector<std::string>& paths, const Lint
   ShownFiles shown;
   if (inputs.stdin_input) shown.files.push_back(inputs.stdin_input->path);
   for (const Input& input : inputs.python) {
-    // As LintPaths skips them: a file a walk found, under the config's `exclude` (unless --exclude
-    // replaced it); a file named is linted whatever the excludes say.
-    if (input.from_directory && !options.exclude_replaces_config) {
+    // As LintPaths skips them: a file a walk found (or, with --force-exclude, one named) under the
+    // config's `exclude`, unless --exclude replaced it.
+    if (input.from_directory || input.named) {
       OPMFU_ASSIGN_OR_RETURN(FoundConfig found, ConfigOf(input.path, false, options, rules));
-      if (IsExcluded(found.config, input.path)) continue;
+      if (ExcludedByConfig(input, found.config, options)) continue;
     }
     shown.files.push_back(input.path);
   }

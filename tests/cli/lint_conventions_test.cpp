@@ -462,6 +462,36 @@ TEST(LintRuffHabits, ShowSettingsSaysWhatIsInForceForAFile) {
   EXPECT_FALSE(linted.contains("OPM101"));
 }
 
+TEST(LintRuffHabits, ForceExcludeSkipsNamedPathsToo) {
+  testing::TempDir dir;
+  dir.Write("proj/.opmfu.yaml", "exclude: [\"build/**\"]\n");
+  dir.Write("proj/train.py", kNoFlops);
+  dir.Write("proj/build/gen.py", kNoFlops);
+  dir.Write("proj/legacy/old.py", kNoFlops);
+  dir.Write("proj/legacy/run.sh", "#!/bin/bash\nif [ ; then\n");
+  const fs::path proj = dir.path() / "proj";
+  const auto files = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"lint", "--output-format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return FindingFiles(RunOpmfu(args, proj).out);
+  };
+  const std::vector<std::string> named = {"train.py", "build/gen.py", "legacy/old.py", "legacy/run.sh"};
+  std::vector<std::string> plain = named;
+  EXPECT_EQ(files(plain), (std::set<std::string>{"build/gen.py", "legacy/old.py", "legacy/run.sh", "train.py"}));
+  std::vector<std::string> forced = named;
+  forced.insert(forced.begin(), "--force-exclude");
+  // The config's exclude, and --extend-exclude's, now skip what is named (a pre-commit hook names files).
+  EXPECT_EQ(files(forced), (std::set<std::string>{"legacy/old.py", "legacy/run.sh", "train.py"}));
+  forced.insert(forced.begin(), {"--extend-exclude", "legacy"});
+  EXPECT_EQ(files(forced), std::set<std::string>{"train.py"});
+  // --show-files agrees.
+  std::vector<std::string> shown{"lint", "--show-files"};
+  shown.insert(shown.end(), forced.begin(), forced.end());
+  EXPECT_EQ(RunOpmfu(shown, proj).out, "train.py\n");
+  // A directory named that an exclude matches is skipped whole.
+  EXPECT_EQ(files({"--force-exclude", "--extend-exclude", "legacy", "legacy"}), std::set<std::string>{});
+}
+
 TEST(LintRuffHabits, AnEmptyPathSaysAVariableMayBeUnset) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"lint", ""}, {"analyze", "-d", ""}, {"check-db", "-d", ""}, {"report", "-d", ""}}) {
