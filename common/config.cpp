@@ -168,7 +168,14 @@ constexpr const char* kPyprojectName = "pyproject.toml";
 // that loading it reports the syntax error instead of skipping the config silently.
 bool ConfiguresOpmfu(const fs::path& pyproject) {
   auto text = ReadTextFile(pyproject, ReadLimits{.max_bytes = 4U << 20, .reject_nul = true});
-  if (!text.ok() || text->find("opmfu") == std::string::npos) return false;
+  if (!text.ok()) {
+    // Too large to read whole (a 2,000,000-element ignore list): one that mentions opmfu counts, so
+    // that loading it says so, rather than a parent folder's config being used in its place.
+    constexpr std::string_view kWords[] = {"opmfu"};
+    auto scan = ScanFile(pyproject, kWords);
+    return scan.ok() && scan->mentions;
+  }
+  if (text->find("opmfu") == std::string::npos) return false;
   auto tree = TomlConfigTree(pyproject, *text, false);
   return !tree.ok() || tree->has_value();
 }

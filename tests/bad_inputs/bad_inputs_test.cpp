@@ -1352,6 +1352,14 @@ std::vector<BadInput> Cases() {
             return Analyze(d);
           },
           0, Stream::kErr, {"rank 0: warning:", "profiler_info_0.json: JSON nested deeper than 256 levels"});
+  // Issue 47: a pyproject.toml above the 4 MiB config limit (a 2,000,000-element ignore list) was
+  // passed over, and the parent folder's config (or none) used in its place, silently.
+  hostile("LintPyprojectAboveTheConfigLimitIsNamedNotPassedOver",
+          [](const TempDir& d) {
+            d.Write("pyproject.toml", "[tool.opmfu]\nignore = [" + Repeat("\"OPM101\", ", 600000) + "]\n");
+            return std::vector<std::string>{"lint", d.Write("train.py", "import torch_npu\n").string()};
+          },
+          2, Stream::kErr, {"opmfu: error:", "pyproject.toml: file too large", "above the"});
   // A pyproject.toml dotted key of 30,000 parts (60 KB) overflowed toml++'s stack; 60,000 keys
   // under [tool.opmfu] took minutes (yaml-cpp's map lookup per inserted key).
   const auto dotted_key = [](const TempDir& d) {
