@@ -143,8 +143,14 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
           std::string found = found_path.string();
           if (found.starts_with("./")) found.erase(0, 2);
           if (extension == ".py") found_python.push_back(found);
-          if (extension == ".sh" || extension == ".bash") inputs.launchers.push_back(found);
-          if (entry.name == kDynamicConfigName) inputs.json.push_back(found);
+          if (extension == ".sh" || extension == ".bash") {
+            inputs.launchers.push_back(found);
+            inputs.walked.insert(found);
+          }
+          if (entry.name == kDynamicConfigName) {
+            inputs.json.push_back(found);
+            inputs.walked.insert(found);
+          }
         }
       }
       std::sort(found_python.begin(), found_python.end());

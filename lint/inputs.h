@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -69,6 +70,7 @@ struct CollectedInputs {
   std::vector<std::string> launchers;  ///< sorted
   std::vector<std::string> json;
   std::optional<Input> stdin_input;
+  std::set<std::string> walked;  ///< the launchers and json files a directory walk found (not named)
 };
 
 /// Walks `paths` (files, directories, "-"); a path that cannot be read or listed is an error in
@@ -79,5 +81,29 @@ CollectedInputs CollectInputs(const std::vector<std::string>& paths, const LintO
 /// Whether the config's `exclude` skips `input` (its config being `config`): one a walk found, or with
 /// --force-exclude one named, unless --exclude replaced the config's globs.
 bool ExcludedByConfig(const Input& input, const Config& config, const LintOptions& options);
+
+/// Leaves out of `inputs.launchers` and `inputs.json` the ones their config's `exclude` skips, by
+/// the rule ExcludedByConfig gives Python files (docs/configuration.md: "paths lint will skip").
+/// `config_for(path)` is the lookup the caller uses, a Result<Config>.
+template <typename ConfigFor>
+Status DropExcludedByConfig(CollectedInputs& inputs, const LintOptions& options, ConfigFor&& config_for) {
+  for (std::vector<std::string>* paths : {&inputs.launchers, &inputs.json}) {
+    std::vector<std::string> kept;
+    for (std::string& path : *paths) {
+      const bool walked = inputs.walked.contains(path);
+      if (walked || options.force_exclude) {
+        OPMFU_ASSIGN_OR_RETURN(Config config, config_for(path));
+        Input input;
+        input.path = path;
+        input.from_directory = walked;
+        input.named = !walked;
+        if (ExcludedByConfig(input, config, options)) continue;
+      }
+      kept.push_back(std::move(path));
+    }
+    *paths = std::move(kept);
+  }
+  return Ok();
+}
 
 }  // namespace opmfu::lint

@@ -57,6 +57,8 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     return config;
   };
 
+  OPMFU_RETURN_IF_ERROR(
+      DropExcludedByConfig(inputs, options, [&](const std::string& path) { return config_for(path, false); }));
   // Launchers first (read on every core): they say which scripts run with which arguments.
   EffectiveRulesCache effective_rules(options.overrides, rules);
   std::vector<SharedEffective> launcher_effective;

@@ -66,6 +66,10 @@ Result<ShownFiles> FilesToLint(const std::vector<std::string>& paths, const Lint
     }
     shown.files.push_back(input.path);
   }
+  OPMFU_RETURN_IF_ERROR(DropExcludedByConfig(inputs, options, [&](const std::string& path) -> Result<Config> {
+    OPMFU_ASSIGN_OR_RETURN(FoundConfig found, ConfigOf(path, false, options, rules));
+    return found.config;
+  }));
   shown.files.insert(shown.files.end(), inputs.launchers.begin(), inputs.launchers.end());
   shown.files.insert(shown.files.end(), inputs.json.begin(), inputs.json.end());
   std::sort(shown.files.begin(), shown.files.end());

@@ -428,6 +428,26 @@ TEST(LintRuffHabits, ShowFilesListsWhatLintReadsAfterTheExcludes) {
   EXPECT_EQ(RunOpmfu({"lint", "--show-files", "missing.py"}, proj).exit_code, 2);
 }
 
+// The config's `exclude` skips launchers and profiler_config.json a walk finds, as it skips Python
+// files (docs/configuration.md); before, build/run.sh was linted and its OPM205 reported.
+TEST(LintRuffHabits, ConfigExcludeSkipsFoundLaunchersAndDynamicConfigs) {
+  testing::TempDir dir;
+  dir.Write("proj/.opmfu.yaml", "exclude: [\"build/**\"]\n");
+  dir.Write("proj/train.py", kNoFlops);
+  dir.Write("proj/build/run.sh", "#!/bin/bash\ntorchrun --nproc_per_node 8 missing.py\n");
+  dir.Write("proj/build/profiler_config.json", "{\"with_flops\": false}\n");
+  const fs::path proj = dir.path() / "proj";
+  const auto shown = RunOpmfu({"lint", "--show-files"}, proj);
+  EXPECT_EQ(shown.out, "train.py\n") << shown.err;
+  EXPECT_EQ(FindingFiles(RunOpmfu({"lint", "--output-format", "json"}, proj).out), (std::set<std::string>{"train.py"}));
+  // Named, they are linted; with --force-exclude, the config skips them even then.
+  EXPECT_TRUE(
+      FindingFiles(RunOpmfu({"lint", "--output-format", "json", "build/run.sh"}, proj).out).contains("build/run.sh"));
+  EXPECT_EQ(
+      RunOpmfu({"lint", "--show-files", "--force-exclude", "build/run.sh", "build/profiler_config.json"}, proj).out,
+      "");
+}
+
 TEST(LintRuffHabits, ShowSettingsSaysWhatIsInForceForAFile) {
   testing::TempDir dir;
   dir.Write("proj/pyproject.toml",
