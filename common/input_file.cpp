@@ -63,7 +63,8 @@ Error TooLarge(const std::string& name, std::uint64_t size, std::uint64_t limit,
 // The limit a read applies, and whether it is the policy's (the message then says how to raise it).
 Result<std::pair<std::uint64_t, bool>> EffectiveLimit(const ReadLimits& limits) {
   OPMFU_ASSIGN_OR_RETURN(const std::uint64_t policy, InputSizeLimit());
-  if (limits.max_bytes != 0 && limits.max_bytes < policy) return std::make_pair(limits.max_bytes, false);
+  // Equal: the reader's own limit still holds when the policy is raised, so it is not the policy's.
+  if (limits.max_bytes != 0 && limits.max_bytes <= policy) return std::make_pair(limits.max_bytes, false);
   return std::make_pair(policy, true);
 }
 

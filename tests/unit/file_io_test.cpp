@@ -82,6 +82,21 @@ TEST(ReadTextFile, AppliesTheInputSizePolicyFromTheEnvironment) {
   EXPECT_EQ(*InputSizeLimit(), kDefaultMaxFileSize);
 }
 
+// A reader's own limit equal to the policy (a config's 4 MiB) is not raised by the variable, so the
+// message must not say to set it.
+TEST(ReadTextFile, AReadersOwnLimitEqualToThePolicyIsNotSaidToBeRaisable) {
+  TempDir dir;
+  const auto path = dir.Write("pyproject.toml", std::string(3000, 'x'));
+  ::setenv(kMaxFileSizeVariable, "2K", 1);
+  auto refused = ReadTextFile(path, ReadLimits{.max_bytes = 2048});
+  ::unsetenv(kMaxFileSizeVariable);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            path.string() +
+                ": file too large: 2.9 KiB (3000 bytes), above the limit for this kind of file of 2 KiB "
+                "(2048 bytes)");
+}
+
 TEST(ReadTextFile, ReportsUnreadableFiles) {
   if (::geteuid() == 0) GTEST_SKIP() << "root reads files regardless of permissions";
   TempDir dir;
