@@ -289,8 +289,13 @@ async function rawProtocol(root) {
   const answer = lines.findIndex((message) => message.id === 8);
   assert.ok(lines[answer].result && !lines[answer].result.isError, JSON.stringify(lines[answer]));
   const notes = lines.filter((message) => message.method === 'notifications/progress').map((message) => message.params);
-  assert.deepEqual(notes.map((note) => [note.progressToken, note.progress, note.total]),
-    [['p8', 0, undefined], ['p8', 1, 2], ['p8', 2, 2]], JSON.stringify(notes));
+  // Growing from 0 to 2 of 2; two ranks that finish in one moment (seen under ASan on a loaded
+  // machine) may reach the client as one note, so the 1 of 2 between is not required.
+  assert.deepEqual([notes[0].progressToken, notes[0].progress, notes[0].total], ['p8', 0, undefined], JSON.stringify(notes));
+  assert.deepEqual([notes.at(-1).progressToken, notes.at(-1).progress, notes.at(-1).total], ['p8', 2, 2], JSON.stringify(notes));
+  assert.ok(notes.every((note, i) => note.progressToken === 'p8' && (i === 0 || note.progress > notes[i - 1].progress)),
+    JSON.stringify(notes));
+  assert.ok(notes.length <= 3, JSON.stringify(notes));
   assert.equal(answer, lines.length - 1, 'a progress note came after the answer');
   lines.splice(8);
   assert.equal(lines.length, 8, JSON.stringify(lines));
