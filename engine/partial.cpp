@@ -29,7 +29,8 @@ constexpr const char* kSchema =
     "CREATE TABLE discovery_notes (seq INTEGER PRIMARY KEY, text TEXT);"
     "CREATE TABLE unknown_ranks (seq INTEGER PRIMARY KEY, rank_id INTEGER);"
     "CREATE TABLE ranks (position INTEGER PRIMARY KEY, rank_id INTEGER, rank_directory TEXT, db_path TEXT, "
-    "never_parsed INTEGER, status TEXT, failure TEXT, no_rows_reason TEXT, all_kernels_matched INTEGER, "
+    "never_parsed INTEGER, text_export INTEGER, status TEXT, failure TEXT, no_rows_reason TEXT, all_kernels_matched "
+    "INTEGER, "
     "all_messages_parsed INTEGER, operator_rows INTEGER, module_rows INTEGER);"
     "CREATE TABLE rank_notes (position INTEGER, level TEXT, text TEXT);"
     "CREATE TABLE rank_stages (position INTEGER, stage TEXT, wall_seconds REAL, cpu_seconds REAL, peak_rss_bytes "
@@ -136,8 +137,9 @@ Status WriteContent(Database& db, const ShardSpec& shard, const InputIdentity& i
       OPMFU_RETURN_IF_ERROR(Insert(unknown, Int(i), report.unknown_ranks[i]));
     }
   }
-  OPMFU_ASSIGN_OR_RETURN(Statement rank_insert,
-                         db.Prepare("INSERT INTO ranks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+  OPMFU_ASSIGN_OR_RETURN(
+      Statement rank_insert,
+      db.Prepare("INSERT INTO ranks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
   OPMFU_ASSIGN_OR_RETURN(Statement note_insert, db.Prepare("INSERT INTO rank_notes VALUES (?1, ?2, ?3)"));
   OPMFU_ASSIGN_OR_RETURN(Statement stage_insert, db.Prepare("INSERT INTO rank_stages VALUES (?1, ?2, ?3, ?4, ?5)"));
   OPMFU_ASSIGN_OR_RETURN(Statement operator_insert,
@@ -152,12 +154,12 @@ Status WriteContent(Database& db, const ShardSpec& shard, const InputIdentity& i
     const RankOutcome& rank = report.ranks[j];
     const std::int64_t position = Int(shard.index + j * shard.count);
     const RankAnalysis& analysis = rank.analysis;
-    OPMFU_RETURN_IF_ERROR(
-        Insert(rank_insert, position, rank.location.rank_id, std::string_view(rank.location.rank_directory.native()),
-               std::string_view(rank.location.db_path.native()), Int(rank.location.never_parsed ? 1 : 0),
-               std::string_view(rank.failure ? "failed" : "ok"), OptionalText(rank.failure),
-               OptionalText(analysis.no_rows_reason), Int(analysis.all_kernels_matched ? 1 : 0),
-               Int(analysis.all_messages_parsed ? 1 : 0), Int(rank.operator_rows), Int(rank.module_rows)));
+    OPMFU_RETURN_IF_ERROR(Insert(
+        rank_insert, position, rank.location.rank_id, std::string_view(rank.location.rank_directory.native()),
+        std::string_view(rank.location.db_path.native()), Int(rank.location.never_parsed ? 1 : 0),
+        Int(rank.location.text_export ? 1 : 0), std::string_view(rank.failure ? "failed" : "ok"),
+        OptionalText(rank.failure), OptionalText(analysis.no_rows_reason), Int(analysis.all_kernels_matched ? 1 : 0),
+        Int(analysis.all_messages_parsed ? 1 : 0), Int(rank.operator_rows), Int(rank.module_rows)));
     for (const RankNote& note : analysis.notes) {
       OPMFU_RETURN_IF_ERROR(
           Insert(note_insert, position, std::string_view(LevelName(note.level)), std::string_view(note.text)));
@@ -415,10 +417,11 @@ Status ReadPartial(Partial& partial, std::vector<MergedRank>& ranks) {
   };
   std::size_t seen = 0;
   {
-    OPMFU_ASSIGN_OR_RETURN(Statement statement,
-                           db.Prepare("SELECT position, rank_id, rank_directory, db_path, never_parsed, failure, "
-                                      "no_rows_reason, all_kernels_matched, all_messages_parsed, operator_rows, "
-                                      "module_rows FROM ranks ORDER BY position"));
+    OPMFU_ASSIGN_OR_RETURN(
+        Statement statement,
+        db.Prepare("SELECT position, rank_id, rank_directory, db_path, never_parsed, text_export, failure, "
+                   "no_rows_reason, all_kernels_matched, all_messages_parsed, operator_rows, "
+                   "module_rows FROM ranks ORDER BY position"));
     while (true) {
       OPMFU_ASSIGN_OR_RETURN(bool row, statement.Step());
       if (!row) break;
@@ -437,13 +440,14 @@ Status ReadPartial(Partial& partial, std::vector<MergedRank>& ranks) {
       outcome.location.rank_directory = std::string(statement.Text(2));
       outcome.location.db_path = std::string(statement.Text(3));
       outcome.location.never_parsed = statement.Int64(4) != 0;
-      outcome.failure = OptionalColumn(statement, 5);
+      outcome.location.text_export = statement.Int64(5) != 0;
+      outcome.failure = OptionalColumn(statement, 6);
       outcome.analysis.rank_id = outcome.location.rank_id;
-      outcome.analysis.no_rows_reason = OptionalColumn(statement, 6);
-      outcome.analysis.all_kernels_matched = statement.Int64(7) != 0;
-      outcome.analysis.all_messages_parsed = statement.Int64(8) != 0;
-      outcome.operator_rows = static_cast<std::size_t>(statement.Int64(9));
-      outcome.module_rows = static_cast<std::size_t>(statement.Int64(10));
+      outcome.analysis.no_rows_reason = OptionalColumn(statement, 7);
+      outcome.analysis.all_kernels_matched = statement.Int64(8) != 0;
+      outcome.analysis.all_messages_parsed = statement.Int64(9) != 0;
+      outcome.operator_rows = static_cast<std::size_t>(statement.Int64(10));
+      outcome.module_rows = static_cast<std::size_t>(statement.Int64(11));
       rank->strings = std::make_shared<StringPool>();
       rank->operator_rows.reserve(outcome.operator_rows);
       rank->module_rows.reserve(outcome.module_rows);

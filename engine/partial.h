@@ -19,7 +19,7 @@
 namespace opmfu::engine {
 
 /// The partial's format, in its shard_info table; a partial of another format is refused.
-inline constexpr const char* kPartialFormat = "opmfu-partial/1";
+inline constexpr const char* kPartialFormat = "opmfu-partial/2";
 
 /// Writes `report` (one shard's ranks, rows still in report.tables) as the partial at `path`, below
 /// `tree` (the -o directory: the folders between are never entered through a link).

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "common/sqlite.h"
 #include "engine/shard.h"
 #include "tests/test_support.h"
@@ -146,7 +148,7 @@ TEST_F(ShardedDemo, AShardRecordsWhatItWasResponsibleForAndWhatFailed) {
   EXPECT_EQ(input->Int64(1), 2);
   auto info = db->Prepare("SELECT value FROM shard_info WHERE key = 'format'");
   ASSERT_TRUE(info.ok() && *info->Step());
-  EXPECT_EQ(info->Text(0), "opmfu-partial/1");
+  EXPECT_EQ(info->Text(0), "opmfu-partial/2");
 }
 
 TEST_F(ShardedDemo, AnIncompleteOrInconsistentSetIsAUsageErrorNamingIt) {
@@ -250,6 +252,39 @@ TEST(Shard, TheFlagIsValidated) {
   for (const char* name : {"shard_1_of_2_of_3.db", "shard__of_3.db", "shard_1_of_.db", "shard_x_of_3.db",
                            "shard_1234567890_of_3.db", "xshard_1_of_3.db"}) {
     EXPECT_FALSE(engine::ShardOfPartialName(name).has_value()) << name;
+  }
+}
+
+// A Text export sharded and merged: the merge says each rank was read from the Text export, as a
+// one-shot analysis does, and writes the same rows.
+TEST(Shard, MergedTextShardsKeepTheirExport) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "demo";
+  ASSERT_EQ(RunOpmfu({"demo", demo.string(), "--ranks", "3", "--steps", "1", "--export-type", "text"}).exit_code, 0);
+  const auto one = RunOpmfu({"analyze", "-d", demo.string(), "-o", (dir.path() / "one").string(), "--format", "json"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  std::vector<std::string> merge = {"merge"};
+  for (int i = 0; i < 2; ++i) {
+    const fs::path folder = dir.path() / ("shard-" + std::to_string(i));
+    const auto shard =
+        RunOpmfu({"analyze", "-d", demo.string(), "--shard", std::to_string(i) + "/2", "-o", folder.string()});
+    ASSERT_EQ(shard.exit_code, 0) << shard.err;
+    merge.push_back(folder.string());
+  }
+  merge.insert(merge.end(), {"-o", (dir.path() / "merged").string(), "--format", "json"});
+  const auto merged = RunOpmfu(merge);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  const auto one_json = nlohmann::json::parse(one.out);
+  const auto merged_json = nlohmann::json::parse(merged.out);
+  ASSERT_EQ(merged_json["ranks"].size(), 3U);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(one_json["ranks"][i]["export"], "text");
+    EXPECT_EQ(merged_json["ranks"][i]["export"], "text") << merged.out;
+  }
+  for (const std::string table : {"OperatorMFU", "ModuleMFU"}) {
+    const auto rows = TableRows(dir.path() / "one" / "cluster_analysis_output" / "cluster_analysis.db", table);
+    EXPECT_FALSE(rows.empty()) << table;
+    EXPECT_EQ(TableRows(dir.path() / "merged" / "cluster_analysis_output" / "cluster_analysis.db", table), rows);
   }
 }
 
