@@ -517,6 +517,7 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
         "convolutions in NC1HWC0/FRACTAL_Z: the FLOPs the cube executes with channels padded to C0/16, not the "
         "model's (the true input channel count is not recorded)");
   }
+  section.framework_ops = BuildFrameworkOpView(data, section.ranks);
   return section;
 }
 

@@ -17,6 +17,7 @@
 
 #include "common/result.h"
 #include "report/derived_flops.h"
+#include "report/framework_ops.h"
 
 namespace opmfu::report {
 
@@ -155,6 +156,8 @@ struct DerivedSection {
   /// nominal one the peak assumes, of the first rank with both, MHz.
   std::optional<double> measured_mhz;
   double nominal_mhz = 0;
+  /// Where a rank has operator_details.csv: its leaf framework ops with logical shapes.
+  std::optional<FrameworkOpView> framework_ops;
   std::optional<double> weighted_mfu() const;
   /// The FP16 peak at the measured clock (FLOP/s), beside the nominal one.
   std::optional<double> peak_at_measured_clock() const;

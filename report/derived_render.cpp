@@ -90,6 +90,35 @@ std::string Share(std::int64_t part, std::int64_t whole) {
   return whole > 0 ? FormatPercent(static_cast<double>(part) / static_cast<double>(whole)) : "-";
 }
 
+std::vector<TableRow> FrameworkOpRows(const FrameworkOpView& view, std::size_t top) {
+  std::vector<TableRow> rows{{"op", "input shapes", "calls", "device time", "FLOPs each", "TFLOPS", "MFU", "why not"}};
+  for (std::size_t i = 0; i < view.groups.size() && i < top; ++i) {
+    const FrameworkOpGroup& g = view.groups[i];
+    const double seconds = static_cast<double>(g.device_time) * 1e-9;
+    rows.push_back({g.name, g.input_shapes, std::to_string(g.calls), FormatDuration(static_cast<double>(g.device_time)),
+                    g.flops ? FormatNumber("%.4g", *g.flops) : "-",
+                    g.flops && seconds > 0 ? Tflops(*g.flops * static_cast<double>(g.calls) / seconds) : "-",
+                    g.mfu() ? FormatPercent(*g.mfu()) : "-", g.skip_reason});
+  }
+  return rows;
+}
+
+void RenderFrameworkOps(const FrameworkOpView& view, bool markdown, std::size_t top, std::ostream& out) {
+  const std::string bullet = markdown ? "- " : "  ";
+  out << (markdown ? "### " : "") << "Framework ops: " << kFrameworkOpLabel << "\n" << (markdown ? "\n" : "");
+  out << bullet << view.ranks_read << " ranks read; " << view.groups.size() << " op signatures, "
+      << FormatDuration(static_cast<double>(view.device_time)) << " of device time, "
+      << Share(view.derived_time, view.device_time) << " of it with FLOPs\n";
+  if (const auto mfu = view.weighted_mfu()) {
+    out << bullet << "time-weighted MFU of those ops: " << FormatPercent(*mfu) << "\n";
+  }
+  for (const std::string& note : view.notes) out << bullet << note << "\n";
+  out << "\n";
+  if (top > 0 && !view.groups.empty()) {
+    out << FormatTable(FrameworkOpRows(view, top), markdown ? TableStyle::kMarkdown : TableStyle::kText) << "\n";
+  }
+}
+
 }  // namespace
 
 std::string RenderDerivedPlain(const DerivedSection& section, bool markdown, std::size_t top) {
@@ -151,6 +180,7 @@ std::string RenderDerivedPlain(const DerivedSection& section, bool markdown, std
     }
     out << "\n";
   }
+  if (section.framework_ops) RenderFrameworkOps(*section.framework_ops, markdown, top, out);
   return out.str();
 }
 
@@ -239,6 +269,28 @@ nlohmann::ordered_json DerivedJson(const DerivedSection& section) {
          {"peak_fp16_flops", rank.peak_fp16 > 0 ? nlohmann::ordered_json(rank.peak_fp16) : nullptr}});
   }
   json["notes"] = section.notes;
+  if (section.framework_ops) {
+    const FrameworkOpView& view = *section.framework_ops;
+    nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+    for (const FrameworkOpGroup& g : view.groups) {
+      ops.push_back({{"name", g.name},
+                     {"input_shapes", g.input_shapes},
+                     {"calls", g.calls},
+                     {"device_time_ns", g.device_time},
+                     {"flops", g.flops ? nlohmann::ordered_json(*g.flops) : nullptr},
+                     {"formula", g.formula},
+                     {"mfu", g.mfu() ? nlohmann::ordered_json(*g.mfu()) : nullptr},
+                     {"skip_reason", g.skip_reason}});
+    }
+    const auto view_mfu = view.weighted_mfu();
+    json["framework_ops"] = {{"label", kFrameworkOpLabel},
+                             {"ranks_read", view.ranks_read},
+                             {"device_time_ns", view.device_time},
+                             {"derived_time_ns", view.derived_time},
+                             {"weighted_mfu", view_mfu ? nlohmann::ordered_json(*view_mfu) : nullptr},
+                             {"ops", ops},
+                             {"notes", view.notes}};
+  }
   return json;
 }
 
@@ -317,6 +369,20 @@ std::string RooflineChart(const DerivedSection& section) {
 
 }  // namespace
 
+std::string HtmlTable(const std::vector<TableRow>& rows) {
+  std::ostringstream out;
+  out << "<table><thead><tr>";
+  for (const std::string& cell : rows.front()) out << "<th>" << EscapeHtml(cell) << "</th>";
+  out << "</tr></thead><tbody>";
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    out << "<tr>";
+    for (const std::string& cell : rows[i]) out << "<td>" << WithBreaksAfterSeparators(EscapeHtml(cell)) << "</td>";
+    out << "</tr>";
+  }
+  out << "</tbody></table>\n";
+  return out.str();
+}
+
 std::string RenderDerivedHtml(const DerivedSection& section, std::size_t top) {
   std::ostringstream out;
   out << "<h2 id=\"derived\">Derived MFU: " << EscapeHtml(kDerivedLabel) << "</h2>\n<pre>"
@@ -324,15 +390,11 @@ std::string RenderDerivedHtml(const DerivedSection& section, std::size_t top) {
   if (!section.groups.empty()) {
     out << RooflineChart(section);
     const std::vector<TableRow> rows = GroupRows(section, top);
-    out << "<table><thead><tr>";
-    for (const std::string& cell : rows.front()) out << "<th>" << EscapeHtml(cell) << "</th>";
-    out << "</tr></thead><tbody>";
-    for (std::size_t i = 1; i < rows.size(); ++i) {
-      out << "<tr>";
-      for (const std::string& cell : rows[i]) out << "<td>" << WithBreaksAfterSeparators(EscapeHtml(cell)) << "</td>";
-      out << "</tr>";
-    }
-    out << "</tbody></table>\n";
+    out << HtmlTable(rows);
+  }
+  if (section.framework_ops && !section.framework_ops->groups.empty()) {
+    const std::vector<TableRow> rows = FrameworkOpRows(*section.framework_ops, top);
+    out << HtmlTable(rows);
   }
   return out.str();
 }

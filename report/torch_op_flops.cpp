@@ -307,9 +307,27 @@ void Convolution(const OpSpec& spec, const Json& dims, const Json& concrete, Tor
     }
     out.push_back(size / (*stride)[i] + 1);
   }
+  const TorchOpFlops derived = ConvolutionFlopsFromShapes(*x, *weight, out, "stride, padding and dilation");
+  result.flops = derived.flops;
+  result.formula = derived.formula;
+  result.skip_reason = derived.skip_reason;
+}
+
+}  // namespace
+
+TorchOpFlops ConvolutionFlopsFromShapes(std::span<const std::int64_t> input, std::span<const std::int64_t> weight,
+                                        std::span<const std::int64_t> output, std::string_view output_source) {
+  TorchOpFlops result;
+  result.family = KernelFamily::kConvolution;
+  const std::size_t spatial = input.size() >= 2 ? input.size() - 2 : 0;
+  if (spatial == 0 || weight.size() != input.size() || output.size() != input.size()) {
+    result.skip_reason = "the input, weight and output are not of the same rank";
+    return result;
+  }
   // A 1-D convolution is the 2-D one with a height of 1.
-  Shape x_shape = *x;
-  Shape w_shape = *weight;
+  Shape x_shape(input.begin(), input.end());
+  Shape w_shape(weight.begin(), weight.end());
+  Shape out(output.begin(), output.end());
   if (spatial == 1) {
     x_shape.insert(x_shape.begin() + 2, 1);
     w_shape.insert(w_shape.begin() + 2, 1);
@@ -318,7 +336,7 @@ void Convolution(const OpSpec& spec, const Json& dims, const Json& concrete, Tor
   const bool three_d = x_shape.size() == 5;
   if (x_shape.size() != 4 && !three_d) {
     result.skip_reason = "a convolution with more than 3 spatial dimensions";
-    return;
+    return result;
   }
   // The Ascend derivation of a plain (NCHW/NCDHW) convolution, on the output the arguments give.
   const std::string inputs = DimsText(x_shape) + ";" + DimsText(w_shape);
@@ -331,13 +349,12 @@ void Convolution(const OpSpec& spec, const Json& dims, const Json& concrete, Tor
   const DerivedKernel derived = DeriveKernel(record);
   if (!derived.flops) {
     result.skip_reason = derived.skip_reason;
-    return;
+    return result;
   }
   result.flops = derived.flops;
-  result.formula = derived.formula + " (output [" + outputs + "] from stride, padding and dilation)";
+  result.formula = derived.formula + " (output [" + outputs + "] from " + std::string(output_source) + ")";
+  return result;
 }
-
-}  // namespace
 
 bool IsDerivableTorchOp(std::string_view name) { return FindOp(name) != nullptr; }
 

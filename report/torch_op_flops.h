@@ -5,7 +5,9 @@
 // never recorded: PyTorch writes no FLOPs into a trace, even with with_flops=True. An op whose
 // FLOPs are not certain from its record is not derived, with the reason (docs/cross-vendor.md).
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -36,5 +38,11 @@ struct TorchOpFlops {
 bool IsDerivableTorchOp(std::string_view name);
 
 TorchOpFlops DeriveTorchOp(const TorchOpRecord& op);
+
+/// A plain (NCHW/NCDHW, or 1-D) convolution's FLOPs from its input, weight and output shapes, with
+/// the Ascend derivation the rest use; `output_source` says where the output came from, for the
+/// formula text.
+TorchOpFlops ConvolutionFlopsFromShapes(std::span<const std::int64_t> input, std::span<const std::int64_t> weight,
+                                        std::span<const std::int64_t> output, std::string_view output_source);
 
 }  // namespace opmfu::report

@@ -175,6 +175,94 @@ TEST(TextExportCli, ReportShowsHfuFromTheCountersAndThePeakAtTheMeasuredClock) {
   EXPECT_EQ(line_of("MatMulA").find(" !"), std::string::npos) << text.out;
 }
 
+// operator_details.csv's framework ops beside the derived kernels: leaf ops only (aten::linear's
+// time is its aten::addmm's), logical shapes, a forward convolution's output from the backward of
+// the same input and weight, and each op's MFU from its FLOPs, calls and device time.
+TEST(TextExportCli, ReportShowsTheLeafFrameworkOpsOfOperatorDetails) {
+  TempDir dir;
+  dir.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes,Input Data Types,"
+            "Input Formats,Output Shapes,Output Data Types,Output Formats\n"
+            "1,MatMul,MatMulV2,AI_CORE,1000.000\t,10.000,\"\"\"32,64;64,16\"\"\",FLOAT16;FLOAT16,ND;ND,"
+            "\"\"\"32,16\"\"\",FLOAT16,ND\n");
+  // As torch_npu writes it: a line break after each ';' of a shape list, quoted; a call stack.
+  const std::string header =
+      "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),Device Self Duration(us),"
+      "Device Total Duration(us),Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n";
+  const auto row = [](const std::string& name, const std::string& shapes, const std::string& device_total) {
+    std::string broken;
+    for (char c : shapes) broken += c == ';' ? std::string(";\n") : std::string(1, c);
+    return name + ",\"" + broken + "\",\"a.py(1): f;\nb.py(2): g\",1,2,0," + device_total + ",0,0\n";
+  };
+  dir.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_details.csv",
+            header + row("aten::linear", "32,1024;4096,1024;4096", "100.000") +
+                row("aten::addmm", "4096;32,1024;1024,4096;;", "100.000") +
+                row("aten::addmm", "4096;32,1024;1024,4096;;", "60.000") +
+                row("aten::conv2d", "8,3,32,32;16,3,3,3;16;;;", "40.000") +
+                row("aten::convolution", "8,3,32,32;16,3,3,3;16;;;;;", "40.000") +
+                row("aten::convolution_backward", "8,16,16,16;8,3,32,32;16,3,3,3;;;;;;;", "70.000") +
+                row("aten::mul", "4096;", "5.000"));
+  dir.Write("r_ascend_pt/profiler_info_0.json",
+            R"({"config": {"common_config": {"with_flops": false}, "experimental_config": {"_profiler_level": )"
+            R"("Level1", "_export_type": "text"}}, "rank_id": 0})");
+  const std::string root = dir.path().string();
+  const auto json_run = RunOpmfu({"report", "-d", root, "--chip", "Ascend910B2", "--format", "json"});
+  const auto report = nlohmann::json::parse(json_run.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << json_run.err << json_run.out;
+  const auto& derived = report.at("derived");
+  const double peak = derived.at("peak_fp16_flops").get<double>();
+  ASSERT_GT(peak, 0);
+  const auto& view = derived.at("framework_ops");
+  EXPECT_EQ(view.at("ranks_read"), 1);
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : view.at("ops")) ops[op.at("name").get<std::string>()] = op;
+  // aten::linear and aten::conv2d are left out: their time is that of the op below them.
+  ASSERT_EQ(ops.size(), 3U) << view.dump(1);
+  const auto& addmm = ops["aten::addmm"];
+  EXPECT_EQ(addmm.at("input_shapes"), "4096;32,1024;1024,4096;;");
+  EXPECT_EQ(addmm.at("calls"), 2);
+  EXPECT_EQ(addmm.at("device_time_ns"), 160000);
+  EXPECT_EQ(addmm.at("flops").get<double>(), 2.0 * 32 * 1024 * 4096);
+  EXPECT_NEAR(addmm.at("mfu").get<double>(), 2 * 2.0 * 32 * 1024 * 4096 / peak / 160e-6, 1e-12);
+  // Output 8,16,16,16 from the backward's gradient: 2 * N*Cout*H*W * Cin*kh*kw, the model's 3 channels.
+  const auto& convolution = ops["aten::convolution"];
+  EXPECT_EQ(convolution.at("flops").get<double>(), 2.0 * 8 * 16 * 16 * 16 * 3 * 3 * 3) << convolution.dump();
+  EXPECT_NE(convolution.at("formula").get<std::string>().find("the backward's gradient"), std::string::npos);
+  EXPECT_TRUE(ops["aten::convolution_backward"].at("flops").is_null());
+  EXPECT_NE(ops["aten::convolution_backward"].at("skip_reason").get<std::string>().find("which gradients"),
+            std::string::npos);
+  EXPECT_EQ(view.at("device_time_ns"), 160000 + 40000 + 70000);
+  EXPECT_EQ(view.at("derived_time_ns"), 160000 + 40000);
+  const auto notes = view.at("notes").dump();
+  EXPECT_NE(notes.find("aten::linear: 1 calls left out"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("no dtypes"), std::string::npos) << notes;
+
+  const auto text = RunOpmfu({"report", "-d", root, "--chip", "Ascend910B2"});
+  EXPECT_NE(text.out.find("Framework ops: framework ops from operator_details.csv: logical input shapes"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("aten::addmm"), std::string::npos) << text.out;
+
+  // Without the file the section is absent; with a broken one the rank's note names file and line.
+  dir.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_details.csv", header + row("aten::mm", "2,2;2,2", "NaN"));
+  const auto broken = nlohmann::json::parse(
+      RunOpmfu({"report", "-d", root, "--chip", "Ascend910B2", "--format", "json"}).out, nullptr, false);
+  ASSERT_FALSE(broken.is_discarded());
+  EXPECT_NE(broken.at("derived")
+                .at("framework_ops")
+                .at("notes")
+                .dump()
+                .find("operator_details.csv:2: 'Device Total "
+                      "Duration(us)' is 'NaN'"),
+            std::string::npos)
+      << broken.at("derived").dump(1);
+  fs::remove(dir.path() / "r_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_details.csv");
+  const auto without = nlohmann::json::parse(
+      RunOpmfu({"report", "-d", root, "--chip", "Ascend910B2", "--format", "json"}).out, nullptr, false);
+  ASSERT_FALSE(without.is_discarded());
+  EXPECT_FALSE(without.at("derived").contains("framework_ops"));
+}
+
 // Without counter columns (or with only zeros, a run that did not collect them) the table is as
 // before: no HFU column.
 TEST_F(TextExportDemo, NoHfuColumnWhereTheCountersWereNotCollected) {
