@@ -311,6 +311,11 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
     engine::KernelSignatures read_here;
     const engine::KernelSignatures* signatures =
         outcome.analysis.kernel_signatures ? &*outcome.analysis.kernel_signatures : nullptr;
+    // The scan reads no hardware counters: a DB with TASK_PMU_INFO is read again for HFU.
+    if (db != nullptr && signatures != nullptr) {
+      auto has_pmu = db->HasTable("TASK_PMU_INFO");
+      if (has_pmu.ok() && *has_pmu) signatures = nullptr;
+    }
     if (signatures == nullptr) {
       OPMFU_ASSIGN_OR_RETURN(read_here, engine::ReadKernelSignatures(*db));
       signatures = &read_here;

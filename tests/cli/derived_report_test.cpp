@@ -10,6 +10,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cctype>
+#include <memory>
 #include <sstream>
 
 #include "common/sqlite.h"
@@ -529,6 +532,56 @@ TEST(DerivedTable, RefusesWhatItCannotWriteHonestly) {
   EXPECT_NE(mixed.err.find("holds an earlier analysis' tables"), std::string::npos) << mixed.err;
   auto db = Database::OpenReadOnly(db_path);
   EXPECT_FALSE(*db->HasTable("DerivedMFU"));
+}
+
+// HFU from the Db export's hardware counters: TASK_PMU_INFO's aic_mac_ratio (one row per task and
+// counter, the name a STRING_IDS id), time-weighted per kernel group as from kernel_details.csv.
+TEST(DerivedReport, HfuFromTheDbExportsPmuTable) {
+  TempDir dir;
+  const fs::path demo = dir.path() / "demo";
+  ASSERT_EQ(RunOpmfu({"demo", demo.string(), "--ranks", "1", "--steps", "1", "--layers", "2"}).exit_code, 0);
+  fs::path rank_db;
+  for (const auto& entry : fs::recursive_directory_iterator(demo)) {
+    if (entry.path().filename() == "ascend_pytorch_profiler_0.db") rank_db = entry.path();
+  }
+  ASSERT_FALSE(rank_db.empty());
+  const auto before = json::parse(RunOpmfu({"report", "-d", demo.string(), "--format", "json"}).out)["derived"];
+  EXPECT_TRUE(before["hfu_counters"].empty());
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(rank_db.c_str(), &raw), SQLITE_OK);
+    std::unique_ptr<sqlite3, decltype(&sqlite3_close)> handle(raw, &sqlite3_close);
+    // Every kernel of a matmul signature (any case) busy 0.25 of its time, the others 0.5; a counter opmfu
+    // does not read, and a NULL, beside them.
+    const char* sql =
+        "CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name INTEGER, value NUMERIC);"
+        "INSERT INTO STRING_IDS (id, value) VALUES (900001, 'aic_mac_ratio'), (900002, 'aic_mte2_ratio');"
+        "INSERT INTO TASK_PMU_INFO SELECT c.globalTaskId, 900001, CASE WHEN s.value LIKE '%MatMul%' THEN 0.25 "
+        "ELSE 0.5 END FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.name;"
+        "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 900002, 0.9 FROM COMPUTE_TASK_INFO;"
+        "INSERT INTO TASK_PMU_INFO SELECT globalTaskId, 900001, NULL FROM COMPUTE_TASK_INFO LIMIT 1;";
+    ASSERT_EQ(sqlite3_exec(handle.get(), sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle.get());
+  }
+  const auto result = RunOpmfu({"report", "-d", demo.string(), "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json derived = json::parse(result.out)["derived"];
+  EXPECT_EQ(derived["hfu_counters"], json::array({"aic_mac_ratio (PipeUtilization)"}));
+  ASSERT_EQ(derived["groups"].size(), before["groups"].size());
+  std::size_t matmuls = 0;
+  for (const json& group : derived["groups"]) {
+    std::string name = group["kernel_name"].get<std::string>();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool matmul = name.find("matmul") != std::string::npos;  // as SQL's LIKE, case-blind
+    matmuls += matmul ? 1 : 0;
+    EXPECT_NEAR(group["hfu_mac_ratio"].get<double>(), matmul ? 0.25 : 0.5, 1e-12) << group.dump();
+    EXPECT_TRUE(group["hfu_cube_fops"].is_null());
+  }
+  EXPECT_GT(matmuls, 0U);
+  // The rest of the section is what it was without the counters.
+  EXPECT_EQ(derived["weighted_mfu"], before["weighted_mfu"]);
+  EXPECT_EQ(derived["compared"], before["compared"]);
+  const auto text = RunOpmfu({"report", "-d", demo.string()});
+  EXPECT_NE(text.out.find("HFU (mac): hardware counter aic_mac_ratio"), std::string::npos) << text.out;
 }
 
 }  // namespace
