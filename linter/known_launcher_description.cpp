@@ -132,7 +132,10 @@ class DescriptionReader {
     }
     OPMFU_ASSIGN_OR_RETURN(launcher.enabled_value, ScalarOr(root["enabled_value"], "'enabled_value'", ""));
     if (const YAML::Node other = root["other_platform"]) {
-      OPMFU_RETURN_IF_ERROR(OnlyKeys(other, {"env", "option", "value", "required"}, "'other_platform'"));
+      OPMFU_RETURN_IF_ERROR(
+          OnlyKeys(other, {"env", "option", "value", "required", "plugin", "package"}, "'other_platform'"));
+      OPMFU_ASSIGN_OR_RETURN(launcher.platform_plugin_group, ScalarOr(other["plugin"], "'other_platform.plugin'", ""));
+      OPMFU_ASSIGN_OR_RETURN(launcher.platform_package, ScalarOr(other["package"], "'other_platform.package'", ""));
       OPMFU_ASSIGN_OR_RETURN(const std::string required, ScalarOr(other["required"], "'other_platform.required'", ""));
       launcher.platform_required = AsciiLower(required) == "true";
       OPMFU_ASSIGN_OR_RETURN(launcher.other_platform_env, Strings(other["env"], "'other_platform.env'"));

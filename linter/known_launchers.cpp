@@ -511,12 +511,35 @@ const ShellWord* EnablingVariable(const KnownLauncher& launcher, const Launch& l
   return nullptr;
 }
 
+// The project the launcher is in declares its own platform plugin (`other_platform.plugin`): the
+// packaging file nearest above the launcher names the entry-point group, and the described
+// package's own directory is not beside it (that would be the described project itself).
+bool ProjectBringsItsOwnPlatform(const KnownLauncher& launcher, const Launch& launch, const FileReader& files) {
+  if (launcher.platform_plugin_group.empty()) return false;
+  std::filesystem::path directory = std::filesystem::path(launch.launcher).parent_path();
+  for (int level = 0; level < 16; ++level) {
+    for (const char* name : {"pyproject.toml", "setup.py", "setup.cfg"}) {
+      const std::string path = (directory / name).string();
+      if (files.Stat(path) != FileKind::kFile) continue;
+      auto text = files.ReadFile(path);
+      if (!text.ok() || text->find(launcher.platform_plugin_group) == std::string::npos) continue;
+      return launcher.platform_package.empty() ||
+             files.Stat((directory / launcher.platform_package).string()) != FileKind::kDirectory;
+    }
+    if (directory.empty() || directory == directory.root_path()) break;
+    directory = directory.parent_path();
+  }
+  return false;
+}
+
 // The launch shows it runs where the description does not apply (`other_platform`). A value only
 // known at run time shows nothing.
-bool OnOtherPlatform(const KnownLauncher& launcher, const Launch& launch, const SiteBuilder& options) {
+bool OnOtherPlatform(const KnownLauncher& launcher, const Launch& launch, const SiteBuilder& options,
+                     const FileReader& files) {
   for (const std::string& name : launcher.other_platform_env) {
     if (launch.Exported(name) != nullptr) return true;
   }
+  if (ProjectBringsItsOwnPlatform(launcher, launch, files)) return true;
   if (launcher.platform_option.empty()) return false;
   const OptionValue* given = options.Given(launcher.platform_option);
   if (given == nullptr || given->values.empty()) return launcher.platform_required;
@@ -544,7 +567,7 @@ KnownLaunchFacts ReadKnownLaunch(const KnownLauncher& launcher, const Launch& la
     }
     CheckChoices(launcher, options, facts);
     const SiteBuilder shared(launcher, options, command);
-    if (OnOtherPlatform(launcher, launch, shared)) return facts;
+    if (OnOtherPlatform(launcher, launch, shared, files)) return facts;
     const ShellWord* variable = EnablingVariable(launcher, launch);
     facts.profiling_enabled = shared.Enabled() || variable != nullptr;
     if (!facts.profiling_enabled) return facts;

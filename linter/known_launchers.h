@@ -76,8 +76,14 @@ struct KnownLauncher {
   std::string platform_option;
   std::string platform_value;
   bool platform_required = false;  ///< a launch that does not give `platform_option` is another one too
-  std::string enabled_value;       ///< for a string option: the value that does (empty: any non-empty)
-  std::string role_enabled_by;     ///< Hydra: a per-role bool option (`*.profiler.enable`) a role needs
+  /// A project that declares an entry point of this group (`vllm.platform_plugins`) in the
+  /// pyproject.toml, setup.py or setup.cfg nearest above the launcher brings its own platform, and
+  /// with it its own worker and profiler (linted where its code is), unless the project is
+  /// `platform_package` itself (its directory beside that file): the description does not apply.
+  std::string platform_plugin_group;
+  std::string platform_package;
+  std::string enabled_value;    ///< for a string option: the value that does (empty: any non-empty)
+  std::string role_enabled_by;  ///< Hydra: a per-role bool option (`*.profiler.enable`) a role needs
   /// Hydra roles whose profiler the package hands to another program (verl's vLLM/SGLang
   /// rollout), with the reason: their settings cannot be known from this description.
   std::map<std::string, std::string> roles_outside;
