@@ -153,7 +153,7 @@ int RunLint(const LintFlags& flags) {
     } else {
       if (Status written = lint::WriteFixes(fixed->files); !written.ok()) return ReportError(written.error());
       for (const lint::FixedFile& file : fixed->files) {
-        std::cerr << "Fixed " << file.edits << (file.edits == 1 ? " finding" : " findings") << " in "
+        std::cerr << "Fixed " << file.findings << (file.findings == 1 ? " finding" : " findings") << " in "
                   << (file.standard_input ? "the standard input (" + file.path + "), printed on stdout" : file.path)
                   << ".\n";
       }

@@ -51,7 +51,7 @@ int RunCheck(const CheckFlags& flags) {
   if (flags.fix && !flags.diff) {
     if (Status written = lint::WriteFixes(checked.fixed); !written.ok()) return ReportError(written.error());
     for (const lint::FixedFile& file : checked.fixed) {
-      std::cerr << "Fixed " << file.edits << (file.edits == 1 ? " finding" : " findings") << " in " << file.path
+      std::cerr << "Fixed " << file.findings << (file.findings == 1 ? " finding" : " findings") << " in " << file.path
                 << ".\n";
     }
   }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include "common/file_io.h"
@@ -50,17 +51,6 @@ bool IsStdin(const std::string& path, const LintOptions& options) {
   return options.stdin_source.has_value() && Key(path) == Key(options.stdin_filename);
 }
 
-// The safe fixes of one linted file, when it may be fixed at all. The standard input's are only
-// those that edit its own text (fixed in memory and printed, never written to a file).
-std::vector<TextEdit> SafeEdits(const LintedFile& file, const LintOptions& options) {
-  if (!file.parsed_cleanly) return {};
-  std::vector<TextEdit> edits = SafeFixEdits(file.diagnostics);
-  if (IsStdin(file.path, options)) {
-    std::erase_if(edits, [&](const TextEdit& edit) { return !edit.file.empty() && Key(edit.file) != Key(file.path); });
-  }
-  return edits;
-}
-
 }  // namespace
 
 std::optional<std::string> FixedTextProblem(const std::string& path, const std::string& text) {
@@ -95,6 +85,7 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
       std::string path;  // as reported, or as the edit names it
       const LintedFile* linted = nullptr;
       std::vector<TextEdit> edits;
+      std::size_t findings = 0;  // the findings whose fixes the edits are
     };
     std::map<std::string, Target> targets;  // by Key(path)
     for (const LintedFile& file : result.report.files) {
@@ -103,22 +94,29 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
       own.linted = &file;
     }
     for (const LintedFile& file : result.report.files) {
-      for (TextEdit& edit : SafeEdits(file, options)) {
-        const std::string& edited = edit.file.empty() ? file.path : edit.file;
-        // The standard input takes only its own fixes: its name may be that of a file on disk,
-        // which another file's fix must not take for the piped text.
-        if (IsStdin(edited, options) && !IsStdin(file.path, options)) continue;
-        Target& target = targets[Key(edited)];
-        if (target.path.empty()) target.path = edit.file;
-        edit.file.clear();
-        target.edits.push_back(std::move(edit));
+      if (!file.parsed_cleanly) continue;
+      for (const Diagnostic& finding : file.diagnostics) {
+        if (!finding.fix || !finding.fix->safe) continue;
+        std::set<std::string> credited;  // a finding is fixed once in each file it edits
+        for (TextEdit edit : finding.fix->edits) {
+          const std::string edited = edit.file.empty() ? file.path : edit.file;
+          // The standard input takes only its own fixes, and gives none to other files: its name
+          // may be that of a file on disk, which another file's fix must not take for the piped
+          // text (and a fix of it is printed, never written to a file).
+          if (IsStdin(edited, options) != IsStdin(file.path, options)) continue;
+          Target& target = targets[Key(edited)];
+          if (target.path.empty()) target.path = edit.file;
+          edit.file.clear();
+          target.edits.push_back(std::move(edit));
+          if (credited.insert(Key(edited)).second) ++target.findings;
+        }
       }
     }
     struct Change {
       std::string path;
       std::string original;
       std::string text;
-      std::size_t edits;
+      std::size_t findings;
     };
     std::vector<Change> changes;
     for (auto& [key, target] : targets) {
@@ -133,7 +131,7 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
         if (!read.ok()) return Error::Input(target.path + ": a fix edits it, but " + read.error().message);
         original = std::move(*read);
       }
-      const std::size_t count = target.edits.size();
+      const std::size_t count = target.findings;
       auto text = ApplyEdits(original, std::move(target.edits));
       if (!text.ok()) return Error::Input(target.path + ": the fixes overlap: " + text.error().message);
       if (*text == original) continue;
@@ -155,7 +153,7 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
           fixed.try_emplace(change.path, FixedFile{change.path, std::move(change.original), {}, 0, from_stdin})
               .first->second;
       entry.fixed = change.text;
-      entry.edits += change.edits;
+      entry.findings += change.findings;
       if (from_stdin) {
         again.stdin_source = std::move(change.text);  // the next pass lints the fixed text
       } else {

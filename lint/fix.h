@@ -27,7 +27,7 @@ struct FixedFile {
   std::string path;
   std::string original;  ///< as first read: writing is refused if the disk no longer holds it
   std::string fixed;
-  std::size_t edits = 0;  ///< fixes applied to it over all passes
+  std::size_t findings = 0;  ///< findings whose fixes were applied to it, over all passes
   /// The piped text (`lint -`): WriteFixes leaves it alone; `--fix` prints it, `--diff` diffs it.
   bool standard_input = false;
 };

@@ -1,5 +1,6 @@
 #include "lint/formula_check.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -26,7 +27,8 @@ Status FixFormulaFile(registry::FormulaFile& file, const std::map<std::string, s
       report.settled = false;
       break;
     }
-    const std::size_t count = edits.size();
+    const auto count = static_cast<std::size_t>(
+        std::count_if(found.begin(), found.end(), [](const Diagnostic& d) { return d.fix && d.fix->safe; }));
     auto text = ApplyEdits(file.tree.source(), std::move(edits));
     if (!text.ok()) return Error::Input(file.path + ": the fixes overlap: " + text.error().message);
     if (*text == file.tree.source()) break;

@@ -523,5 +523,38 @@ TEST(LintRuffHabits, AnEmptyPathSaysAVariableMayBeUnset) {
   }
 }
 
+// "Fixed N findings" counts findings, as the lint's "N fixable" does, not the edits: one OPM102
+// on a profile() that two configs reach carries an edit in each.
+TEST(LintRuffHabits, FixedCountsFindingsNotEdits) {
+  testing::TempDir dir;
+  const fs::path script = dir.Write("t.py", R"(import torch_npu
+
+
+def run(cfg):
+    return torch_npu.profiler.profile(
+        activities=[torch_npu.profiler.ProfilerActivity.CPU, torch_npu.profiler.ProfilerActivity.NPU],
+        with_flops=True, record_shapes=True,
+        on_trace_ready=torch_npu.profiler.tensorboard_trace_handler("./prof"),
+        experimental_config=cfg)
+
+
+def main():
+    run(torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1,
+        export_type=[torch_npu.profiler.ExportType.Text, torch_npu.profiler.ExportType.Db]))
+    run(torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1,
+        export_type=[torch_npu.profiler.ExportType.Text, torch_npu.profiler.ExportType.Db]))
+)");
+  const auto lint = RunOpmfu({"lint", "--no-config", "--select", "OPM102", script.string()});
+  ASSERT_NE(lint.err.find("Found 1 finding (1 error); 1 fixable with --fix."), std::string::npos) << lint.err;
+  const auto diff = RunOpmfu({"lint", "--no-config", "--select", "OPM102", "--diff", script.string()});
+  std::size_t added = 0;
+  for (std::size_t at = diff.out.find("\n+"); at != std::string::npos; at = diff.out.find("\n+", at + 1)) {
+    if (diff.out.compare(at, 5, "\n+++ ") != 0) ++added;
+  }
+  EXPECT_GE(added, 2U) << diff.out;  // the one finding edits both configs
+  const auto fixed = RunOpmfu({"lint", "--no-config", "--select", "OPM102", "--fix", script.string()});
+  EXPECT_NE(fixed.err.find("Fixed 1 finding in "), std::string::npos) << fixed.err;
+}
+
 }  // namespace
 }  // namespace opmfu
