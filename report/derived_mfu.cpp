@@ -211,6 +211,22 @@ double ObservedHbm(Database& db) {
 
 }  // namespace
 
+// The rank's kernels by signature: the analysis' own scan grouped them already; a rank it did not
+// read, or a DB with TASK_PMU_INFO (the scan reads no hardware counters, HFU needs them), is read
+// again with SQL into `read_here`.
+Result<const engine::KernelSignatures*> SignaturesOf(const engine::RankOutcome& outcome, Database* db,
+                                                     engine::KernelSignatures& read_here) {
+  const engine::KernelSignatures* scanned =
+      outcome.analysis.kernel_signatures ? &*outcome.analysis.kernel_signatures : nullptr;
+  if (db == nullptr) return scanned;
+  if (scanned != nullptr) {
+    auto has_pmu = db->HasTable("TASK_PMU_INFO");
+    if (!has_pmu.ok() || !*has_pmu) return scanned;
+  }
+  OPMFU_ASSIGN_OR_RETURN(read_here, engine::ReadKernelSignatures(*db));
+  return &read_here;
+}
+
 Result<DerivedSection> BuildDerivedSection(const ReportData& data, const DerivedOptions& options) {
   DerivedSection section;
   section.tolerance = options.tolerance;
@@ -307,19 +323,8 @@ Result<DerivedSection> BuildDerivedSection(const ReportData& data, const Derived
       section.notes.push_back("rank " + std::to_string(rank_id) + ": " + *rank.unreadable);
       continue;
     }
-    // The analysis' own scan grouped the kernels; only a rank it did not read is read again.
     engine::KernelSignatures read_here;
-    const engine::KernelSignatures* signatures =
-        outcome.analysis.kernel_signatures ? &*outcome.analysis.kernel_signatures : nullptr;
-    // The scan reads no hardware counters: a DB with TASK_PMU_INFO is read again for HFU.
-    if (db != nullptr && signatures != nullptr) {
-      auto has_pmu = db->HasTable("TASK_PMU_INFO");
-      if (has_pmu.ok() && *has_pmu) signatures = nullptr;
-    }
-    if (signatures == nullptr) {
-      OPMFU_ASSIGN_OR_RETURN(read_here, engine::ReadKernelSignatures(*db));
-      signatures = &read_here;
-    }
+    OPMFU_ASSIGN_OR_RETURN(const engine::KernelSignatures* signatures, SignaturesOf(outcome, db, read_here));
     struct Local {
       std::size_t merged = 0;
       std::size_t count = 0;
