@@ -33,7 +33,7 @@ struct OpSpec {
   Kind kind;
   // Attention: the query layout, the argument saying causal, and which causal mask it means
   // (PyTorch's is_causal is the upper-left triangle, flash-attn's causal the lower-right one).
-  std::string_view layout = "";
+  std::string_view layout{};
   int causal_index = -1;
   MaskArgument mask = MaskArgument::kNoMask;
   bool lower_right = false;
