@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iterator>
+#include <set>
 
 #include "common/config_toml.h"
 #include "common/file_io.h"
@@ -17,8 +18,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"select",  "ignore",  "severity", "per-file-ignores",
-                                                "exclude", "fail-on", "analyze",  "launchers"};
+// The lint settings, at the top level or in a `lint` table (ruff's `[tool.ruff.lint]`). The
+// `extend-` forms add to their key (one config file is read, never merged, so they add to what
+// the same file gives, or to the defaults).
+const std::vector<std::string> kLintKeys = {
+    "select",  "extend-select",  "ignore",  "extend-ignore", "severity", "per-file-ignores", "extend-per-file-ignores",
+    "exclude", "extend-exclude", "fail-on", "launchers"};
+const std::vector<std::string> kTopLevelKeys = {"select",
+                                                "extend-select",
+                                                "ignore",
+                                                "extend-ignore",
+                                                "severity",
+                                                "per-file-ignores",
+                                                "extend-per-file-ignores",
+                                                "exclude",
+                                                "extend-exclude",
+                                                "fail-on",
+                                                "analyze",
+                                                "launchers",
+                                                "lint"};
 const std::vector<std::string> kAnalyzeKeys = {"jobs", "export-type"};
 const std::vector<std::string> kExportTypes = {"db", "text", "csv", "json"};
 
@@ -91,45 +109,65 @@ class ConfigReader {
     config.path = path_;
     if (root.IsNull()) return config;  // an empty file is a valid config
     if (!root.IsMap()) return At(root, "the config must be a mapping of keys (select, ignore, ...)");
+    std::set<std::string> given;
     for (const auto& entry : root) {
-      const YAML::Node& key = entry.first;
-      const YAML::Node& value = entry.second;
-      const std::string name = key.IsScalar() ? key.Scalar() : "";
-      if (name == "select") {
-        OPMFU_ASSIGN_OR_RETURN(config.select, Selectors(value, name));
-      } else if (name == "ignore") {
-        OPMFU_ASSIGN_OR_RETURN(config.ignore, Selectors(value, name));
-      } else if (name == "severity") {
-        if (!value.IsMap()) return At(value, "'severity' must map rule selectors to error, warning or info");
-        for (const auto& item : value) {
-          OPMFU_ASSIGN_OR_RETURN(auto selectors, Selectors(item.first, name));
-          OPMFU_ASSIGN_OR_RETURN(Severity severity, SeverityValue(item.second));
-          config.severity.emplace_back(selectors.front(), severity);
-        }
-      } else if (name == "per-file-ignores") {
-        if (!value.IsMap()) return At(value, "'per-file-ignores' must map file globs to rule lists");
-        for (const auto& item : value) {
-          OPMFU_ASSIGN_OR_RETURN(std::string glob, Scalar(item.first, "a file glob"));
-          OPMFU_ASSIGN_OR_RETURN(auto selectors, Selectors(item.second, name));
-          config.per_file_ignores.emplace_back(glob, selectors);
-        }
-      } else if (name == "exclude") {
-        OPMFU_ASSIGN_OR_RETURN(config.exclude, Strings(value, name));
-      } else if (name == "fail-on") {
-        OPMFU_ASSIGN_OR_RETURN(config.fail_on, SeverityValue(value));
-      } else if (name == "analyze") {
-        OPMFU_RETURN_IF_ERROR(ReadAnalyze(value, config.analyze));
-      } else if (name == "launchers") {
-        OPMFU_ASSIGN_OR_RETURN(std::vector<std::string> files, Strings(value, name));
-        for (const std::string& file : files) {
-          const fs::path described = fs::path(file).is_absolute() ? fs::path(file) : path_.parent_path() / file;
-          config.launchers.push_back(described.lexically_normal());
-        }
+      const std::string name = entry.first.IsScalar() ? entry.first.Scalar() : "";
+      if (name == "analyze") {
+        OPMFU_RETURN_IF_ERROR(ReadAnalyze(entry.second, config.analyze));
+      } else if (name == "lint") {
+        // ruff's layout, `[tool.ruff.lint]`: the lint keys in a table of their own.
+        if (!entry.second.IsMap()) return At(entry.second, "'lint' must be a mapping of lint keys (select, ...)");
+        for (const auto& item : entry.second)
+          OPMFU_RETURN_IF_ERROR(ReadLintKey(item.first, item.second, " in 'lint'", given, config));
       } else {
-        return UnknownKey(key, kTopLevelKeys, "");
+        OPMFU_RETURN_IF_ERROR(ReadLintKey(entry.first, entry.second, "", given, config));
       }
     }
     return config;
+  }
+
+  // One key of the lint settings, at the top level or in the `lint` table (one place per key).
+  Status ReadLintKey(const YAML::Node& key, const YAML::Node& value, std::string_view section,
+                     std::set<std::string>& given, Config& config) const {
+    const std::string name = key.IsScalar() ? key.Scalar() : "";
+    if (std::find(kLintKeys.begin(), kLintKeys.end(), name) == kLintKeys.end()) {
+      return UnknownKey(key, section.empty() ? kTopLevelKeys : kLintKeys, section);
+    }
+    if (!given.insert(name).second) return At(key, "'" + name + "' is given both at the top level and in 'lint'");
+    if (name == "select") {
+      OPMFU_ASSIGN_OR_RETURN(config.select, Selectors(value, name));
+    } else if (name == "extend-select") {
+      OPMFU_ASSIGN_OR_RETURN(config.extend_select, Selectors(value, name));
+    } else if (name == "ignore" || name == "extend-ignore") {
+      OPMFU_ASSIGN_OR_RETURN(auto selectors, Selectors(value, name));
+      config.ignore.insert(config.ignore.end(), selectors.begin(), selectors.end());
+    } else if (name == "severity") {
+      if (!value.IsMap()) return At(value, "'severity' must map rule selectors to error, warning or info");
+      for (const auto& item : value) {
+        OPMFU_ASSIGN_OR_RETURN(auto selectors, Selectors(item.first, name));
+        OPMFU_ASSIGN_OR_RETURN(Severity severity, SeverityValue(item.second));
+        config.severity.emplace_back(selectors.front(), severity);
+      }
+    } else if (name == "per-file-ignores" || name == "extend-per-file-ignores") {
+      if (!value.IsMap()) return At(value, "'" + name + "' must map file globs to rule lists");
+      for (const auto& item : value) {
+        OPMFU_ASSIGN_OR_RETURN(std::string glob, Scalar(item.first, "a file glob"));
+        OPMFU_ASSIGN_OR_RETURN(auto selectors, Selectors(item.second, name));
+        config.per_file_ignores.emplace_back(glob, selectors);
+      }
+    } else if (name == "exclude" || name == "extend-exclude") {
+      OPMFU_ASSIGN_OR_RETURN(auto globs, Strings(value, name));
+      config.exclude.insert(config.exclude.end(), globs.begin(), globs.end());
+    } else if (name == "fail-on") {
+      OPMFU_ASSIGN_OR_RETURN(config.fail_on, SeverityValue(value));
+    } else if (name == "launchers") {
+      OPMFU_ASSIGN_OR_RETURN(std::vector<std::string> files, Strings(value, name));
+      for (const std::string& file : files) {
+        const fs::path described = fs::path(file).is_absolute() ? fs::path(file) : path_.parent_path() / file;
+        config.launchers.push_back(described.lexically_normal());
+      }
+    }
+    return Ok();
   }
 
   Status ReadAnalyze(const YAML::Node& node, AnalyzeConfig& analyze) const {
@@ -324,7 +362,8 @@ std::map<std::string, std::optional<Severity>> EffectiveRules(const Config& conf
   const std::vector<std::string>& select = overrides.select.empty() ? config.select : overrides.select;
   std::map<std::string, std::optional<Severity>> effective;
   for (const RuleDescriptor& rule : rules) {
-    bool enabled = select.empty() || matches_any(select, rule) || matches_any(overrides.extend_select, rule);
+    bool enabled = select.empty() || matches_any(select, rule) || matches_any(config.extend_select, rule) ||
+                   matches_any(overrides.extend_select, rule);
     if (matches_any(config.ignore, rule) || matches_any(overrides.ignore, rule) || matches_any(file_ignores, rule)) {
       enabled = false;
     }

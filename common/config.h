@@ -24,10 +24,11 @@ struct AnalyzeConfig {
 };
 
 struct Config {
-  std::filesystem::path path;       ///< the file it came from; empty for built-in defaults
-  std::vector<std::string> select;  ///< rule selectors; empty means every rule
-  std::vector<std::string> ignore;
-  std::vector<std::pair<std::string, Severity>> severity;                          ///< selector -> severity override
+  std::filesystem::path path;                              ///< the file it came from; empty for built-in defaults
+  std::vector<std::string> select;                         ///< rule selectors; empty means every rule
+  std::vector<std::string> extend_select;                  ///< added to `select` (the config's `extend-select`)
+  std::vector<std::string> ignore;                         ///< `ignore` and `extend-ignore`
+  std::vector<std::pair<std::string, Severity>> severity;  ///< selector -> severity override
   std::vector<std::pair<std::string, std::vector<std::string>>> per_file_ignores;  ///< glob -> selectors
   std::vector<std::string> exclude;  ///< globs, relative to the config file's directory
   std::optional<Severity> fail_on;

@@ -114,9 +114,11 @@ TEST(RegistryCheck, ConfigIsFoundUpwardAndApplied) {
   dir.Write(".opmfu.yaml", "ignore: [OPM506]\nfail_on: error\n");
   const auto bad = RunOpmfu({"registry", "check", file.string()});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "opmfu: error: " + (dir.path() / ".opmfu.yaml").string() +
-                         ":2:1: unknown key 'fail_on' (did you mean 'fail-on'?); known keys: select, ignore, severity, "
-                         "per-file-ignores, exclude, fail-on, analyze, launchers\n");
+  EXPECT_EQ(bad.err,
+            "opmfu: error: " + (dir.path() / ".opmfu.yaml").string() +
+                ":2:1: unknown key 'fail_on' (did you mean 'fail-on'?); known keys: select, extend-select, ignore, "
+                "extend-ignore, severity, per-file-ignores, extend-per-file-ignores, exclude, extend-exclude, "
+                "fail-on, analyze, launchers, lint\n");
 }
 
 TEST(RegistryLocate, EnvironmentAndInterpreter) {

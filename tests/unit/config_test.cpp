@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "rules/rule_table.h"
 #include "tests/test_support.h"
 
@@ -65,8 +67,9 @@ INSTANTIATE_TEST_SUITE_P(
     Messages, BadConfigTest,
     ::testing::Values(
         BadConfig{"selct: [OPM501]\n",
-                  ":1:1: unknown key 'selct' (did you mean 'select'?); known keys: select, ignore, severity, "
-                  "per-file-ignores, exclude, fail-on, analyze, launchers"},
+                  ":1:1: unknown key 'selct' (did you mean 'select'?); known keys: select, extend-select, ignore, "
+                  "extend-ignore, severity, per-file-ignores, extend-per-file-ignores, exclude, extend-exclude, "
+                  "fail-on, analyze, launchers, lint"},
         BadConfig{"select: [OPM5O1]\n", ":1:10: 'select': unknown rule 'OPM5O1' (did you mean 'OPM501'?)"},
         BadConfig{"ignore: [duplicate-targt]\n",
                   ":1:10: 'ignore': unknown rule 'duplicate-targt' (did you mean 'duplicate-target'?)"},
@@ -120,6 +123,56 @@ TEST(EffectiveRules, SelectIgnoreSeverityAndPerFileIgnores) {
   EXPECT_EQ(cli["OPM001"], Severity::kError);  // the CLI's select replaces the config's
   EXPECT_EQ(cli["OPM506"], std::nullopt);      // ignores still apply
   EXPECT_EQ(cli["OPM509"], Severity::kInfo);   // the CLI's severity wins
+}
+
+// ruff's layout and keys: the lint settings in a `lint` table ([tool.opmfu.lint]), and the
+// extend- forms adding to their key; a key given in both places is an error naming it.
+TEST(Config, ALintTableAndTheExtendKeys) {
+  TempDir dir;
+  const auto path = dir.Write("pyproject.toml", R"([tool.opmfu]
+exclude = ["build"]
+extend-exclude = ["tests"]
+
+[tool.opmfu.lint]
+select = ["OPM50"]
+extend-select = ["OPM101"]
+ignore = ["OPM506"]
+extend-ignore = ["OPM507"]
+per-file-ignores = {"legacy/*.py" = ["OPM501"]}
+extend-per-file-ignores = {"old/*.py" = ["OPM502"]}
+)");
+  auto config = LoadConfigFile(path, Rules());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  std::vector<std::string> excluded = config->exclude;
+  std::sort(excluded.begin(), excluded.end());
+  EXPECT_EQ(excluded, (std::vector<std::string>{"build", "tests"}));
+  EXPECT_EQ(config->select, (std::vector<std::string>{"OPM50"}));
+  EXPECT_EQ(config->extend_select, (std::vector<std::string>{"OPM101"}));
+  std::vector<std::string> ignored = config->ignore;  // TOML tables are read in key order
+  std::sort(ignored.begin(), ignored.end());
+  EXPECT_EQ(ignored, (std::vector<std::string>{"OPM506", "OPM507"}));
+  ASSERT_EQ(config->per_file_ignores.size(), 2U);
+  const auto rules = Rules();
+  auto effective = EffectiveRules(*config, {}, rules, dir.path() / "f.py");
+  EXPECT_EQ(effective["OPM101"], Severity::kError);  // extend-select adds to select
+  EXPECT_EQ(effective["OPM102"], std::nullopt);      // not selected
+  EXPECT_EQ(effective["OPM501"], Severity::kError);
+  EXPECT_EQ(effective["OPM506"], std::nullopt);
+  EXPECT_EQ(effective["OPM507"], std::nullopt);
+  EXPECT_EQ(EffectiveRules(*config, {}, rules, dir.path() / "old" / "x.py")["OPM502"], std::nullopt);
+
+  const auto twice =
+      dir.Write("twice/pyproject.toml", "[tool.opmfu]\nselect = [\"OPM1\"]\n[tool.opmfu.lint]\nselect = [\"OPM2\"]\n");
+  auto refused = LoadConfigFile(twice, Rules());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("'select' is given both at the top level and in 'lint'"), std::string::npos)
+      << refused.error().message;
+  const auto misplaced = dir.Write("misplaced/.opmfu.yaml", "lint:\n  analyze:\n    jobs: 2\n");
+  auto unknown = LoadConfigFile(misplaced, Rules());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown key 'analyze' in 'lint'"), std::string::npos)
+      << unknown.error().message;
+  EXPECT_NE(unknown.error().message.find(".opmfu.yaml:2:3:"), std::string::npos) << unknown.error().message;
 }
 
 TEST(ParseSeverityOverride, ReadsRuleEqualsLevel) {
