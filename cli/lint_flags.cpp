@@ -56,9 +56,12 @@ void AddLintFlags(CLI::App& command, LintFlags& flags) {
                 "print the settings in force for the first PATH (config file, selection, severities, excludes, "
                 "per-file ignores, each rule's level), and lint nothing")
       ->excludes(show_files);
-  command.add_option("--config", flags.config_file,
-                     "use this config file (.opmfu.yaml format, or TOML: pyproject.toml's [tool.opmfu]) for every "
-                     "input instead of the nearest one; command-line flags still win");
+  command
+      .add_option("--config", flags.config,
+                  "use this config file (.opmfu.yaml format, or TOML: pyproject.toml's [tool.opmfu]) for every "
+                  "input instead of the nearest one; or, as ruff, a TOML setting laid over the config in force "
+                  "('lint.select = [\"OPM1\"]'); repeatable; command-line flags still win")
+      ->allow_extra_args(false);  // one value per --config: the paths after it are inputs
 }
 
 Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const DiagnosticFlags::Parsed& parsed,
@@ -71,13 +74,20 @@ Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const Diagnost
   options.overrides.ignore.insert(options.overrides.ignore.end(), flags.extend_ignore.begin(),
                                   flags.extend_ignore.end());
   options.use_config = !flags.diagnostics.no_config;
-  if (!flags.config_file.empty()) {
-    if (flags.diagnostics.no_config) return Error::Usage("--config FILE and --no-config contradict each other");
+  for (const std::string& given : flags.config) {
+    if (flags.diagnostics.no_config) return Error::Usage("--config and --no-config contradict each other");
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(flags.config_file, ec)) {
-      return Error::Usage("--config " + flags.config_file + ": no such file");
+    if (std::filesystem::is_regular_file(given, ec)) {
+      if (options.config_file) {
+        return Error::Usage("--config " + given + ": a second config file (" + options.config_file->string() +
+                            " is given already); configs are not merged");
+      }
+      options.config_file = given;
+    } else if (given.find('=') != std::string::npos) {
+      options.config_settings.push_back(given);  // ruff's inline form: KEY = VALUE, in TOML
+    } else {
+      return Error::Usage("--config " + given + ": no such file (and not a KEY = VALUE setting)");
     }
-    options.config_file = flags.config_file;
   }
   options.exclude = flags.exclude;
   options.exclude.insert(options.exclude.end(), flags.extend_exclude.begin(), flags.extend_exclude.end());

@@ -33,7 +33,7 @@ struct LintFlags {
   std::vector<std::string> extend_exclude;
   std::vector<std::string> extend_select;
   std::vector<std::string> extend_ignore;
-  std::string config_file;
+  std::vector<std::string> config;  ///< each --config: a file, or an inline KEY = VALUE
   bool exclude_given = false;
   bool force_exclude = false;  ///< the excludes skip named paths too
   bool show_files = false;     ///< list the files lint would read, and stop

@@ -265,12 +265,11 @@ bool IsExcluded(const Config& config, const fs::path& file) {
   return MatchesAnyGlob(config.exclude, config.path.parent_path(), file);
 }
 
-Result<Config> LoadConfigFile(const fs::path& path, std::span<const RuleDescriptor> rules) {
-  OPMFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, ReadLimits{.max_bytes = 4U << 20, .reject_nul = true}));
-  return ParseConfigText(path, text, rules);
-}
+namespace {
 
-Result<Config> ParseConfigText(const fs::path& path, const std::string& text, std::span<const RuleDescriptor> rules) {
+// A config's tree (YAML, or by its `.toml` extension TOML: pyproject.toml's [tool.opmfu]) and the
+// name its errors give it.
+Result<std::pair<YAML::Node, std::string>> ConfigTree(const fs::path& path, const std::string& text) {
   if (text.find('\0') != std::string::npos) return Error::Usage(path.string() + ": binary file (NUL byte)");
   if (!IsValidUtf8(text)) return Error::Usage(path.string() + ": not valid UTF-8");
   if (path.extension() == ".toml") {
@@ -280,15 +279,10 @@ Result<Config> ParseConfigText(const fs::path& path, const std::string& text, st
     OPMFU_ASSIGN_OR_RETURN(std::optional<YAML::Node> tree, TomlConfigTree(path, text, !pyproject));
     if (!tree) return Error::Usage(path.string() + ": has no [tool.opmfu] table");
     const bool section = pyproject || text.find("tool.opmfu") != std::string::npos;
-    try {
-      return ConfigReader(path, rules, path.string() + (section ? " [tool.opmfu]" : "")).Read(*tree);
-    } catch (const YAML::Exception& error) {
-      return Error::Usage(path.string() + ": " + error.msg);
-    }
+    return std::pair{*tree, path.string() + (section ? " [tool.opmfu]" : "")};
   }
-  YAML::Node root;
   try {
-    root = YAML::Load(text);
+    return std::pair{YAML::Load(text), path.string()};
   } catch (const YAML::Exception& error) {
     std::string where = path.string();
     if (!error.mark.is_null()) {
@@ -296,10 +290,65 @@ Result<Config> ParseConfigText(const fs::path& path, const std::string& text, st
     }
     return Error::Usage(where + ": invalid YAML: " + error.msg);
   }
+}
+
+// Lays the inline settings over `base` key by key, as ruff's `--config 'KEY = VALUE'`: a key
+// replaces the file's, in the `lint` table or at the top level, whichever the file used; the keys
+// of `analyze` one by one.
+void LayOver(YAML::Node& base, const YAML::Node& settings) {
+  if (!base.IsMap()) base = YAML::Node(YAML::NodeType::Map);
+  const auto set_lint_key = [&](const std::string& key, const YAML::Node& value) {
+    const YAML::Node& file = base;
+    if (file["lint"] && file["lint"].IsMap()) {
+      YAML::Node lint = base["lint"];
+      lint.remove(key);
+    }
+    base.remove(key);
+    base[key] = value;
+  };
+  for (const auto& entry : settings) {
+    const std::string key = entry.first.Scalar();
+    if ((key == "lint" || key == "analyze") && entry.second.IsMap()) {
+      for (const auto& item : entry.second) {
+        if (key == "lint") {
+          set_lint_key(item.first.Scalar(), item.second);
+        } else {
+          YAML::Node analyze = base["analyze"];
+          if (!analyze.IsMap()) analyze = YAML::Node(YAML::NodeType::Map);
+          analyze[item.first.Scalar()] = item.second;
+          base["analyze"] = analyze;
+        }
+      }
+    } else {
+      set_lint_key(key, entry.second);
+    }
+  }
+}
+
+}  // namespace
+
+Result<Config> LoadConfigFile(const fs::path& path, std::span<const RuleDescriptor> rules,
+                              std::span<const std::string> inline_settings) {
+  OPMFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, ReadLimits{.max_bytes = 4U << 20, .reject_nul = true}));
+  return ParseConfigText(path, text, rules, inline_settings);
+}
+
+Result<Config> ParseConfigText(const fs::path& path, const std::string& text, std::span<const RuleDescriptor> rules,
+                               std::span<const std::string> inline_settings) {
+  OPMFU_ASSIGN_OR_RETURN(auto tree, ConfigTree(path, text));
+  auto& [root, where] = tree;
+  if (!inline_settings.empty()) {
+    std::string joined;
+    for (const std::string& setting : inline_settings) joined += setting + "\n";
+    OPMFU_ASSIGN_OR_RETURN(std::optional<YAML::Node> settings,
+                           TomlConfigTree("--config", joined, /*top_level_allowed=*/true));
+    if (settings && settings->IsMap()) LayOver(root, *settings);
+    where += " with --config settings";
+  }
   try {
-    return ConfigReader(path, rules, path.string()).Read(root);
+    return ConfigReader(path, rules, where).Read(root);
   } catch (const YAML::Exception& error) {
-    return Error::Usage(path.string() + ": " + error.msg);
+    return Error::Usage(where + ": " + error.msg);
   }
 }
 
@@ -319,10 +368,11 @@ std::optional<fs::path> FindConfigFile(const fs::path& input) {
   }
 }
 
-Result<Config> ConfigFor(const fs::path& input, std::span<const RuleDescriptor> rules) {
+Result<Config> ConfigFor(const fs::path& input, std::span<const RuleDescriptor> rules,
+                         std::span<const std::string> inline_settings) {
   const auto path = FindConfigFile(input);
-  if (!path) return Config{};
-  return LoadConfigFile(*path, rules);
+  if (!path) return inline_settings.empty() ? Config{} : ParseConfigText({}, "", rules, inline_settings);
+  return LoadConfigFile(*path, rules, inline_settings);
 }
 
 bool SelectorMatches(std::string_view selector, const RuleDescriptor& rule) {

@@ -40,17 +40,23 @@ struct Config {
 
 /// Loads and validates one config file against the known rules: YAML (`.opmfu.yaml`), or by its
 /// `.toml` extension `[tool.opmfu]` of a pyproject.toml (another .toml file: its top level).
-Result<Config> LoadConfigFile(const std::filesystem::path& path, std::span<const RuleDescriptor> rules);
-/// The same, for text already read (`path` names it in errors and anchors relative paths).
+/// `inline_settings` (ruff's `--config 'KEY = VALUE'`: TOML, `lint.select = ["OPM1"]`) are laid
+/// over the file's keys, each replacing the file's own (in `lint` or at the top level).
+Result<Config> LoadConfigFile(const std::filesystem::path& path, std::span<const RuleDescriptor> rules,
+                              std::span<const std::string> inline_settings = {});
+/// The same, for text already read (`path` names it in errors and anchors relative paths; empty,
+/// with empty text, for the inline settings alone, relative to the working directory).
 Result<Config> ParseConfigText(const std::filesystem::path& path, const std::string& text,
-                               std::span<const RuleDescriptor> rules);
+                               std::span<const RuleDescriptor> rules,
+                               std::span<const std::string> inline_settings = {});
 
 /// The nearest config in the input's directory or above, if any: in each directory `.opmfu.yaml`,
 /// else a `pyproject.toml` with a `[tool.opmfu]` table (the files are not merged).
 std::optional<std::filesystem::path> FindConfigFile(const std::filesystem::path& input);
 
 /// Config for an input: the nearest file's, or the defaults when there is none.
-Result<Config> ConfigFor(const std::filesystem::path& input, std::span<const RuleDescriptor> rules);
+Result<Config> ConfigFor(const std::filesystem::path& input, std::span<const RuleDescriptor> rules,
+                         std::span<const std::string> inline_settings = {});
 
 /// Selectors: "ALL", a rule id ("OPM504"), an id prefix ("OPM5", "OPM50") or a rule name.
 bool SelectorMatches(std::string_view selector, const RuleDescriptor& rule);

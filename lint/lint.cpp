@@ -45,14 +45,14 @@ Result<LintReport> LintPaths(const std::vector<std::string>& paths, const LintOp
     if (!options.use_config) return Config{};
     if (options.config_file) {
       if (!explicit_config) {
-        OPMFU_ASSIGN_OR_RETURN(explicit_config, LoadConfigFile(*options.config_file, rules));
+        OPMFU_ASSIGN_OR_RETURN(explicit_config, LoadConfigFile(*options.config_file, rules, options.config_settings));
       }
       if (explicit_config->fail_on && !report.config_fail_on) report.config_fail_on = explicit_config->fail_on;
       return *explicit_config;
     }
     std::error_code ec;  // a working directory that is gone: stdin's config is looked up from its name alone
     const fs::path where = from_stdin ? fs::current_path(ec) / path : fs::path(path);
-    OPMFU_ASSIGN_OR_RETURN(Config config, ConfigFor(where, rules));
+    OPMFU_ASSIGN_OR_RETURN(Config config, ConfigFor(where, rules, options.config_settings));
     if (config.fail_on && !report.config_fail_on) report.config_fail_on = config.fail_on;
     return config;
   };

@@ -26,6 +26,8 @@ struct LintOptions {
   bool use_config = true;
   /// `--config FILE`: this file for every input, instead of the nearest one (use_config stays true).
   std::optional<std::filesystem::path> config_file;
+  /// `--config 'KEY = VALUE'` (TOML, as ruff's): laid over the config in force, key by key.
+  std::vector<std::string> config_settings;
   /// `--exclude` / `--extend-exclude`: globs relative to the working directory; files and folders
   /// they match are skipped in a directory walk (a file named on the command line is still linted).
   std::vector<std::string> exclude;

@@ -24,15 +24,19 @@ Result<FoundConfig> ConfigOf(const std::string& path, bool from_stdin, const Lin
                              std::span<const RuleDescriptor> rules) {
   if (!options.use_config) return FoundConfig{Config{}, "none (--no-config)"};
   if (options.config_file) {
-    OPMFU_ASSIGN_OR_RETURN(Config config, LoadConfigFile(*options.config_file, rules));
+    OPMFU_ASSIGN_OR_RETURN(Config config, LoadConfigFile(*options.config_file, rules, options.config_settings));
     return FoundConfig{std::move(config), options.config_file->string() + " (--config)"};
   }
   std::error_code ec;
   const fs::path where = from_stdin ? fs::current_path(ec) / path : fs::path(path);
   const std::optional<fs::path> found = FindConfigFile(where);
-  if (!found) return FoundConfig{Config{}, "none found (the defaults: every rule at its own severity)"};
-  OPMFU_ASSIGN_OR_RETURN(Config config, LoadConfigFile(*found, rules));
-  return FoundConfig{std::move(config), found->string()};
+  const std::string settings = options.config_settings.empty() ? "" : ", with the --config settings";
+  if (!found) {
+    OPMFU_ASSIGN_OR_RETURN(Config config, ConfigFor(where, rules, options.config_settings));
+    return FoundConfig{std::move(config), "none found (the defaults: every rule at its own severity)" + settings};
+  }
+  OPMFU_ASSIGN_OR_RETURN(Config config, LoadConfigFile(*found, rules, options.config_settings));
+  return FoundConfig{std::move(config), found->string() + settings};
 }
 
 std::string ListOf(const std::vector<std::string>& items) {

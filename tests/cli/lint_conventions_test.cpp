@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "tests/test_support.h"
 
@@ -554,6 +555,64 @@ def main():
   EXPECT_GE(added, 2U) << diff.out;  // the one finding edits both configs
   const auto fixed = RunOpmfu({"lint", "--no-config", "--select", "OPM102", "--fix", script.string()});
   EXPECT_NE(fixed.err.find("Fixed 1 finding in "), std::string::npos) << fixed.err;
+}
+
+// ruff's inline --config: a TOML setting laid over the config in force, key by key (in the lint
+// table or at the top level, whichever the file used); beside a --config FILE too; bad TOML, an
+// unknown key and a second file are usage errors naming the cause.
+TEST(LintRuffHabits, InlineConfigSettingsOverTheConfigInForce) {
+  testing::TempDir dir;
+  dir.Write("pyproject.toml", "[tool.opmfu.lint]\nignore = [\"OPM101\"]\nextend-exclude = [\"tests\"]\n");
+  const std::string script = "import torch_npu\nprof = torch_npu.profiler.profile()\n";
+  dir.Write("src/train.py", script);
+  dir.Write("tests/test_train.py", script);
+  const auto rules_of = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"lint", ".", "--output-format", "concise"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto run = RunOpmfu(args, dir.path());
+    std::set<std::string> seen;
+    std::istringstream lines(run.out);
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t at = line.find(" OPM");
+      if (at != std::string::npos) seen.insert(line.substr(0, line.find(':')) + " " + line.substr(at + 1, 6));
+    }
+    return std::pair{run.exit_code, seen};
+  };
+  const auto [plain_code, plain] = rules_of({});
+  EXPECT_EQ(plain.count("src/train.py OPM101"), 0U);
+  EXPECT_EQ(plain.count("src/train.py OPM104"), 1U);
+  for (const std::string& finding : plain) EXPECT_EQ(finding.rfind("tests/", 0), std::string::npos) << finding;
+  // The inline ignore replaces the file's: OPM101 is back, OPM104 goes.
+  const auto [over_code, over] = rules_of({"--config", "lint.ignore = [\"OPM104\"]"});
+  EXPECT_EQ(over.count("src/train.py OPM101"), 1U);
+  EXPECT_EQ(over.count("src/train.py OPM104"), 0U);
+  // Two settings, the top-level spelling of a key the file has in `lint`.
+  const auto [both_code, both] =
+      rules_of({"--config", "ignore = [\"OPM101\", \"OPM104\"]", "--config", "extend-exclude = []"});
+  EXPECT_EQ(both.count("tests/test_train.py OPM102"), 1U);
+  EXPECT_EQ(both.count("src/train.py OPM104"), 0U);
+  // Beside a named file.
+  dir.Write("strict.toml", "select = [\"OPM104\"]\n");
+  const auto [file_code, file] = rules_of({"--config", "strict.toml", "--config", "extend-select = [\"OPM101\"]"});
+  EXPECT_EQ(file.count("src/train.py OPM104"), 1U);
+  EXPECT_EQ(file.count("src/train.py OPM101"), 1U);
+  EXPECT_EQ(file.count("src/train.py OPM102"), 0U);
+
+  const auto broken = RunOpmfu({"lint", ".", "--config", "select = ["}, dir.path());
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find("--config:1:"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("invalid TOML"), std::string::npos) << broken.err;
+  const auto unknown = RunOpmfu({"lint", ".", "--config", "selct = []"}, dir.path());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("with --config settings: unknown key 'selct' (did you mean 'select'?)"), std::string::npos)
+      << unknown.err;
+  const auto missing = RunOpmfu({"lint", ".", "--config", "nofile.toml"}, dir.path());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--config nofile.toml: no such file (and not a KEY = VALUE setting)"), std::string::npos)
+      << missing.err;
+  const auto two = RunOpmfu({"lint", ".", "--config", "strict.toml", "--config", "pyproject.toml"}, dir.path());
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("a second config file"), std::string::npos) << two.err;
 }
 
 }  // namespace
