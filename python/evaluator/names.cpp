@@ -128,6 +128,33 @@ Values Tracer::ResolveUpdate(const Binding& binding, std::string_view name, int 
   return out;
 }
 
+namespace {
+
+// The if/elif/else clauses `node` lies in, innermost first: each (the if statement's start byte,
+// the start byte of its consequence block, elif_clause or else_clause holding the node).
+std::vector<std::pair<std::uint32_t, std::uint32_t>> ClausesAround(TSNode node) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> clauses;
+  for (TSNode child = node, parent = ts_node_parent(node); !ts_node_is_null(parent);
+       child = parent, parent = ts_node_parent(parent)) {
+    if (IsType(parent, "if_statement") &&
+        (IsType(child, "block") || IsType(child, "elif_clause") || IsType(child, "else_clause"))) {
+      clauses.emplace_back(ts_node_start_byte(parent), ts_node_start_byte(child));
+    }
+  }
+  return clauses;
+}
+
+// Whether two places lie in different clauses of one if statement: no run reaches both.
+bool Exclusive(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& a,
+               const std::vector<std::pair<std::uint32_t, std::uint32_t>>& b) {
+  return std::any_of(a.begin(), a.end(), [&](const auto& clause) {
+    return std::any_of(b.begin(), b.end(),
+                       [&](const auto& other) { return other.first == clause.first && other.second != clause.second; });
+  });
+}
+
+}  // namespace
+
 Values Tracer::ResolveName(std::string_view name, TSNode use, int depth) const {
   const std::string label = "`" + std::string(name) + "`";
   const std::uint32_t use_scope = ScopeOf(use);
@@ -142,6 +169,23 @@ Values Tracer::ResolveName(std::string_view name, TSNode use, int depth) const {
         return ts_node_start_byte(binding->target) == path->assigned_at;
       });
       if (taken != reaching.end()) reaching = {*taken};
+    } else if (path && path->module == module_ && reaching.size() > 1) {
+      // Along one path, another name's assignments in a clause the path's assignment excludes
+      // (`activities = [... CUDA]` in the else of `prof = torch_npu.profiler`) are not on it.
+      const auto& pinned = module_->bindings().find(std::pair{path->scope, path->name});
+      if (pinned != module_->bindings().end()) {
+        auto binding = std::find_if(pinned->second.begin(), pinned->second.end(), [&](const Binding& b) {
+          return ts_node_start_byte(b.target) == path->assigned_at;
+        });
+        if (binding != pinned->second.end()) {
+          const auto taken_clauses = ClausesAround(binding->target);
+          std::vector<const Binding*> on_path;
+          for (const Binding* candidate : reaching) {
+            if (!Exclusive(taken_clauses, ClausesAround(candidate->target))) on_path.push_back(candidate);
+          }
+          if (!on_path.empty()) reaching = std::move(on_path);
+        }
+      }
     }
     if (scope == 0 && module_->imports().contains(name)) {
       // `try: import torch_npu` / `except ImportError: torch_npu = None`: on the path where a
