@@ -1,6 +1,7 @@
 #include "linter/shell/dispatch.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -139,6 +140,27 @@ void RunProgram(Shell& shell, const Frame& frame, CommandLine line, const Enviro
   program->run(call);
 }
 
+// `V=x cmd` (or `env V=x cmd`): each V exported into `layer`, for cmd only.
+void ExportPrefixAssignments(const std::vector<ShellWord>& assignments, Environment& layer) {
+  for (const ShellWord& assignment : assignments) {
+    const std::size_t equals = assignment.text.find('=');
+    ShellWord value = assignment;
+    value.text = assignment.text.substr(equals + 1);
+    Variable& variable = layer.Set(assignment.text.substr(0, equals));
+    variable.exported = true;
+    variable.alternatives = {Alternative{{std::move(value)}, false}};
+  }
+}
+
+// A field bash reads as an assignment before a command: NAME=..., NAME an identifier.
+bool IsAssignmentField(std::string_view text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0) return false;
+  if (std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  return std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(equals),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
 // Sees through the wrappers from `line` on (`wrappers` seen so far, the first named `outer`),
 // then runs the program; a wrapper whose paths run several commands runs each.
 void DispatchWrapped(Shell& shell, Frame frame, CommandLine line, const Environment& visible, Environment& env,
@@ -184,14 +206,7 @@ void DispatchWrapped(Shell& shell, Frame frame, CommandLine line, const Environm
       continue;
     }
     Environment layer(&visible);  // `env V=x cmd`: V for cmd only
-    for (const ShellWord& assignment : next.assignments) {
-      const std::size_t equals = assignment.text.find('=');
-      ShellWord value = assignment;
-      value.text = assignment.text.substr(equals + 1);
-      Variable& variable = layer.Set(assignment.text.substr(0, equals));
-      variable.exported = true;
-      variable.alternatives = {Alternative{{std::move(value)}, false}};
-    }
+    ExportPrefixAssignments(next.assignments, layer);
     DispatchWrapped(shell, frame, std::move(next), layer, env, outer, wrappers + 1);
   }
 }
@@ -209,17 +224,24 @@ void DispatchFields(Shell& shell, const Frame& frame, TSNode command, const Shel
     const TextLocation where = FieldLocation(text, offset, field.size());
     words.push_back({std::move(field), true, where});
   }
-  if (words.empty()) return;
-  const ShellWord first = Clean(words.front());
+  // `eval "V=1 W=2 torchrun ..."`: the leading assignments are the command's environment.
+  std::size_t start = 0;
+  while (start < words.size() && IsAssignmentField(words[start].text)) ++start;
+  if (start == words.size()) return;
+  std::vector<ShellWord> assignments(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(start));
+  const ShellWord first = Clean(words[start]);
   const std::string name = BaseName(first.text);
   const bool unknown = !first.known && name.find('$') != std::string::npos;
-  const TextLocation where = words.front().where;
-  Words rest(std::make_move_iterator(words.begin() + 1), std::make_move_iterator(words.end()));
+  const TextLocation where = words[start].where;
+  Words rest(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(start) + 1),
+             std::make_move_iterator(words.end()));
   if (FindCommand(name) == nullptr && !unknown) {
     ReportUnfollowed(shell, frame, command, name, where, outer, rest);
     return;
   }
-  Dispatch(shell, frame, CommandLine{command, name, where, unknown, {std::move(rest)}}, local, env);
+  Environment layer(&local);
+  ExportPrefixAssignments(assignments, layer);
+  Dispatch(shell, frame, CommandLine{command, name, where, unknown, {std::move(rest)}}, layer, env);
 }
 
 }  // namespace opmfu::linter::shell
