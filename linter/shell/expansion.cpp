@@ -77,11 +77,13 @@ std::optional<std::string> DirectoryOfSubstitution(TSNode node, const Frame& fra
                                                    bool& printed_absolute) {
   std::vector<TSNode> commands;
   if (!SimpleCommands(node, commands)) return std::nullopt;
-  fs::path directory = ".";
+  // The substitution starts where the launcher is: `CODE_ROOT=$(pwd)` after `cd pkg` is pkg.
+  fs::path directory = frame.directory != nullptr && !frame.directory->empty() ? *frame.directory : ".";
+  bool start_known = frame.directory_unknown == nullptr || !*frame.directory_unknown;
   std::optional<fs::path> output;
   for (TSNode command : commands) {
     std::string name;
-    std::vector<std::string> operands;
+    std::vector<std::pair<std::string, bool>> operands;  // each with whether it is anchored
     bool follow_links = false;
     for (TSNode child : NamedChildren(command)) {
       const Kind kind = KindOf(child);
@@ -100,23 +102,31 @@ std::optional<std::string> DirectoryOfSubstitution(TSNode node, const Frame& fra
         follow_links = follow_links || word.text == "-f" || word.text == "-e" || word.text == "-m";
         continue;
       }
-      operands.push_back(word.text);
+      operands.emplace_back(word.text, word.anchored);
     }
-    const auto resolve = [&](const std::string& path) {
-      return fs::path(path).is_absolute() ? fs::path(path) : directory / path;
+    // An absolute or anchored operand names a place whatever the current directory is.
+    const auto from_here = [](const std::pair<std::string, bool>& operand) {
+      return operand.second || fs::path(operand.first).is_absolute();
+    };
+    const auto resolve = [&](const std::pair<std::string, bool>& operand) {
+      return from_here(operand) ? fs::path(operand.first) : directory / operand.first;
     };
     if (name == "cd" && operands.size() == 1) {
+      start_known = start_known || from_here(operands.front());
       directory = resolve(operands.front()).lexically_normal();
     } else if (name == "pwd" && operands.empty()) {
+      if (!start_known) return std::nullopt;
       output = directory;
       printed_absolute = true;
     } else if (name == "dirname" && operands.size() == 1) {
-      std::string path = operands.front();
+      std::string path = operands.front().first;
+      const bool anchored_path = from_here(operands.front());
       while (path.size() > 1 && path.back() == '/') path.pop_back();
       const fs::path parent = fs::path(path).parent_path();
       output = parent.empty() ? fs::path(".") : parent;
-      printed_absolute = false;
+      printed_absolute = anchored_path;  // the parent of a place that does not move does not move
     } else if ((name == "realpath" || (name == "readlink" && follow_links)) && operands.size() == 1) {
+      if (!start_known && !from_here(operands.front())) return std::nullopt;
       output = resolve(operands.front()).lexically_normal();
       printed_absolute = true;
     } else {
@@ -164,8 +174,14 @@ WordAlternatives ExpandVariable(TSNode node, const Frame& frame, const Environme
   };
   const bool has_default = recovered.has_value() || !ts_node_is_null(fallback);
   // $0 is the script bash runs; ${BASH_SOURCE[0]} the file being read (a sourced one too).
-  if (name == "0") return {{frame.Literal(*frame.dollar_zero, node)}};
-  if (name == "BASH_SOURCE" && env.Find(name) == nullptr) return {{frame.Literal(frame.file(), node)}};
+  // Both name the file as opmfu reads it, relative to where opmfu runs: anchored, so that a `cd`
+  // before `$(dirname "$0")` does not move it (as if bash had been given the launcher's full path).
+  const auto anchored = [](ShellWord word) {
+    word.anchored = true;
+    return word;
+  };
+  if (name == "0") return {{anchored(frame.Literal(*frame.dollar_zero, node))}};
+  if (name == "BASH_SOURCE" && env.Find(name) == nullptr) return {{anchored(frame.Literal(frame.file(), node))}};
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || name == "@" || name == "*") {
     // Positional parameters: their default when there is one, else unknown.
     if (has_default) return expand_default();

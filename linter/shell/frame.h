@@ -39,8 +39,12 @@ struct Frame {
   Budget* budget = nullptr;
   const std::string* dollar_zero = nullptr;  ///< the script bash runs
   const TextLocation* collector = nullptr;   ///< the msprof command it runs under, when it does
-  int depth = 0;                             ///< nested sources, function calls and evals
-  int nesting = 0;                           ///< nested blocks and expansions (C++ frames)
+  /// Where the launcher is after its `cd`s (Shell::directory, "" where opmfu runs) and whether a
+  /// `cd` went somewhere only known at run time: where `$(pwd)` starts.
+  const std::string* directory = nullptr;
+  const bool* directory_unknown = nullptr;
+  int depth = 0;    ///< nested sources, function calls and evals
+  int nesting = 0;  ///< nested blocks and expansions (C++ frames)
 
   std::string_view Text(TSNode node) const { return text->tree->Text(node); }
   const std::string& file() const { return text->file; }

@@ -22,6 +22,8 @@ void Interpreter::RunLauncher() {
   Frame frame;
   frame.budget = &budget_;
   frame.dollar_zero = &facts.path;
+  frame.directory = &directory;
+  frame.directory_unknown = &directory_unknown;
   RunFile(facts.path, facts.tree, env, frame);
   budget_.Report(facts.limits);
 }
