@@ -58,17 +58,17 @@ void ReportLintNotes(const lint::LintReport& report, bool verbose, bool chatty) 
   }
 }
 
-// Every file's findings, sorted. `not_applied`: the safe fixes of files that did not parse cleanly,
-// which --fix leaves as they are (shown, not counted).
-std::vector<Diagnostic> TakeDiagnostics(lint::LintReport& report, int& not_applied) {
+// Every file's findings, sorted. `fixes`: the fixes --fix applies (`fixable`; with --unsafe-fixes
+// the unsafe ones too) and those it leaves to --unsafe-fixes (`hidden_fixes`), in the files that
+// parsed cleanly: one that did not takes none (its fixes are shown, not counted).
+std::vector<Diagnostic> TakeDiagnostics(lint::LintReport& report, bool unsafe_fixes, DiagnosticCounts& fixes) {
   std::vector<Diagnostic> diagnostics;
   std::size_t total = 0;
   for (const lint::LintedFile& file : report.files) total += file.diagnostics.size();
   diagnostics.reserve(total);
   for (lint::LintedFile& file : report.files) {
-    if (!file.parsed_cleanly) {
-      not_applied += static_cast<int>(std::count_if(file.diagnostics.begin(), file.diagnostics.end(),
-                                                    [](const Diagnostic& d) { return d.fix && d.fix->safe; }));
+    for (const Diagnostic& d : file.diagnostics) {
+      if (d.fix && file.parsed_cleanly) ++(d.fix->safe || unsafe_fixes ? fixes.fixable : fixes.hidden_fixes);
     }
     diagnostics.insert(diagnostics.end(), std::make_move_iterator(file.diagnostics.begin()),
                        std::make_move_iterator(file.diagnostics.end()));
@@ -79,9 +79,11 @@ std::vector<Diagnostic> TakeDiagnostics(lint::LintReport& report, int& not_appli
 }
 
 // The summary line of the terminal formats, on stderr.
-void PrintSummary(const lint::LintReport& report, const std::vector<Diagnostic>& diagnostics, int not_applied) {
+void PrintSummary(const lint::LintReport& report, const std::vector<Diagnostic>& diagnostics,
+                  const DiagnosticCounts& fixes) {
   DiagnosticCounts counts = CountDiagnostics(diagnostics);
-  counts.fixable -= not_applied;
+  counts.fixable = fixes.fixable;
+  counts.hidden_fixes = fixes.hidden_fixes;
   std::cerr << SummaryLine(counts);
   if (!report.errors.empty()) {
     // Findings are only as complete as the inputs that could be read.
@@ -165,8 +167,8 @@ int RunLint(const LintFlags& flags) {
     }
     *report = std::move(fixed->report);
   }
-  int not_applied = 0;
-  std::vector<Diagnostic> diagnostics = TakeDiagnostics(*report, not_applied);
+  DiagnosticCounts fixes;
+  std::vector<Diagnostic> diagnostics = TakeDiagnostics(*report, flags.unsafe_fixes, fixes);
   const std::string& output = flags.diagnostics.output;
   const bool to_stdout = output.empty() || output == "-";
 
@@ -214,7 +216,7 @@ int RunLint(const LintFlags& flags) {
   } else if (fixing_stdin || !(flags.silent && to_stdout)) {
     if (Status written = EmitOutputInPieces(output, render); !written.ok()) return ReportError(written.error());
   }
-  if (IsTerminalFormat(format) && chatty) PrintSummary(*report, diagnostics, not_applied);
+  if (IsTerminalFormat(format) && chatty) PrintSummary(*report, diagnostics, fixes);
   if (check && format != OutputFormat::kJson && !flags.silent) {
     // After the findings: on stdout with the terminal formats, else on stderr beside a SARIF
     // document or annotations that must stay parseable.

@@ -15,6 +15,8 @@ void AddLintFlags(CLI::App& command, LintFlags& flags) {
   command.add_flag("--statistics", flags.statistics, "print the number of findings per rule instead of the findings");
   command.add_flag("--fix", flags.fix, "apply the safe fixes in place (files that did not parse are left alone)");
   command.add_flag("--diff", flags.diff, "print the safe fixes as a unified diff and change nothing");
+  command.add_flag("--unsafe-fixes", flags.unsafe_fixes,
+                   "with --fix or --diff, apply the unsafe fixes too (a fix that may change what other code does)");
   command.add_option("--run", flags.run,
                      "a profiling directory of a run of the linted code: compare the traced settings with what "
                      "its profiler_info_<rank>.json recorded (exit 1 when no traced call agrees)");
@@ -98,6 +100,7 @@ Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const Diagnost
   if (!flags.root.empty()) options.root = flags.root;
   options.keep_sources = flags.fix || flags.diff || parsed.format == OutputFormat::kRdjson;
   options.keep_settings = !flags.run.empty();
+  options.unsafe_fixes = flags.unsafe_fixes;
   return options;
 }
 

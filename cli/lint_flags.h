@@ -22,6 +22,7 @@ struct LintFlags {
   std::string run;  ///< --run DIR
   bool fix = false;
   bool diff = false;
+  bool unsafe_fixes = false;  ///< --fix and --diff apply the unsafe fixes too
   unsigned jobs = 0;
   std::string root;
   bool verbose = false;

@@ -77,7 +77,7 @@ DiagnosticCounts CountDiagnostics(const std::vector<Diagnostic>& diagnostics) {
         ++counts.infos;
         break;
     }
-    if (diagnostic.fix && diagnostic.fix->safe) ++counts.fixable;
+    if (diagnostic.fix) ++(diagnostic.fix->safe ? counts.fixable : counts.hidden_fixes);
   }
   return counts;
 }
@@ -95,6 +95,10 @@ std::string SummaryLine(const DiagnosticCounts& counts) {
   for (const std::string& part : parts) joined += (joined.empty() ? "" : ", ") + part;
   std::string line = "Found " + plural(counts.total(), "finding") + " (" + joined + ")";
   if (counts.fixable) line += "; " + std::to_string(counts.fixable) + " fixable with --fix";
+  if (counts.hidden_fixes) {
+    line += "; " + std::to_string(counts.hidden_fixes) + (counts.hidden_fixes == 1 ? " hidden fix" : " hidden fixes") +
+            " can be enabled with --unsafe-fixes";
+  }
   return line + ".";
 }
 

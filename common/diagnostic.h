@@ -97,6 +97,7 @@ struct DiagnosticCounts {
   int warnings = 0;
   int infos = 0;
   int fixable = 0;
+  int hidden_fixes = 0;  ///< unsafe fixes: applied only when asked for (lint's --unsafe-fixes)
   int total() const { return errors + warnings + infos; }
 };
 DiagnosticCounts CountDiagnostics(const std::vector<Diagnostic>& diagnostics);

@@ -96,7 +96,7 @@ Result<FixResult> FixInMemory(const std::vector<std::string>& paths, const LintO
     for (const LintedFile& file : result.report.files) {
       if (!file.parsed_cleanly) continue;
       for (const Diagnostic& finding : file.diagnostics) {
-        if (!finding.fix || !finding.fix->safe) continue;
+        if (!finding.fix || !(finding.fix->safe || options.unsafe_fixes)) continue;
         std::set<std::string> credited;  // a finding is fixed once in each file it edits
         for (TextEdit edit : finding.fix->edits) {
           const std::string edited = edit.file.empty() ? file.path : edit.file;

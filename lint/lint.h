@@ -40,6 +40,7 @@ struct LintOptions {
   std::string stdin_filename = "-";         ///< the name it is reported (and configured) under
   unsigned jobs = 0;                        ///< 0: one per core
   bool keep_sources = false;                ///< fill LintedFile::source (for --fix and --diff)
+  bool unsafe_fixes = false;                ///< --fix and --diff apply the unsafe fixes too (ruff's --unsafe-fixes)
   /// Where Python imports are followed (modules outside it are not read). Default: the nearest
   /// directory with a .git above the launcher or script, else its directory.
   std::optional<std::string> root;

@@ -299,7 +299,7 @@ FileOutcome LintPython(Input& input, const LintOptions& options, const Effective
   }
   linter::ProfilerFacts facts =
       linter::ReadProfilerFacts(std::move(module), std::move(program), input.launches, input.inherited);
-  outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty();
+  outcome.has_profiler_call = !facts.sites.empty() || !facts.dynamic_inits.empty() || !facts.offline_analyses.empty();
   if (options.keep_settings) {
     for (const linter::ProfilerCallSite& site : facts.sites) {
       if (site.api == linter::ProfilerApi::kTorchNpuProfile) outcome.sites.push_back(TraceSite(site, *facts.module));

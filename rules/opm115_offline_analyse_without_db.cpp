@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "rules/lint_checks.h"
@@ -39,11 +40,48 @@ std::optional<std::string> DbLike(const LintCheckContext& context, TSNode like) 
   return SpelledLike(context, like, "Db");
 }
 
+// None on every traced path: torch_npu's default, as if left out.
+bool ParsesAsRecorded(const linter::TracedArgument& export_type) {
+  return !export_type.values.empty() &&
+         std::all_of(export_type.values.begin(), export_type.values.end(),
+                     [](const python::Value& v) { return v.kind == python::ValueKind::kNone; });
+}
+
+// `analyse(path)` with no export_type parses to the export the run recorded. When this file
+// builds the profiler, OPM103 checks that recording at its call; a file that only parses (the
+// usual offline script) shows nothing of it, and torch_npu records Text alone by default.
+void ReportParsedAsRecorded(LintCheckContext& context, const linter::OfflineAnalyseCall& call, bool left_out) {
+  if (!context.facts.sites.empty() || !context.facts.dynamic_inits.empty()) return;
+  Diagnostic& found = context.Report(
+      call.call,
+      std::string(left_out ? "the offline `analyse(...)` passes no `export_type`"
+                           : "the offline `analyse(...)` passes `export_type=None`") +
+          ", so it re-parses to the export the run recorded, which "
+          "this file does not show: torch_npu records Text alone unless the profile call's `_ExperimentalConfig` sets "
+          "`export_type` with Db, and from Text alone the ascend_pytorch_profiler DB msprof-analyze reads is written "
+          "only if the installed CANN also exports a database",
+      "pass `export_type=['text', 'db']` (torch_npu 7.1.0 and later take it), or lint the script that creates "
+      "the profiler: OPM103 checks the recording there");
+  if (!left_out) return;  // None written: the user's to replace
+  TSNode arguments = ts_node_child_by_field_name(call.call, "arguments", 9);
+  if (ts_node_is_null(arguments) || !IsType(arguments, "argument_list")) return;
+  const std::string text = "export_type=['text', 'db']";
+  Fix fix;
+  fix.safe = false;  // an analyse of torch_npu before 7.1.0 has no such parameter
+  fix.edits.push_back(python::AppendItemEdit(context.module().tree(), arguments, text));
+  fix.message = "add `" + text + "`";
+  found.fix = std::move(fix);
+}
+
 }  // namespace
 
 void CheckOfflineAnalyseWithoutDb(LintCheckContext& context) {
   for (const linter::OfflineAnalyseCall& call : context.facts.offline_analyses) {
-    if (call.callee != "torch_npu.profiler.profiler.analyse" || !call.export_type) continue;
+    if (call.callee != "torch_npu.profiler.profiler.analyse") continue;
+    if (!call.export_type || ParsesAsRecorded(*call.export_type)) {
+      ReportParsedAsRecorded(context, call, !call.export_type);
+      continue;
+    }
     linter::Setting setting;
     setting.name = "export_type";
     setting.written = true;

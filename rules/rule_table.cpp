@@ -187,12 +187,14 @@ constexpr RuleInfo kRules[] = {
    .name = "offline-analyse-without-db",
    .severity = kWarning,
    .scope = kLint,
-   .summary = "An offline `analyse(...)` passes an `export_type` without db; the DB exists only if CANN also exports it.",
+   .summary = "An offline `analyse(...)` passes an `export_type` without db, or none where the recording is not "
+              "in sight; the DB exists only if CANN also exports it.",
    .check = SettingsCheck{CheckOfflineAnalyseWithoutDb},
    .applies_to = kPython,
    .fix = FixAvailability::kSometimes,
    .fix_note = "safe when `export_type` is a string, an `ExportType` member or a list of them written in the file "
-               "(`--fix` adds db, keeping text)"},
+               "(`--fix` adds db, keeping text); unsafe when it is left out (`--unsafe-fixes` adds "
+               "`export_type=['text', 'db']`, a parameter from torch_npu 7.1.0 on)"},
   {.id = "OPM201",
    .name = "unknown-option",
    .severity = kError,

@@ -557,6 +557,43 @@ def main():
   EXPECT_NE(fixed.err.find("Fixed 1 finding in "), std::string::npos) << fixed.err;
 }
 
+// ruff's --unsafe-fixes: an unsafe fix is shown, counted as hidden, left out of --diff and --fix,
+// and applied only when asked for; the fixed file then lints clean.
+TEST(LintRuffHabits, UnsafeFixesOnlyWhenAskedFor) {
+  testing::TempDir dir;
+  const std::string original = "from torch_npu.profiler.profiler import analyse\nanalyse(\"./prof\")\n";
+  const fs::path script = dir.Write("parse.py", original);
+  const std::vector<std::string> lint{"lint", "--no-config", script.string()};
+  const auto plain = RunOpmfu(lint);
+  EXPECT_EQ(plain.exit_code, 1) << plain.err;
+  EXPECT_NE(plain.out.find("OPM115"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("= fix (unsafe): add `export_type=['text', 'db']`"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.err.find("Found 1 finding (1 warning); 1 hidden fix can be enabled with --unsafe-fixes."),
+            std::string::npos)
+      << plain.err;
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = lint;
+    args.insert(args.end() - 1, extra.begin(), extra.end());
+    return RunOpmfu(args);
+  };
+  const auto safe_diff = with({"--diff"});
+  EXPECT_EQ(safe_diff.exit_code, 0) << safe_diff.err;
+  EXPECT_EQ(safe_diff.out, "");
+  const auto unsafe_diff = with({"--diff", "--unsafe-fixes"});
+  EXPECT_EQ(unsafe_diff.exit_code, 1) << unsafe_diff.err;
+  EXPECT_NE(unsafe_diff.out.find("+analyse(\"./prof\", export_type=['text', 'db'])"), std::string::npos)
+      << unsafe_diff.out;
+  EXPECT_EQ(testing::ReadFile(script), original);  // --diff changes nothing
+  const auto safe_fix = with({"--fix"});
+  EXPECT_EQ(testing::ReadFile(script), original) << safe_fix.err;
+  const auto unsafe_fix = with({"--fix", "--unsafe-fixes"});
+  EXPECT_EQ(unsafe_fix.exit_code, 0) << unsafe_fix.err;
+  EXPECT_NE(unsafe_fix.err.find("Fixed 1 finding in "), std::string::npos) << unsafe_fix.err;
+  EXPECT_EQ(testing::ReadFile(script),
+            "from torch_npu.profiler.profiler import analyse\nanalyse(\"./prof\", export_type=['text', 'db'])\n");
+  EXPECT_EQ(RunOpmfu(lint).exit_code, 0);
+}
+
 // ruff's inline --config: a TOML setting laid over the config in force, key by key (in the lint
 // table or at the top level, whichever the file used); beside a --config FILE too; bad TOML, an
 // unknown key and a second file are usage errors naming the cause.
