@@ -102,9 +102,11 @@ void AddDemoCommand(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(CLI::IsMember({"schedule", "task-info"}));
   command
-      ->add_option("--export-type,--export_type", flags->export_type,
-                   "the layout torch_npu would write: db (ascend_pytorch_profiler_<rank>.db), text (kernel_details.csv "
-                   "and trace_view.json, torch_npu's default) or both (analysis reads the DB unless --source text)")
+      ->add_option(
+          "--export-type,--export_type", flags->export_type,
+          "the layout torch_npu would write: db (ascend_pytorch_profiler_<rank>.db), text (kernel_details.csv, "
+          "operator_details.csv and trace_view.json, torch_npu's default) or both (analysis reads the DB unless "
+          "--source text)")
       ->capture_default_str()
       ->check(CLI::IsMember({"db", "text", "both"}));
   AddFormatOption(*command, flags->format);

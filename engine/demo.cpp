@@ -147,7 +147,20 @@ class RankWriter {
     const auto duration =
         static_cast<std::int64_t>(static_cast<double>(flops) / (peak * efficiency * spread(random_)) * 1e9) + 1;
     const std::int64_t op_start = clock_;
-    const std::int64_t connection = db_.AddOp(op, op_start, op_start + 120);
+    const std::string shape =
+        (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(m) + "," + std::to_string(k);
+    const std::string weight =
+        (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(k) + "," + std::to_string(n);
+    // The op's own shapes, as record_shapes gives them: linear's weight is [out, in].
+    const std::string op_shapes = shapes != nullptr ? std::string(shapes)
+                                  : std::string_view(op) == "aten::linear"
+                                      ? shape + ";" + std::to_string(n) + "," + std::to_string(k)
+                                      : shape + ";" + weight;
+    const std::int64_t connection = db_.AddOp(op, op_start, op_start + 120, op_shapes);
+    if (std::string_view(op) == "aten::linear") {  // linear(x, w) without bias runs mm(x, t(w))
+      db_.AddNestedOp(connection, "aten::t", std::to_string(n) + "," + std::to_string(k), false);
+      db_.AddNestedOp(connection, "aten::mm", shape + ";" + weight, true);
+    }
     db_.AddMstx("mfu_flops", std::to_string(flops) + "-" + flops_name, op_start - 5, op_start + 130);
     kernel_clock_ = std::max(kernel_clock_, op_start + 500);
     if (aux_kernel != nullptr) {
@@ -168,10 +181,6 @@ class RankWriter {
     launched.start = kernel_clock_;
     launched.end = launched.start + duration;
     launched.input_types = types;
-    const std::string shape =
-        (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(m) + "," + std::to_string(k);
-    const std::string weight =
-        (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(k) + "," + std::to_string(n);
     launched.input_shapes = "\"" + (shapes != nullptr ? std::string(shapes) : shape + ";" + weight) + "\"";
     launched.output_shapes =
         "\"" + (batch > 1 ? std::to_string(batch) + "," : "") + std::to_string(m) + "," + std::to_string(n) + "\"";
@@ -190,7 +199,7 @@ class RankWriter {
   }
 
   void Elementwise(const char* op, const char* kernel, std::int64_t nanoseconds) {
-    const std::int64_t connection = db_.AddOp(op, clock_, clock_ + 60);
+    const std::int64_t connection = db_.AddOp(op, clock_, clock_ + 60, "8,4096,4096");
     ProfilingDbBuilder::Kernel launched;
     launched.name = kernel;
     launched.start = kernel_clock_ = std::max(kernel_clock_, clock_ + 400);

@@ -15,10 +15,17 @@ std::int64_t ProfilingDbBuilder::Intern(std::string_view text) {
   return it->second;
 }
 
-std::int64_t ProfilingDbBuilder::AddOp(std::string_view name, std::int64_t start, std::int64_t end) {
+std::int64_t ProfilingDbBuilder::AddOp(std::string_view name, std::int64_t start, std::int64_t end,
+                                       std::optional<std::string_view> input_shapes) {
   const std::int64_t connection = next_connection_++;
   ops_.push_back({start, end, connection, Intern(name)});
+  if (input_shapes) ops_.back().input_shapes = Intern(*input_shapes);
   return connection;
+}
+
+void ProfilingDbBuilder::AddNestedOp(std::int64_t op_connection, std::string_view name, std::string_view input_shapes,
+                                     bool runs_kernels) {
+  nested_ops_[op_connection].push_back({Intern(name), Intern(input_shapes), runs_kernels});
 }
 
 void ProfilingDbBuilder::AddApiRow(std::string_view name, std::int64_t start, std::int64_t end, std::int64_t type) {

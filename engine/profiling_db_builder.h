@@ -18,7 +18,10 @@ namespace opmfu::engine {
 class ProfilingDbBuilder {
  public:
   /// A framework op (PYTORCH_API row); returns its connection id for linking kernels.
-  std::int64_t AddOp(std::string_view name, std::int64_t start, std::int64_t end);
+  /// `input_shapes`: the op's logical input shapes as record_shapes gives them ("32768,4096;12288,4096"),
+  /// which only the Text export's operator_details.csv carries.
+  std::int64_t AddOp(std::string_view name, std::int64_t start, std::int64_t end,
+                     std::optional<std::string_view> input_shapes = std::nullopt);
 
   struct Kernel {
     std::string name;
@@ -53,6 +56,10 @@ class ProfilingDbBuilder {
   /// A PYTORCH_API row no kernel links to, of the given type: 50002 (an Enqueue/Dequeue queue row)
   /// or 50003 (a Python-trace row), as real DBs hold beside the 50001 op rows.
   void AddApiRow(std::string_view name, std::int64_t start, std::int64_t end, std::int64_t type);
+  /// A call the op at `op_connection` makes, which only the Text export's operator_details.csv
+  /// records (the DB's ops stay as added): `runs_kernels` when the op's kernels are launched under
+  /// it (its device time is then the op's), else it launches none (a view such as aten::t).
+  void AddNestedOp(std::int64_t op_connection, std::string_view name, std::string_view input_shapes, bool runs_kernels);
   /// Writes the schema quirks of real CANN exports: PYTORCH_API times as TEXT, and an extra
   /// `depth` column on PYTORCH_API and TASK.
   void UseRealSchemaQuirks() { real_schema_quirks_ = true; }
@@ -62,7 +69,8 @@ class ProfilingDbBuilder {
   /// Writes a new database at `path` (replacing a file there) in one transaction.
   Status Write(const std::filesystem::path& path) const;
   /// Writes the same run as torch_npu's Text export into `output_directory` (an
-  /// ASCEND_PROFILER_OUTPUT): kernel_details.csv and trace_view.json (engine/text_export_writer.cpp).
+  /// ASCEND_PROFILER_OUTPUT): kernel_details.csv, operator_details.csv and trace_view.json
+  /// (engine/text_export_writer.cpp).
   Status WriteText(const std::filesystem::path& output_directory) const;
 
   /// Compute kernels (COMPUTE_TASK_INFO rows); HCCL tasks are not counted.
@@ -71,11 +79,19 @@ class ProfilingDbBuilder {
  private:
   /// Every table, in the transaction Write has open.
   Status Fill(Database& db) const;
+  /// An interned string by its id, and an optional one ("" when absent).
+  std::string_view StringOf(std::int64_t id) const { return strings_[static_cast<std::size_t>(id - 1)]; }
+  std::string OptionalStringOf(const std::optional<std::int64_t>& id) const {
+    return id ? std::string(StringOf(*id)) : std::string();
+  }
+  /// WriteText's operator_details.csv.
+  Status WriteOperatorDetails(const std::filesystem::path& output_directory) const;
   std::int64_t Intern(std::string_view text);
 
   struct Op {
     std::int64_t start, end, connection, name;
     std::int64_t type = 50001;
+    std::optional<std::int64_t> input_shapes = std::nullopt;
   };
   struct Task {
     std::int64_t start, end, connection, global_task_id, name, op_type;
@@ -103,6 +119,11 @@ class ProfilingDbBuilder {
   std::vector<std::string> strings_;
   std::unordered_map<std::string, std::int64_t> string_ids_;
   std::vector<Op> ops_;
+  struct NestedOp {
+    std::int64_t name, input_shapes;
+    bool runs_kernels;
+  };
+  std::unordered_map<std::int64_t, std::vector<NestedOp>> nested_ops_;  // by the op's connection
   std::vector<Task> tasks_;
   std::vector<std::pair<std::int64_t, std::int64_t>> connections_;  // (api id, flow id)
   std::vector<Communication> communications_;

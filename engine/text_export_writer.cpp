@@ -1,5 +1,5 @@
 // ProfilingDbBuilder::WriteText: the same synthetic run as Write, laid out as torch_npu's Text
-// export (kernel_details.csv and trace_view.json), so tests and the demo can compare the two
+// export (kernel_details.csv, operator_details.csv and trace_view.json), so tests and the demo can compare the two
 // exports of one run. Column names, quoting and number formats follow real exports (MindStudio
 // Insight's public samples); msTX ranges follow CANN's timeline assembler ("ph": "X", the message
 // as name, args.domain).
@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <streambuf>
+#include <unordered_map>
 #include <vector>
 
 #include <unistd.h>
@@ -113,14 +114,56 @@ constexpr std::int64_t kStream = 2;
 
 }  // namespace
 
+// operator_details.csv: one row per framework op call, its shapes one per line inside the field
+// and its device time the sum of the kernels it launched; rows end in LF alone, as real ones do.
+Status ProfilingDbBuilder::WriteOperatorDetails(const fs::path& output_directory) const {
+  std::unordered_map<std::int64_t, std::int64_t> kernel_time_of_flow;
+  for (const Task& task : tasks_) kernel_time_of_flow[task.connection] += task.end - task.start;
+  std::unordered_map<std::int64_t, std::int64_t> device_time_of_op;
+  for (const auto& [api, flow] : connections_) {
+    if (const auto time = kernel_time_of_flow.find(flow); time != kernel_time_of_flow.end()) {
+      device_time_of_op[api] += time->second;
+    }
+  }
+  StreamedFile file(output_directory / kOperatorDetailsFile);
+  OPMFU_RETURN_IF_ERROR(file.Open());
+  std::ostream& out = file.out();
+  out << "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),Device Self Duration(us),"
+         "Device Total Duration(us),Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n";
+  const auto row = [&](std::string_view name, std::string shapes, const std::string& host_us, std::int64_t device_self,
+                       std::int64_t device_total) {
+    for (std::size_t at = shapes.find(';'); at != std::string::npos; at = shapes.find(';', at + 2)) {
+      shapes.insert(at + 1, "\n");
+    }
+    const std::string self_us = TextMicroseconds(device_self);
+    const std::string total_us = TextMicroseconds(device_total);
+    out << CsvField(name) << "," << CsvField(shapes) << ",," << host_us << "," << host_us << "," << self_us << ","
+        << total_us << "," << self_us << "," << total_us << "\n";
+  };
+  for (const Op& op : ops_) {
+    if (op.type != 50001) continue;
+    const auto found = device_time_of_op.find(op.connection);
+    const std::int64_t device = found == device_time_of_op.end() ? 0 : found->second;
+    const std::string host_us = TextMicroseconds(op.end - op.start);
+    const auto nested = nested_ops_.find(op.connection);
+    if (nested == nested_ops_.end()) {
+      row(StringOf(op.name), OptionalStringOf(op.input_shapes), host_us, device, device);
+      continue;
+    }
+    // A composite op: its kernels run under the call that launches them.
+    row(StringOf(op.name), OptionalStringOf(op.input_shapes), host_us, 0, device);
+    for (const NestedOp& call : nested->second) {
+      const std::int64_t time = call.runs_kernels ? device : 0;
+      row(StringOf(call.name), std::string(StringOf(call.input_shapes)), host_us, time, time);
+    }
+  }
+  return file.Commit();
+}
+
 Status ProfilingDbBuilder::WriteText(const fs::path& output_directory) const {
   std::error_code ec;
   fs::create_directories(output_directory, ec);
   if (ec) return Error::Input(output_directory.string() + ": cannot create: " + ec.message());
-  const auto text = [&](std::int64_t id) -> std::string_view { return strings_[static_cast<std::size_t>(id - 1)]; };
-  const auto optional_text = [&](const std::optional<std::int64_t>& id) {
-    return id ? std::string(text(*id)) : std::string();
-  };
 
   // kernel_details.csv: compute kernels in the order they were added (COMPUTE_TASK_INFO's), then
   // the communication ops as CANN lists them (Accelerator Core HCCL).
@@ -137,25 +180,28 @@ Status ProfilingDbBuilder::WriteText(const fs::path& output_directory) const {
            "aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate,"
            "cube_utilization(%)\r\n";
     for (const Task& task : tasks_) {
-      out << "1,4294967295," << task.global_task_id << "," << kStream << "," << CsvField(text(task.name)) << ","
-          << CsvField(text(task.op_type)) << ",dynamic,AI_CORE," << TextMicroseconds(task.start) << "\t,"
-          << TextMicroseconds(task.end - task.start) << ",0,24,0,NO," << CsvField(optional_text(task.input_shapes))
-          << "," << CsvField(optional_text(task.input_types)) << "," << CsvField(optional_text(task.input_formats))
-          << "," << CsvField(optional_text(task.output_shapes)) << "," << CsvField(optional_text(task.output_types))
-          << "," << CsvField(optional_text(task.output_formats)) << ",N/A";
+      out << "1,4294967295," << task.global_task_id << "," << kStream << "," << CsvField(StringOf(task.name)) << ","
+          << CsvField(StringOf(task.op_type)) << ",dynamic,AI_CORE," << TextMicroseconds(task.start) << "\t,"
+          << TextMicroseconds(task.end - task.start) << ",0,24,0,NO," << CsvField(OptionalStringOf(task.input_shapes))
+          << "," << CsvField(OptionalStringOf(task.input_types)) << ","
+          << CsvField(OptionalStringOf(task.input_formats)) << "," << CsvField(OptionalStringOf(task.output_shapes))
+          << "," << CsvField(OptionalStringOf(task.output_types)) << ","
+          << CsvField(OptionalStringOf(task.output_formats)) << ",N/A";
       for (int counter = 0; counter < 25; ++counter) out << ",0";
       out << "\r\n";
     }
     for (std::size_t i = 0; i < communications_.size(); ++i) {
       const Communication& op = communications_[i];
-      out << "1,4294967295,N/A,N/A," << CsvField(std::string(text(op.op_type)) + "_" + std::to_string(i) + "_0_1")
-          << "," << CsvField(text(op.op_type)) << ",N/A,HCCL," << TextMicroseconds(op.start) << "\t,"
+      out << "1,4294967295,N/A,N/A," << CsvField(std::string(StringOf(op.op_type)) + "_" + std::to_string(i) + "_0_1")
+          << "," << CsvField(StringOf(op.op_type)) << ",N/A,HCCL," << TextMicroseconds(op.start) << "\t,"
           << TextMicroseconds(op.end - op.start) << ",0,0";
       for (int column = 12; column < 46; ++column) out << ",N/A";
       out << "\r\n";
     }
     OPMFU_RETURN_IF_ERROR(file.Commit());
   }
+
+  OPMFU_RETURN_IF_ERROR(WriteOperatorDetails(output_directory));
 
   // trace_view.json: one event per line, as a list.
   StreamedFile file(output_directory / kTraceViewFile);
@@ -173,7 +219,7 @@ Status ProfilingDbBuilder::WriteText(const fs::path& output_directory) const {
   for (const Op& op : ops_) {
     op_of_connection.emplace(op.connection, &op);
     const char* category = op.type == 50001 ? "cpu_op" : op.type == 50002 ? "enqueue" : "python_function";
-    out << R"({"ph": "X", "name": )" << JsonText(text(op.name)) << R"(, "pid": )" << kPythonPid << R"(, "tid": )"
+    out << R"({"ph": "X", "name": )" << JsonText(StringOf(op.name)) << R"(, "pid": )" << kPythonPid << R"(, "tid": )"
         << kPythonPid << R"(, "ts": ")" << TextMicroseconds(op.start) << R"(", "dur": )"
         << TextMicroseconds(op.end - op.start) << R"(, "cat": ")" << category
         << R"(", "args": {"Sequence number": -1, "Fwd thread id": 0}},)"
@@ -199,16 +245,16 @@ Status ProfilingDbBuilder::WriteText(const fs::path& output_directory) const {
     }
   };
   for (const Task& task : tasks_) {
-    out << R"({"name": )" << JsonText(text(task.name)) << R"(, "pid": )" << kHardwarePid << R"(, "tid": )" << kStream
-        << R"(, "ts": ")" << TextMicroseconds(task.start) << R"(", "dur": )" << TextMicroseconds(task.end - task.start)
-        << R"(, "args": {"Model Id": 4294967295, "Task Type": "AI_CORE", )"
+    out << R"({"name": )" << JsonText(StringOf(task.name)) << R"(, "pid": )" << kHardwarePid << R"(, "tid": )"
+        << kStream << R"(, "ts": ")" << TextMicroseconds(task.start) << R"(", "dur": )"
+        << TextMicroseconds(task.end - task.start) << R"(, "args": {"Model Id": 4294967295, "Task Type": "AI_CORE", )"
         << R"("Physic Stream Id": )" << kStream << R"(, "Task Id": )" << task.global_task_id << R"(, "connection_id": )"
         << task.connection << R"(}, "ph": "X"},)"
         << "\n";
     flows(task.connection, kHardwarePid, kStream, task.start);
   }
   for (const Communication& op : communications_) {
-    out << R"({"name": )" << JsonText(text(op.op_type)) << R"(, "pid": )" << kHcclPid << R"(, "tid": 0, "ts": ")"
+    out << R"({"name": )" << JsonText(StringOf(op.op_type)) << R"(, "pid": )" << kHcclPid << R"(, "tid": 0, "ts": ")"
         << TextMicroseconds(op.start) << R"(", "dur": )" << TextMicroseconds(op.end - op.start)
         << R"(, "args": {"connection_id": )" << op.connection << R"(, "model id": 4294967295}, "ph": "X"},)"
         << "\n";
@@ -216,18 +262,18 @@ Status ProfilingDbBuilder::WriteText(const fs::path& output_directory) const {
   }
   for (const CommunicationTask& task : communication_tasks_) {
     if (task.older) continue;  // COMMUNICATION_TASK_INFO: the analysis reads none of it
-    out << R"({"name": )" << JsonText(text(task.name)) << R"(, "pid": )" << kHcclPid << R"(, "tid": 1, "ts": ")"
+    out << R"({"name": )" << JsonText(StringOf(task.name)) << R"(, "pid": )" << kHcclPid << R"(, "tid": 1, "ts": ")"
         << TextMicroseconds(task.start) << R"(", "dur": )" << TextMicroseconds(task.end - task.start)
         << R"(, "args": {"notify_id": "0", "stream id": )" << kStream << R"(, "task id": )" << task.index
-        << R"(, "task type": )" << JsonText(text(task.name)) << R"(}, "ph": "X"},)"
+        << R"(, "task type": )" << JsonText(StringOf(task.name)) << R"(}, "ph": "X"},)"
         << "\n";
   }
   for (const Mstx& event : mstx_) {
     if (event.event_type != 2 || !event.message) continue;  // CANN writes a range as one complete event
-    out << R"({"name": )" << JsonText(text(*event.message)) << R"(, "pid": )" << kPythonPid << R"(, "tid": )"
+    out << R"({"name": )" << JsonText(StringOf(*event.message)) << R"(, "pid": )" << kPythonPid << R"(, "tid": )"
         << kPythonPid << R"(, "ts": ")" << TextMicroseconds(event.start) << R"(", "dur": )"
         << TextMicroseconds(event.end - event.start) << R"(, "ph": "X", "cat": "mstx", "args": {"event_type": )"
-        << R"("start/end", "domain": )" << JsonText(text(event.domain)) << "}},\n";
+        << R"("start/end", "domain": )" << JsonText(StringOf(event.domain)) << "}},\n";
   }
   out << R"({"name": "AI Core Freq", "ts": "0.000", "pid": 4000, "tid": 0, "args": {"MHz": 1800}, "ph": "C"})"
       << "\n]\n";

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -72,7 +73,9 @@ TEST_F(TextExportDemo, EveryCommandOnProfilingDataReadsTheTextExport) {
     EXPECT_EQ(result.exit_code, 0) << args[0] << ": " << result.err << result.out;
   }
   const auto check = RunOpmfu({"check-db", "-d", demo, "--source", "text"});
-  EXPECT_NE(check.out.find("export: Text (kernel_details.csv, trace_view.json)"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("export: Text (kernel_details.csv, trace_view.json, operator_details.csv)"),
+            std::string::npos)
+      << check.out;
   EXPECT_NE(check.out.find("derived MFU: possible"), std::string::npos) << check.out;
   // The recorded _export_type says what MFU needs of it now: either export.
   EXPECT_NE(check.out.find("_export_type: [db, text]   [MFU needs: db or text"), std::string::npos) << check.out;
@@ -265,6 +268,44 @@ TEST(TextExportCli, ReportShowsTheLeafFrameworkOpsOfOperatorDetails) {
 
 // Without counter columns (or with only zeros, a run that did not collect them) the table is as
 // before: no HFU column.
+// The demo's operator_details.csv holds what torch records: each aten::linear with the aten::t and
+// aten::mm it runs. The framework-op view sums the leaf mm calls only, its FLOPs are 2*M*K*N of each
+// call's own shapes, and in total they equal the derived FLOPs of the MatMul kernels the same calls
+// launched (read from kernel_details.csv's shapes): two ways to one figure.
+TEST_F(TextExportDemo, FrameworkOpsFromOperatorDetailsAgreeWithTheKernelShapes) {
+  const auto report = RunOpmfu({"report", "-d", Demo().string(), "--source", "text", "--format", "json"});
+  ASSERT_LE(report.exit_code, 1) << report.err;
+  const auto document = nlohmann::json::parse(report.out);
+  const auto& view = document.at("derived").at("framework_ops");
+  EXPECT_EQ(view.at("ranks_read"), 2);
+  const auto notes = view.at("notes").dump();
+  EXPECT_NE(notes.find("aten::linear: "), std::string::npos) << notes;
+  EXPECT_NE(notes.find("calls left out"), std::string::npos) << notes;
+  double framework_flops = 0;
+  std::size_t framework_calls = 0;
+  for (const auto& op : view.at("ops")) {
+    EXPECT_EQ(op.at("name"), "aten::mm") << op.dump();  // linear is the composite, t has no kernel
+    const std::string shapes = op.at("input_shapes");
+    long long m = 0, k = 0, k2 = 0, n = 0;
+    ASSERT_EQ(std::sscanf(shapes.c_str(), "%lld,%lld;%lld,%lld", &m, &k, &k2, &n), 4) << shapes;
+    ASSERT_EQ(k, k2) << shapes;
+    EXPECT_DOUBLE_EQ(op.at("flops").get<double>(), 2.0 * m * k * n) << shapes;
+    framework_flops += op.at("flops").get<double>() * op.at("calls").get<double>();
+    framework_calls += op.at("calls").get<std::size_t>();
+  }
+  double kernel_flops = 0;
+  std::size_t kernels = 0;
+  for (const auto& group : document.at("derived").at("groups")) {
+    const std::string type = group.at("op_type");
+    if (type != "MatMulV2" && type != "MatMulV3") continue;
+    kernel_flops += group.at("flops").get<double>() * group.at("count").get<double>();
+    kernels += group.at("count").get<std::size_t>();
+  }
+  EXPECT_GT(framework_calls, 10U);
+  EXPECT_EQ(framework_calls, kernels);
+  EXPECT_DOUBLE_EQ(framework_flops, kernel_flops);
+}
+
 TEST_F(TextExportDemo, NoHfuColumnWhereTheCountersWereNotCollected) {
   const auto text = RunOpmfu({"report", "-d", Demo().string(), "--source", "text", "--chip", "Ascend910B2"});
   EXPECT_EQ(text.out.find("HFU"), std::string::npos) << text.out;
