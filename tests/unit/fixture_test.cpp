@@ -138,9 +138,10 @@ struct FileFixes {
   std::vector<const Diagnostic*> fixed;
 };
 
-// The safe fixes `opmfu lint --fix` applies: those of findings in files that parsed cleanly, each
-// edit in the file it names (a launcher that spells a script's value) or its finding's.
-std::vector<FileFixes> SafeFixes(const FixtureRun& run) {
+// The fixes `opmfu lint --fix` applies (with `unsafe`, `--fix --unsafe-fixes`): those of findings
+// in files that parsed cleanly, each edit in the file it names (a launcher that spells a script's
+// value) or its finding's.
+std::vector<FileFixes> FixesApplied(const FixtureRun& run, bool unsafe = false) {
   std::vector<FileFixes> out;
   const auto canonical = [](const std::string& path) { return fs::weakly_canonical(fs::absolute(path)).string(); };
   std::map<std::string, std::size_t> slot;  // by canonical path
@@ -151,7 +152,7 @@ std::vector<FileFixes> SafeFixes(const FixtureRun& run) {
   };
   for (const FixtureFile& file : run.files) {
     for (const Diagnostic& d : file.diagnostics) {
-      if (!d.fix || !d.fix->safe || !file.parsed_cleanly) continue;
+      if (!d.fix || !(d.fix->safe || unsafe) || !file.parsed_cleanly) continue;
       for (TextEdit edit : d.fix->edits) {
         const FixtureFile* target = &file;
         if (!edit.file.empty()) {
@@ -230,6 +231,14 @@ void CopyFixture(const Fixture& fixture, const fs::path& scratch) {
   fs::copy(SourceDir() / folder, scratch / folder, fs::copy_options::recursive);
 }
 
+// Valid Python as Python reads it (python::FirstSyntaxError), bash as tree-sitter-bash reads it.
+void ExpectParses(Grammar grammar, const std::string& path, const std::string& text) {
+  auto tree = ParseSource(grammar, text);
+  const bool parses =
+      tree.ok() && (grammar == Grammar::kPython ? !python::FirstSyntaxError(*tree) : !tree->has_error());
+  EXPECT_TRUE(parses) << path << ": the fixed text does not parse:\n" << text;
+}
+
 // Applies the safe fixes to a scratch copy, checks the round-trip and returns the snapshot's
 // "after fixes" section.
 std::string RoundTrip(const Fixture& fixture, const FixtureRun& run, const std::vector<FileFixes>& all_fixes) {
@@ -255,11 +264,7 @@ std::string RoundTrip(const Fixture& fixture, const FixtureRun& run, const std::
       ADD_FAILURE() << fixes.file->path << ": a fix edits a file of no known kind";
       continue;
     }
-    auto tree = ParseSource(*grammar, *result);
-    // Valid Python as Python reads it (python::FirstSyntaxError), bash as tree-sitter-bash reads it.
-    const bool parses =
-        tree.ok() && (*grammar == Grammar::kPython ? !python::FirstSyntaxError(*tree) : !tree->has_error());
-    EXPECT_TRUE(parses) << fixes.file->path << ": the fixed text does not parse:\n" << *result;
+    ExpectParses(*grammar, fixes.file->path, *result);
     // An editor keeps a file's line endings; so does --fix.
     if (fixes.file->source.find("\r\n") != std::string::npos) {
       EXPECT_EQ(BareLineFeeds(*result), BareLineFeeds(fixes.file->source))
@@ -315,13 +320,33 @@ std::string Snapshot(const Fixture& fixture, const FixtureRun& run) {
       Section("findings", run.diagnostics.empty() ? "No findings.\n"
                                                   : FormatDiagnostics(run.diagnostics, OutputFormat::kFull, options));
   if (!run.warnings.empty()) out += Section("warnings", Joined(run.warnings));
-  const std::vector<FileFixes> fixes = SafeFixes(run);
-  if (fixes.empty()) return out + Section("fixes", "None.\n");
+  const std::vector<FileFixes> fixes = FixesApplied(run);
+  if (fixes.empty()) {
+    out += Section("fixes", "None.\n");
+  } else {
+    std::string diff;
+    for (const FileFixes& file : fixes) diff += UnifiedDiff(file.file->path, file.file->source, file.edits);
+    out += Section("fixes", diff);
+    out += Section("after the fixes", RoundTrip(fixture, run, fixes));
+  }
+  // --unsafe-fixes: the unsafe ones too, which must also leave every file parsing.
+  const std::vector<FileFixes> with_unsafe = FixesApplied(run, true);
+  std::size_t unsafe_edits = 0;
+  for (const FileFixes& file : with_unsafe) unsafe_edits += file.edits.size();
+  for (const FileFixes& file : fixes) unsafe_edits -= file.edits.size();
+  if (unsafe_edits == 0) return out;
   std::string diff;
-  for (const FileFixes& file : fixes) diff += UnifiedDiff(file.file->path, file.file->source, file.edits);
-  out += Section("fixes", diff);
-  out += Section("after the fixes", RoundTrip(fixture, run, fixes));
-  return out;
+  for (const FileFixes& file : with_unsafe) {
+    diff += UnifiedDiff(file.file->path, file.file->source, file.edits);
+    auto fixed = ApplyEdits(file.file->source, file.edits);
+    if (!fixed.ok()) {
+      ADD_FAILURE() << file.file->path << ": the fixes do not apply together: " << fixed.error().message;
+      continue;
+    }
+    if (const std::optional<Grammar> grammar = GrammarOf(file.file->path))
+      ExpectParses(*grammar, file.file->path, *fixed);
+  }
+  return out + Section("fixes with --unsafe-fixes", diff);
 }
 
 // The first line where a snapshot and the current output differ, with both versions of it.
