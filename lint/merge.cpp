@@ -7,6 +7,7 @@
 
 #include "lint/inputs.h"
 #include "lint/suppression_stage.h"
+#include "linter/suppressions.h"
 #include "rules/meta_checks.h"
 
 namespace opmfu::lint {
@@ -34,16 +35,29 @@ void MergeOutcomes(const FileReader& files, std::vector<FileOutcome>& outcomes, 
   for (const LauncherState& launcher : launchers) {
     launcher_by_identity.emplace(Identity(files, launcher.lint.facts.path), launcher.lint.facts.path);
   }
+  std::map<std::string, LauncherState*> launcher_by_path;
+  for (LauncherState& launcher : launchers) launcher_by_path.emplace(launcher.lint.facts.path, &launcher);
+  // A finding in another launcher (one this one runs or sources) is hidden by that launcher's
+  // suppressions, not this one's: applied first, so that they count as used before OPM003 looks.
+  for (LauncherState& launcher : launchers) {
+    const std::string& path = launcher.lint.facts.path;
+    std::erase_if(launcher.diagnostics, [&](Diagnostic& d) {
+      if (d.file == path) return false;
+      if (auto same = launcher_by_identity.find(Identity(files, d.file)); same != launcher_by_identity.end()) {
+        d.file = same->second;
+      }
+      const auto owner = launcher_by_path.find(d.file);
+      if (owner == launcher_by_path.end() || owner->second == &launcher) return false;
+      std::vector<Diagnostic> one{d};
+      linter::ApplySuppressions(owner->second->suppressions, one);
+      return one.empty();
+    });
+  }
   std::set<std::tuple<std::string, int, int, std::string, std::string>> launcher_findings;
   for (LauncherState& launcher : launchers) {
     const linter::LauncherFacts& facts = launcher.lint.facts;
     Suppress(launcher.suppressions, facts.path, *launcher.effective, launcher.diagnostics);
-    std::erase_if(launcher.diagnostics, [&](Diagnostic& d) {
-      if (d.file != facts.path) {
-        if (auto same = launcher_by_identity.find(Identity(files, d.file)); same != launcher_by_identity.end()) {
-          d.file = same->second;
-        }
-      }
+    std::erase_if(launcher.diagnostics, [&](const Diagnostic& d) {
       return !launcher_findings.emplace(d.file, d.range.start.line, d.range.start.column, d.rule_id, d.message).second;
     });
     LintedFile file;

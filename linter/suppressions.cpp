@@ -107,6 +107,20 @@ std::pair<int, int> NextStatementLines(const SyntaxTree& tree, TSNode comment) {
   return {tree.RangeOf(node).start.line, tree.RangeOf(node).end.line};
 }
 
+int FirstContinuedLine(const SyntaxTree& tree, TSNode comment) {
+  const std::string& source = tree.source();
+  int line = tree.RangeOf(comment).start.line;
+  std::size_t start = tree.LineOf(ts_node_start_byte(comment)).data() - source.data();
+  while (start > 0) {
+    const std::string_view before = tree.LineOf(static_cast<std::uint32_t>(start - 1));
+    const std::size_t last = before.find_last_not_of(" \t\r\n");
+    if (last == std::string_view::npos || before[last] != '\\') break;
+    --line;
+    start = before.data() - source.data();
+  }
+  return line;
+}
+
 void ApplySuppressions(Suppressions& suppressions, std::vector<Diagnostic>& diagnostics) {
   std::erase_if(diagnostics, [&](const Diagnostic& d) {
     bool suppressed = false;

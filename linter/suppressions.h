@@ -1,6 +1,7 @@
 #pragma once
 // Suppression comments, the same for Python and bash (both use `#`):
-//   # opmfu: ignore[OPM104]         this line (trailing) or the next statement (own line)
+//   # opmfu: ignore[OPM104]         this line (trailing; the whole command when it ends one continued
+//                                   with `\`) or the next statement (own line)
 //   # opmfu: disable[OPM104] ... # opmfu: enable[OPM104]
 //   # opmfu: file-ignore[OPM104]
 //   # opmfu: noqa                   the whole file, every rule (ruff's `# ruff: noqa`); `noqa: OPM104` those
@@ -61,6 +62,9 @@ struct RawDirective {
 RawDirective ParseDirective(std::string_view comment);
 /// The lines an own-line `ignore` covers: the next statement after the comment.
 std::pair<int, int> NextStatementLines(const SyntaxTree& tree, TSNode comment);
+/// The first line of the command a trailing comment ends: its own line, or the first of the lines
+/// before it continued with a `\` (one line to bash and Python).
+int FirstContinuedLine(const SyntaxTree& tree, TSNode comment);
 
 template <typename KnownCode>
 Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>& comments, KnownCode&& known_code) {
@@ -102,7 +106,10 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
     switch (directive.kind) {
       case RawDirective::Kind::kIgnore:
       case RawDirective::Kind::kNoqa:
-        if (trailing || directive.kind == RawDirective::Kind::kNoqa) {
+        if (trailing) {
+          entry.first_line = FirstContinuedLine(tree, comment);
+          entry.last_line = line;
+        } else if (directive.kind == RawDirective::Kind::kNoqa) {
           entry.first_line = entry.last_line = line;
         } else {
           std::tie(entry.first_line, entry.last_line) = NextStatementLines(tree, comment);

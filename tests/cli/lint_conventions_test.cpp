@@ -594,6 +594,23 @@ TEST(LintRuffHabits, UnsafeFixesOnlyWhenAskedFor) {
   EXPECT_EQ(RunOpmfu(lint).exit_code, 0);
 }
 
+// A trailing noqa covers the whole command it ends, continued lines included (one line to bash);
+// a finding in a launcher another one runs is hidden by the noqa of the launcher it is in, never by
+// one at the same line number of the launcher that ran it (which is then unused: OPM003).
+TEST(LintRuffHabits, ANoqaCoversItsCommandInItsOwnFile) {
+  testing::TempDir dir;
+  const fs::path caller = dir.Write("a.sh", "bash b.sh\necho hi  # noqa: OPM205\n");
+  const fs::path runs = dir.Write("b.sh", "cd \"$UNKNOWN_DIR\"\npython missing.py  # noqa: OPM205\n");
+  const fs::path continued =
+      dir.Write("c.sh", "torchrun --nproc_per_node 8 missing.py \\\n    --steps 2 \\\n    --x 1  # noqa: OPM205\n");
+  const auto lint = RunOpmfu(
+      {"lint", "--no-config", "--output-format", "concise", caller.string(), runs.string(), continued.string()});
+  EXPECT_EQ(lint.out.find(": OPM205 "), std::string::npos) << lint.out;
+  EXPECT_NE(lint.out.find("a.sh:2:10: OPM003"), std::string::npos) << lint.out;
+  EXPECT_EQ(lint.out.find("b.sh:2:20: OPM003"), std::string::npos) << lint.out;
+  EXPECT_EQ(lint.out.find("c.sh:3:12: OPM003"), std::string::npos) << lint.out;
+}
+
 // ruff's inline --config: a TOML setting laid over the config in force, key by key (in the lint
 // table or at the top level, whichever the file used); beside a --config FILE too; bad TOML, an
 // unknown key and a second file are usage errors naming the cause.
