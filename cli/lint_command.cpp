@@ -13,6 +13,7 @@
 #include "cli/run_prediction.h"
 #include "common/diagnostic_format.h"
 #include "common/input_file.h"
+#include "lint/add_noqa.h"
 #include "lint/fix.h"
 #include "lint/lint.h"
 
@@ -20,26 +21,15 @@ namespace opmfu::cli {
 
 namespace {
 
-// The count per rule: a tab-separated table, or with --output-format json an array a program can
-// read (`[{"code": "OPM101", "name": ..., "count": 3}]`, as ruff does).
-std::string Statistics(const std::vector<Diagnostic>& diagnostics, OutputFormat format) {
-  std::map<std::string, std::pair<std::string, int>> counts;
-  for (const Diagnostic& d : diagnostics) {
-    auto& entry = counts[d.rule_id];
-    entry.first = d.rule_name;
-    ++entry.second;
-  }
-  if (format == OutputFormat::kJson) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const auto& [id, entry] : counts)
-      out.push_back({{"code", id}, {"name", entry.first}, {"count", entry.second}});
-    return out.dump(2) + "\n";
-  }
-  std::string out;
-  for (const auto& [id, entry] : counts) {
-    out += std::to_string(entry.second) + "\t" + id + "\t" + entry.first + "\n";
-  }
-  return out;
+// ruff's line after --add-noqa, and what no directive can cover.
+std::string NoqaSummary(const lint::NoqaEdits& noqa) {
+  std::string line =
+      "Added " + std::to_string(noqa.directives) + (noqa.directives == 1 ? " noqa directive." : " noqa directives.");
+  if (noqa.left_reported == 0) return line;
+  return line + " " + std::to_string(noqa.left_reported) +
+         (noqa.left_reported == 1 ? " finding takes" : " findings take") +
+         " none (a meta rule, a JSON config, a file that did not parse, a line inside a multi-line string or continued "
+         "with \\, or one with another directive): still reported.";
 }
 
 // The run's limits, and with `chatty` its skipped files (--verbose) and the launcher files that
@@ -140,6 +130,12 @@ int RunLint(const LintFlags& flags) {
   if (exit_code != kExitOk && format == OutputFormat::kJson) return exit_code;
   const bool chatty = !flags.quiet && !flags.silent;  // ruff's --quiet/--silent: no summary, no notes
   ReportLintNotes(*report, flags.verbose, chatty);
+  if (flags.add_noqa) {  // ruff's: a directive on each finding's line, written, counted, and done
+    const lint::NoqaEdits noqa = lint::AddNoqaDirectives(*report);
+    if (Status written = lint::WriteFixes(noqa.files); !written.ok()) return ReportError(written.error());
+    if (chatty) std::cerr << NoqaSummary(noqa) << "\n";
+    return exit_code;
+  }
   std::string diff;
   // `lint - --fix`, as ruff: the fixed text on stdout (the findings left go to stderr).
   const bool fixing_stdin = flags.fix && options->stdin_source.has_value();
@@ -195,13 +191,13 @@ int RunLint(const LintFlags& flags) {
   const auto render = [&](TextSink& out) {
     if (check && format == OutputFormat::kJson) {
       // One document: the findings (or counts) and, per traced call and setting, the comparison.
-      const std::string findings =
-          flags.statistics ? Statistics(diagnostics, format) : FormatDiagnostics(diagnostics, format, format_options);
+      const std::string findings = flags.statistics ? FormatStatistics(diagnostics, format)
+                                                    : FormatDiagnostics(diagnostics, format, format_options);
       nlohmann::ordered_json document{{flags.statistics ? "statistics" : "findings", nlohmann::json::parse(findings)},
                                       {"run", check->json}};
       out += document.dump(2) + "\n";
     } else if (flags.statistics) {
-      out += Statistics(diagnostics, format);
+      out += FormatStatistics(diagnostics, format);
     } else {
       WriteDiagnostics(diagnostics, format, format_options, out);
     }

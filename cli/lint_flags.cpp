@@ -1,5 +1,6 @@
 #include "cli/lint_flags.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace opmfu::cli {
@@ -15,6 +16,8 @@ void AddLintFlags(CLI::App& command, LintFlags& flags) {
   command.add_flag("--statistics", flags.statistics, "print the number of findings per rule instead of the findings");
   command.add_flag("--fix", flags.fix, "apply the safe fixes in place (files that did not parse are left alone)");
   command.add_flag("--diff", flags.diff, "print the safe fixes as a unified diff and change nothing");
+  command.add_flag("--add-noqa", flags.add_noqa,
+                   "add a `# noqa: OPMnnn` on the line of every finding, in place (to adopt opmfu on old code)");
   command.add_flag("--unsafe-fixes", flags.unsafe_fixes,
                    "with --fix or --diff, apply the unsafe fixes too (a fix that may change what other code does)");
   command.add_option("--run", flags.run,
@@ -75,6 +78,13 @@ Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const Diagnost
   options.overrides.extend_select = flags.extend_select;
   options.overrides.ignore.insert(options.overrides.ignore.end(), flags.extend_ignore.begin(),
                                   flags.extend_ignore.end());
+  if (flags.add_noqa && (flags.fix || flags.diff)) {
+    return Error::Usage("--add-noqa writes directives and --fix/--diff fixes: give one of them");
+  }
+  if (flags.add_noqa && (std::find(flags.paths.begin(), flags.paths.end(), "-") != flags.paths.end() ||
+                         (flags.paths.empty() && flags.stdin_filename != "-"))) {
+    return Error::Usage("--add-noqa edits files in place, so not the standard input");
+  }
   options.use_config = !flags.diagnostics.no_config;
   for (const std::string& given : flags.config) {
     if (flags.diagnostics.no_config) return Error::Usage("--config and --no-config contradict each other");
@@ -98,7 +108,7 @@ Result<lint::LintOptions> LintOptionsFrom(const LintFlags& flags, const Diagnost
   options.stdin_filename = flags.stdin_filename;
   options.jobs = flags.jobs;
   if (!flags.root.empty()) options.root = flags.root;
-  options.keep_sources = flags.fix || flags.diff || parsed.format == OutputFormat::kRdjson;
+  options.keep_sources = flags.fix || flags.diff || flags.add_noqa || parsed.format == OutputFormat::kRdjson;
   options.keep_settings = !flags.run.empty();
   options.unsafe_fixes = flags.unsafe_fixes;
   return options;

@@ -23,6 +23,7 @@ struct LintFlags {
   bool fix = false;
   bool diff = false;
   bool unsafe_fixes = false;  ///< --fix and --diff apply the unsafe fixes too
+  bool add_noqa = false;      ///< a `# noqa` on every finding's line, written in place
   unsigned jobs = 0;
   std::string root;
   bool verbose = false;

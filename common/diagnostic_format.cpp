@@ -520,4 +520,24 @@ std::string FormatDiagnostics(const std::vector<Diagnostic>& diagnostics, Output
   return text;
 }
 
+std::string FormatStatistics(const std::vector<Diagnostic>& diagnostics, OutputFormat format) {
+  std::map<std::string, std::pair<std::string, int>> counts;
+  for (const Diagnostic& d : diagnostics) {
+    auto& entry = counts[d.rule_id];
+    entry.first = d.rule_name;
+    ++entry.second;
+  }
+  if (format == OutputFormat::kJson) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& [id, entry] : counts)
+      out.push_back({{"code", id}, {"name", entry.first}, {"count", entry.second}});
+    return out.dump(2) + "\n";
+  }
+  std::string out;
+  for (const auto& [id, entry] : counts) {
+    out += std::to_string(entry.second) + "\t" + id + "\t" + entry.first + "\n";
+  }
+  return out;
+}
+
 }  // namespace opmfu

@@ -62,6 +62,10 @@ SnippetWindow WindowSnippet(std::string_view line, int start_column, int width);
 void WriteDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat format, const FormatOptions& options,
                       TextSink& out);
 
+/// The count per rule (`--statistics`): a tab-separated table, or with `kJson` an array a program can
+/// read (`[{"code": "OPM101", "name": ..., "count": 3}]`, as ruff's).
+std::string FormatStatistics(const std::vector<Diagnostic>& diagnostics, OutputFormat format);
+
 std::string FormatDiagnostics(const std::vector<Diagnostic>& diagnostics, OutputFormat format,
                               const FormatOptions& options);
 

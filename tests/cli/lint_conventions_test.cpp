@@ -594,6 +594,64 @@ TEST(LintRuffHabits, UnsafeFixesOnlyWhenAskedFor) {
   EXPECT_EQ(RunOpmfu(lint).exit_code, 0);
 }
 
+// ruff's --add-noqa: every finding's line gets a `# noqa: CODES` (merged into a noqa it has, in
+// front of a plain comment; for a command continued with `\`, on its last line, which covers it
+// whole), after which lint reports only what no directive can cover: a line inside a multi-line
+// string (the `#` would become its text), a JSON config. The edited files still parse (no OPM001), and no directive is
+// unused (no OPM003).
+TEST(LintRuffHabits, AddNoqaSilencesWhatADirectiveCanCover) {
+  testing::TempDir dir;
+  dir.Write("train.py", R"py(import argparse
+import torch_npu
+parser = argparse.ArgumentParser()
+parser.add_argument("--steps", type=int)
+args = parser.parse_args()
+NOTE = """profile(
+with_flops=False)"""
+prof = torch_npu.profiler.profile(  # keep this comment
+    activities=[torch_npu.profiler.ProfilerActivity.CPU, torch_npu.profiler.ProfilerActivity.NPU],
+    record_shapes=False)  # noqa: OPM104
+)py");
+  dir.Write("run.sh",
+            "python train.py --steps 2 \\\n  --bad 1\npython train.py --bad 2 \\\n  --steps 3\n"
+            "python train.py --bad 3 --steps \"2\n\"\n");
+  dir.Write("profiler_config.json", R"json({"activities": ["CPU", "NPU"], "prof_dir": "./prof", "start_step": 10,
+ "analyse": true, "record_shapes": true, "with_flops": false,
+ "experimental_config": {"profiler_level": "Level1", "export_type": ["db"], "msprof_tx": true}})json");
+  const std::vector<std::string> lint{"lint", "--no-config", "--output-format", "concise", dir.path().string()};
+  const auto before = RunOpmfu(lint);
+  ASSERT_EQ(before.exit_code, 1) << before.err;
+  std::vector<std::string> add = lint;
+  add.push_back("--add-noqa");
+  const auto added = RunOpmfu(add);
+  EXPECT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_EQ(added.out, "");
+  EXPECT_NE(added.err.find("Added 4 noqa directives. 3 findings take none"), std::string::npos) << added.err;
+  const std::string script = testing::ReadFile(dir.path() / "train.py");
+  EXPECT_NE(script.find("prof = torch_npu.profiler.profile(  # noqa: OPM101, OPM102, OPM103, OPM104, OPM108  "
+                        "# keep this comment\n"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("record_shapes=False)  # noqa: OPM104, OPM107\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("NOTE = \"\"\"profile(\nwith_flops=False)\"\"\"\n"), std::string::npos) << script;
+  EXPECT_EQ(testing::ReadFile(dir.path() / "run.sh"),
+            "python train.py --steps 2 \\\n  --bad 1  # noqa: OPM201\npython train.py --bad 2 \\\n  --steps 3  # noqa: "
+            "OPM201\n"
+            "python train.py --bad 3 --steps \"2\n\"\n");
+  const auto after = RunOpmfu(lint);
+  EXPECT_EQ(after.exit_code, 1) << after.err;
+  EXPECT_NE(after.out.find("run.sh:5:17: OPM201"), std::string::npos) << after.out;  // in a string
+  EXPECT_NE(after.out.find("profiler_config.json:"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("/train.py:"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("OPM001"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("OPM003"), std::string::npos) << after.out;
+  EXPECT_NE(after.err.find("Found 2 findings"), std::string::npos) << after.err;
+  // One edit at a time, and never the standard input.
+  add.push_back("--fix");
+  EXPECT_EQ(RunOpmfu(add).exit_code, 2);
+  EXPECT_EQ(RunOpmfu({"lint", "--no-config", "--add-noqa", "-"}).exit_code, 2);
+}
+
 // A trailing noqa covers the whole command it ends, continued lines included (one line to bash);
 // a finding in a launcher another one runs is hidden by the noqa of the launcher it is in, never by
 // one at the same line number of the launcher that ran it (which is then unused: OPM003).
