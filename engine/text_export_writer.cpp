@@ -5,11 +5,11 @@
 // as name, args.domain).
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <streambuf>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -31,9 +31,13 @@ namespace {
 std::string TextMicroseconds(std::int64_t ns) {
   const bool negative = ns < 0;
   const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-  char text[32];
-  std::snprintf(text, sizeof text, "%s%llu.%03llu", negative ? "-" : "",
-                static_cast<unsigned long long>(magnitude / 1000), static_cast<unsigned long long>(magnitude % 1000));
+  std::string text = negative ? "-" : "";
+  text += std::to_string(magnitude / 1000);
+  const auto thousandths = static_cast<unsigned>(magnitude % 1000);
+  text += '.';
+  text += static_cast<char>('0' + thousandths / 100);
+  text += static_cast<char>('0' + thousandths / 10 % 10);
+  text += static_cast<char>('0' + thousandths % 10);
   return text;
 }
 
