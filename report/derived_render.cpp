@@ -155,7 +155,7 @@ std::string RenderDerivedPlain(const DerivedSection& section, bool markdown, std
   }
   for (const std::string& note : section.notes) out << bullet << note << "\n";
   out << "\n";
-  if (!section.groups.empty()) {
+  if (top > 0 && !section.groups.empty()) {
     out << FormatTable(GroupRows(section, top), markdown ? TableStyle::kMarkdown : TableStyle::kText) << "\n";
   }
   if (!section.disagreements.empty()) {
@@ -326,7 +326,7 @@ std::string RooflineChart(const DerivedSection& section) {
                             ": arithmetic intensity against achieved FLOP/s (log-log; each dot a kernel signature)";
   svg << "<figure><figcaption>" << EscapeHtml(title) << "</figcaption><svg class=\"chart\" data-chart=\"roofline\" "
       << "role=\"img\" aria-label=\"" << EscapeHtml(title) << "\" viewBox=\"0 0 " << left + width + 60 << " "
-      << top + height + 40 << "\" width=\"" << left + width + 60 << "\" height=\"" << top + height + 40 << "\">";
+      << top + height + 40 << "\">";
   for (int step = 0; min_y + step <= max_y; ++step) {
     const double y = min_y + step;
     svg << "<line x1=\"" << left << "\" y1=\"" << n(py(y)) << "\" x2=\"" << left + width << "\" y2=\"" << n(py(y))
@@ -376,7 +376,7 @@ std::string HtmlTable(const std::vector<TableRow>& rows) {
   out << "</tr></thead><tbody>";
   for (std::size_t i = 1; i < rows.size(); ++i) {
     out << "<tr>";
-    for (const std::string& cell : rows[i]) out << "<td>" << WithBreaksAfterSeparators(EscapeHtml(cell)) << "</td>";
+    for (const std::string& cell : rows[i]) out << HtmlCell(cell);
     out << "</tr>";
   }
   out << "</tbody></table>\n";

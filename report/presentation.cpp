@@ -3,6 +3,7 @@
 #include "common/text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace opmfu::report {
@@ -71,11 +72,39 @@ std::string FormatTable(const std::vector<TableRow>& raw_rows, TableStyle style)
 std::string WithBreaksAfterSeparators(std::string_view escaped_html) {
   std::string html;
   html.reserve(escaped_html.size());
+  bool in_entity = false;  // the ';' that ends "&lt;" is no separator
   for (const char c : escaped_html) {
     html.push_back(c);
-    if (c == ',' || c == ';') html += "<wbr>";
+    if (c == '&') in_entity = true;
+    if ((c == ',' || c == ';') && !in_entity) html += "<wbr>";
+    if (c == ';') in_entity = false;
   }
   return html;
+}
+
+bool IsFigure(std::string_view text) {
+  static constexpr std::string_view kUnits[] = {"ns", "us", "ms",   "s",    "min",    "x",   "!",      "B", "KB",
+                                                "MB", "GB", "TB/s", "GB/s", "FLOP/B", "MHz", "TFLOPS", "%"};
+  bool any = false;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    const bool unit = std::find(std::begin(kUnits), std::end(kUnits), word) != std::end(kUnits);
+    const std::size_t digit = word.front() == '-' || word.front() == '+' ? 1 : 0;
+    const bool number = word.size() > digit && std::isdigit(static_cast<unsigned char>(word[digit])) != 0 &&
+                        word.find_first_not_of("0123456789.,e+-%x") == std::string_view::npos;
+    if (!unit && !number) return false;
+    any = any || number;
+  }
+  return any;
+}
+
+std::string HtmlCell(std::string_view text) {
+  if (IsFigure(text)) return "<td class=\"n\">" + EscapeHtml(text) + "</td>";
+  return "<td>" + WithBreaksAfterSeparators(EscapeHtml(text)) + "</td>";
 }
 
 std::string EscapeHtml(std::string_view text) {

@@ -30,4 +30,12 @@ std::string EscapeHtml(std::string_view text);
 /// table past the page or breaking names mid-word.
 std::string WithBreaksAfterSeparators(std::string_view escaped_html);
 
+/// A figure the report prints: numbers with their units or a band flag ("531.59 ms", "42.9%",
+/// "1.1e+12", "15.1% !"), which a table must never break across lines.
+bool IsFigure(std::string_view text);
+
+/// One HTML table cell of `text`: a figure in a `td.n` (kept on one line), anything else wrapping
+/// after its separators.
+std::string HtmlCell(std::string_view text);
+
 }  // namespace opmfu::report

@@ -404,7 +404,7 @@ std::string BarChart(const std::string& id, const std::string& title, const std:
   std::ostringstream svg;
   svg << "<figure><figcaption>" << EscapeHtml(title) << "</figcaption><svg class=\"chart\" data-chart=\"" << id
       << "\" role=\"img\" aria-label=\"" << EscapeHtml(title) << "\" viewBox=\"0 0 " << Number(left + width + text_room)
-      << " " << height << "\" width=\"" << Number(left + width + text_room) << "\" height=\"" << height << "\">";
+      << " " << height << "\">";
   if (maximum <= 0) maximum = 1;
   for (int tick = 0; tick <= 4; ++tick) {
     const double x = left + width * tick / 4;
@@ -451,7 +451,7 @@ std::string ScatterChart(const MfuReport& report) {
       "MFU against kernel duration (each dot a kernel; log time axis; hollow dots are above the axis)";
   svg << "<figure><figcaption>" << EscapeHtml(title) << "</figcaption><svg class=\"chart\" data-chart=\"mfu-duration\" "
       << "role=\"img\" aria-label=\"" << EscapeHtml(title) << "\" viewBox=\"0 0 " << left + width + 50 << " "
-      << top + height + 40 << "\" width=\"" << left + width + 50 << "\" height=\"" << top + height + 40 << "\">";
+      << top + height + 40 << "\">";
   for (int tick = 0; tick <= 4; ++tick) {
     const double y = top + height - height * tick / 4;
     svg << "<line x1=\"" << left << "\" y1=\"" << Number(y) << "\" x2=\"" << left + width << "\" y2=\"" << Number(y)
@@ -488,7 +488,7 @@ std::string HtmlTable(const Row& header, const std::vector<Row>& rows) {
   out << "</tr></thead><tbody>";
   for (const Row& row : rows) {
     out << "<tr>";
-    for (const std::string& cell : row) out << "<td>" << WithBreaksAfterSeparators(EscapeHtml(cell)) << "</td>";
+    for (const std::string& cell : row) out << HtmlCell(cell);
     out << "</tr>";
   }
   out << "</tbody></table>\n";
@@ -505,10 +505,13 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
       << "h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}\n"
       << "table{border-collapse:collapse;font-size:12px;margin:8px 0;max-width:100%}td,th{border:1px solid #ddd;"
       << "padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}td:last-child{min-width:16em}"
+      << "td.n{white-space:nowrap;overflow-wrap:normal}"
       << "th{background:#f4f4f4}figure{margin:12px 0;max-width:100%}figcaption{font-weight:600}"
-      << "svg.chart{max-width:100%;height:auto}.headline{font-size:15px}"
+      << "svg.chart{display:block;width:100%;height:auto}.headline{font-size:15px}"
       << ".legend span{display:inline-block;padding:1px 8px;margin-right:6px;color:#fff;border-radius:3px}"
-      << ".charts{display:flex;flex-wrap:wrap;gap:8px 32px}code{font-size:12px}\n</style></head><body>\n";
+      // Each chart takes the page's width (its viewBox scales, labels with it).
+      << ".charts{display:flex;flex-wrap:wrap;gap:8px 32px}.charts figure{flex:1 1 100%;min-width:0}"
+      << "code{font-size:12px}\n</style></head><body>\n";
   out << "<h1>opmfu report</h1>\n<p>" << EscapeHtml(kBasis) << "</p>\n";
   out << "<h2>Inputs and artifacts</h2><ul><li>source: " << EscapeHtml(SourceLine(report)) << "</li>";
   for (const auto& input : report.inputs) out << "<li>input: <code>" << EscapeHtml(input.string()) << "</code></li>";
@@ -546,7 +549,11 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
          group.band});
     op_max = std::max(op_max, group.weighted_mfu);
   }
-  out << BarChart("op-mfu", "MFU per operator type (the ops with the most kernel time)", op_bars, op_max, true);
+  // These figures are upstream's, over every row; the headline counts compute kernels only.
+  out << BarChart("op-mfu",
+                  "MFU per operator type (the ops with the most kernel time; every OperatorMFU row, auxiliary "
+                  "kernels such as TransData included, as msprof-analyze counts them)",
+                  op_bars, op_max, true);
   out << ScatterChart(report);
   std::vector<Bar> shape_bars;
   double lost_max = 0;
@@ -565,7 +572,9 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
                          rank.failure ? "failed" : FormatPercent(rank.weighted_mfu), BandOf(rank.weighted_mfu)});
     rank_max = std::max(rank_max, rank.weighted_mfu);
   }
-  out << BarChart("rank-mfu", "Time-weighted MFU per rank", rank_bars, rank_max, true);
+  out << BarChart("rank-mfu",
+                  "Time-weighted MFU per rank (every OperatorMFU row, not only the headline's compute kernels)",
+                  rank_bars, rank_max, true);
   out << "</div>\n";
 
   out << "<h2>Top opportunities: op at an input shape, by lost time</h2>\n"
@@ -602,14 +611,18 @@ std::string RenderHtml(const MfuReport& report, std::size_t top) {
   // Records each chart's drawn size, so a headless browser can confirm the charts render. The
   // report needs no script to display.
   // Also counts the labels that reach outside their chart's drawing (which the browser cuts) and
-  // records how far the page is wider than the window, for the layout check at several widths.
+  // records how far the page is wider than the window, and how many figures in tables run over
+  // more than one line, for the layout check at several widths.
   out << "<script>document.querySelectorAll('svg.chart').forEach(function(s){var b=s.getBBox();"
       << "s.setAttribute('data-drawn',Math.round(b.width)+'x'+Math.round(b.height)+':'+"
       << "s.querySelectorAll('rect,circle').length);var v=s.viewBox.baseVal,c=0;"
       << "s.querySelectorAll('text').forEach(function(t){var r=t.getBBox();"
       << "if(r.x<-0.5||r.y<-0.5||r.x+r.width>v.width+0.5||r.y+r.height>v.height+0.5)c++});"
       << "s.setAttribute('data-clipped-labels',c)});var d=document.documentElement;"
-      << "d.setAttribute('data-overflow-x',Math.max(0,d.scrollWidth-d.clientWidth));</script>\n</body></html>\n";
+      << "d.setAttribute('data-overflow-x',Math.max(0,d.scrollWidth-d.clientWidth));var n=0;"
+      << "document.querySelectorAll('td.n').forEach(function(t){var r=document.createRange();r.selectNodeContents(t);"
+      << "var l={};Array.prototype.forEach.call(r.getClientRects(),function(q){l[Math.round(q.top)]=1});"
+      << "if(Object.keys(l).length>1)n++});d.setAttribute('data-broken-figures',n);</script>\n</body></html>\n";
   return out.str();
 }
 

@@ -260,6 +260,12 @@ TEST_F(ReportOnDemo, HtmlIsSelfContainedAndItsChartsRenderInChromium) {
   for (const char* chart : {"op-mfu", "mfu-duration", "shape-lost", "rank-mfu", "roofline"}) {
     EXPECT_NE(page.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
   }
+  // The derived section's text (in <pre>) leaves its tables to the HTML ones: no bare header row.
+  const std::size_t derived = page.find("<h2 id=\"derived\">");
+  ASSERT_NE(derived, std::string::npos);
+  const std::string derived_text = page.substr(derived, page.find("</pre>", derived) - derived);
+  EXPECT_EQ(derived_text.find("input shapes"), std::string::npos) << derived_text;
+  EXPECT_NE(page.find("<th>input shapes</th>", derived), std::string::npos);
 
   const auto chromium = FindChromium();
   if (!chromium) {
@@ -315,6 +321,11 @@ TEST_F(ReportOnDemo, HtmlIsSelfContainedAndItsChartsRenderInChromium) {
     std::smatch scroll;
     ASSERT_TRUE(std::regex_search(laid_out, scroll, overflow)) << width;
     EXPECT_EQ(scroll[1], "0") << "the page is " << scroll[1] << " px wider than a " << width << " px window";
+    // No figure in a table is broken over two lines ("531." / "59 ms").
+    std::smatch broken;
+    ASSERT_TRUE(std::regex_search(laid_out, broken, std::regex(R"re(data-broken-figures="(\d+)")re"))) << width;
+    EXPECT_EQ(broken[1], "0") << broken[1] << " figures in tables break across lines at " << width << " px";
+    EXPECT_GT(laid_out.find("<td class=\"n\">"), 0U);
   }
   // The headline is the compute kernels', with the chip's peak and its source in the page itself
   // (not only in a tooltip) and the auxiliary kernels beside it.
@@ -322,6 +333,9 @@ TEST_F(ReportOnDemo, HtmlIsSelfContainedAndItsChartsRenderInChromium) {
       rendered, std::regex(R"re(<p id="peak">Chip peak: <b>[0-9.]+ TFLOPS[^<]*</b>, from each rank's device_)re")))
       << rendered.substr(0, 3000);
   EXPECT_NE(rendered.find("Time-weighted MFU of the compute kernels: <b>"), std::string::npos);
+  // The charts over every row say so beside the compute-kernel headline.
+  EXPECT_NE(rendered.find("<figcaption>Time-weighted MFU per rank (every OperatorMFU row"), std::string::npos);
+  EXPECT_NE(rendered.find("auxiliary kernels such as TransData included"), std::string::npos);
   EXPECT_NE(rendered.find("<p id=\"auxiliary\">Beside it, auxiliary kernels (TransData"), std::string::npos);
 }
 
