@@ -131,7 +131,7 @@ int RunLint(const LintFlags& flags) {
   const bool chatty = !flags.quiet && !flags.silent;  // ruff's --quiet/--silent: no summary, no notes
   ReportLintNotes(*report, flags.verbose, chatty);
   if (flags.add_noqa) {  // ruff's: a directive on each finding's line, written, counted, and done
-    const lint::NoqaEdits noqa = lint::AddNoqaDirectives(*report);
+    const lint::NoqaEdits noqa = lint::AddNoqaDirectives(*report, *options);
     if (Status written = lint::WriteFixes(noqa.files); !written.ok()) return ReportError(written.error());
     if (chatty) std::cerr << NoqaSummary(noqa) << "\n";
     return exit_code;

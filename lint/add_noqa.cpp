@@ -11,6 +11,8 @@
 
 #include "common/text_edit.h"
 #include "common/tree_sitter.h"
+#include "lint/inputs.h"
+#include "lint/stage.h"
 #include "linter/suppressions.h"
 #include "rules/rule_table.h"
 
@@ -60,9 +62,14 @@ std::string NoqaComment(const std::set<std::string>& codes) {
 // The edit that puts `codes` in a noqa at the end of the line [start, end) of `tree`'s source;
 // nullopt when the line cannot take one.
 std::optional<TextEdit> NoqaEdit(const SyntaxTree& tree, std::uint32_t start, std::uint32_t end,
-                                 std::set<std::string> codes) {
+                                 std::set<std::string> codes, bool continued_into) {
   const std::string_view line = std::string_view(tree.source()).substr(start, end - start);
   const std::size_t last = line.find_last_not_of(" \t\r");
+  // A blank line a `\` runs into ends that command: the directive goes there alone.
+  if (last == std::string_view::npos && continued_into) {
+    const auto at = static_cast<std::uint32_t>(start + std::min(line.size(), line.find_first_of('\r')));
+    return TextEdit{at, at, NoqaComment(codes) + (at == tree.source().size() ? "\n" : "")};
+  }
   if (last == std::string_view::npos || line[last] == '\\') return std::nullopt;  // blank, or continued to the end
   const auto at = static_cast<std::uint32_t>(start + last);
   const TSNode node = NodeAt(tree, at);
@@ -91,17 +98,27 @@ std::optional<TextEdit> NoqaEdit(const SyntaxTree& tree, std::uint32_t start, st
 
 }  // namespace
 
-NoqaEdits AddNoqaDirectives(const LintReport& report) {
+NoqaEdits AddNoqaDirectives(const LintReport& report, const LintOptions& options) {
   NoqaEdits out;
-  // Each finding goes to the file it is reported in, whichever file's list holds it.
+  const FileReader& files = FilesOf(options);
+  // Each finding goes to the file it is reported in, whichever file's list holds it and by
+  // whichever name (a launcher named, and reached again from another one).
+  std::map<std::string, std::string> identity_of;
+  const auto identity = [&](const std::string& path) -> const std::string& {
+    auto found = identity_of.find(path);
+    if (found == identity_of.end()) found = identity_of.emplace(path, Identity(files, path)).first;
+    return found->second;
+  };
   std::map<std::string, std::vector<const Diagnostic*>, std::less<>> findings_in;
-  for (const LintedFile& file : report.files) findings_in[file.path];
+  for (const LintedFile& file : report.files) findings_in[identity(file.path)];
   // One finding may be in two files' lists (a launcher's, and the script's it was found through).
-  std::set<std::tuple<std::string_view, int, int, std::string_view, std::string_view>> seen;
+  std::set<std::tuple<std::string, int, int, std::string_view, std::string_view>> seen;
   for (const LintedFile& file : report.files) {
     for (const Diagnostic& d : file.diagnostics) {
-      if (!seen.emplace(d.file, d.range.start.line, d.range.start.column, d.rule_id, d.message).second) continue;
-      const auto target = findings_in.find(d.file);
+      if (!seen.emplace(identity(d.file), d.range.start.line, d.range.start.column, d.rule_id, d.message).second) {
+        continue;
+      }
+      const auto target = findings_in.find(identity(d.file));
       if (target == findings_in.end() || !TakesNoqa(d.rule_id)) {
         ++out.left_reported;
         continue;
@@ -109,8 +126,10 @@ NoqaEdits AddNoqaDirectives(const LintReport& report) {
       target->second.push_back(&d);
     }
   }
+  std::set<std::string> edited;  // by identity: a file listed twice is edited once
   for (const LintedFile& file : report.files) {
-    const std::vector<const Diagnostic*>& findings = findings_in[file.path];
+    if (!edited.insert(identity(file.path)).second) continue;
+    const std::vector<const Diagnostic*>& findings = findings_in[identity(file.path)];
     if (findings.empty()) continue;
     if (!file.parsed_cleanly || file.path.ends_with(".json") || file.source.empty()) {
       out.left_reported += findings.size();
@@ -158,7 +177,7 @@ NoqaEdits AddNoqaDirectives(const LintReport& report) {
     for (const auto& [line, codes] : codes_by_line) {
       const std::size_t count = findings_by_line[line];
       const auto [start, end] = bounds(line);
-      std::optional<TextEdit> edit = NoqaEdit(*tree, start, end, codes);
+      std::optional<TextEdit> edit = NoqaEdit(*tree, start, end, codes, line > 1 && continued(line - 1));
       if (!edit) {
         out.left_reported += count;
         continue;

@@ -21,7 +21,8 @@ struct NoqaEdits {
 };
 
 /// The directives for every finding of `report` (linted with LintOptions::keep_sources) in a file
-/// that parsed cleanly. Nothing is written: WriteFixes writes the files.
-NoqaEdits AddNoqaDirectives(const LintReport& report);
+/// that parsed cleanly, each file once however many names it was reached by. Nothing
+/// is written: WriteFixes writes the files.
+NoqaEdits AddNoqaDirectives(const LintReport& report, const LintOptions& options);
 
 }  // namespace opmfu::lint

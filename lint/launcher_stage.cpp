@@ -19,6 +19,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Every comment of the launcher, wherever it stands: a directive in a function body counts
+// whether or not (and however often) the run reaches it.
+std::vector<TSNode> CommentsOf(const SyntaxTree& tree) {
+  std::vector<TSNode> comments;
+  for (TSNode root : tree.roots()) {
+    WalkTree(root, [&](TSNode node) {
+      if (IsType(node, "comment")) comments.push_back(node);
+      return true;
+    });
+  }
+  return comments;
+}
+
 // Where a launched script is: next to the launcher, else relative to the current directory.
 std::optional<std::string> FindScriptAt(const FileReader& files, const linter::Launch& launch, const fs::path& script);
 
@@ -190,9 +203,10 @@ Result<LauncherState> ReadLauncherState(const FileReader& files, const std::stri
   CheckKnownLaunches(state, files);
   state.configures_profiler = state.configures_profiler || TurnsOnMsMonitor(state.lint.facts);
   const SyntaxTree& tree = *state.lint.facts.tree;
-  state.suppressions = ReadFileSuppressions(tree, state.lint.facts.comments);
+  state.suppressions = ReadFileSuppressions(tree, CommentsOf(tree));
   state.parsed_cleanly = !tree.has_error();
-  if (keep_source) state.source = tree.source();
+  // As the file is on disk, for --fix: not the text parsed (line breaks added after a final `\`).
+  if (keep_source) state.source = tree.source().substr(0, state.lint.facts.source_size);
   if (tree.has_error()) {
     const auto ask_bash = [&] {
       return bash ? linter::CheckWithBash(*bash, path)
@@ -203,7 +217,6 @@ Result<LauncherState> ReadLauncherState(const FileReader& files, const std::stri
       state.diagnostics.push_back(std::move(d));
     }
   }
-  state.lint.facts.comments.clear();
   state.lint.facts.tree.reset();
   KeepWhatLaterStagesUse(state.lint);
   return state;

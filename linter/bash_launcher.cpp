@@ -23,9 +23,11 @@ bool IsShellScript(const std::string& path, std::string_view source) {
 }
 
 Result<LauncherFacts> ReadLauncher(const std::string& path, std::string source, const FileReader& files) {
+  const std::size_t source_size = source.size();
   OPMFU_ASSIGN_OR_RETURN(SyntaxTree tree, shell::ParseLauncher(std::move(source), path));
   LauncherFacts facts;
   facts.path = path;
+  facts.source_size = source_size;
   facts.tree = std::make_shared<const SyntaxTree>(std::move(tree));
   shell::Interpreter interpreter(facts, files);
   interpreter.RunLauncher();

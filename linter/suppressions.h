@@ -100,14 +100,16 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
     const int line = range.start.line;
     // Trailing: code before the comment on its line.
     const std::string_view text_line = tree.LineOf(ts_node_start_byte(comment));
-    const bool trailing =
-        text_line.find_first_not_of(" \t") <
-        static_cast<std::size_t>(ts_node_start_byte(comment) - (text_line.data() - tree.source().data()));
+    // Trailing: code before the comment on its line, or a line before it continued into it.
+    const int first_line = FirstContinuedLine(tree, comment);
+    const bool trailing = first_line < line || text_line.find_first_not_of(" \t") <
+                                                   static_cast<std::size_t>(ts_node_start_byte(comment) -
+                                                                            (text_line.data() - tree.source().data()));
     switch (directive.kind) {
       case RawDirective::Kind::kIgnore:
       case RawDirective::Kind::kNoqa:
         if (trailing) {
-          entry.first_line = FirstContinuedLine(tree, comment);
+          entry.first_line = first_line;
           entry.last_line = line;
         } else if (directive.kind == RawDirective::Kind::kNoqa) {
           entry.first_line = entry.last_line = line;

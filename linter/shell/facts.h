@@ -109,7 +109,8 @@ struct LauncherFacts {
   std::vector<Error> problems;      ///< a `source`d file that cannot be read, and the like
   std::vector<std::string> limits;  ///< a stated limit of the evaluator the launcher hit, one line each
   std::shared_ptr<const SyntaxTree> tree;
-  std::vector<TSNode> comments;
+  /// The file's own length: the parsed text may have line breaks added after a final `\`.
+  std::size_t source_size = std::string::npos;
 };
 
 }  // namespace opmfu::linter

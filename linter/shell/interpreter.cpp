@@ -139,7 +139,6 @@ void Interpreter::Run(TSNode node, const Frame& outer, Environment& env) {
   const Frame& frame = *nested;
   switch (KindOf(node)) {
     case kComment:
-      if (frame.depth == 0 && frame.file() == facts.path) facts.comments.push_back(node);
       return;
     case kVariableAssignment:
       Assign(node, frame, env, false);

@@ -614,7 +614,8 @@ prof = torch_npu.profiler.profile(  # keep this comment
 )py");
   dir.Write("run.sh",
             "python train.py --steps 2 \\\n  --bad 1\npython train.py --bad 2 \\\n  --steps 3\n"
-            "python train.py --bad 3 --steps \"2\n\"\n");
+            "python train.py --bad 3 --steps \"2\n\"\npython train.py --bad 4 \\\n\necho done\n");
+  dir.Write("end.sh", "python train.py --bad 5 \\\n");  // bash runs the command at the end of the file
   dir.Write("profiler_config.json", R"json({"activities": ["CPU", "NPU"], "prof_dir": "./prof", "start_step": 10,
  "analyse": true, "record_shapes": true, "with_flops": false,
  "experimental_config": {"profiler_level": "Level1", "export_type": ["db"], "msprof_tx": true}})json");
@@ -626,7 +627,7 @@ prof = torch_npu.profiler.profile(  # keep this comment
   const auto added = RunOpmfu(add);
   EXPECT_EQ(added.exit_code, 0) << added.err;
   EXPECT_EQ(added.out, "");
-  EXPECT_NE(added.err.find("Added 4 noqa directives. 3 findings take none"), std::string::npos) << added.err;
+  EXPECT_NE(added.err.find("Added 6 noqa directives. 3 findings take none"), std::string::npos) << added.err;
   const std::string script = testing::ReadFile(dir.path() / "train.py");
   EXPECT_NE(script.find("prof = torch_npu.profiler.profile(  # noqa: OPM101, OPM102, OPM103, OPM104, OPM108  "
                         "# keep this comment\n"),
@@ -637,7 +638,8 @@ prof = torch_npu.profiler.profile(  # keep this comment
   EXPECT_EQ(testing::ReadFile(dir.path() / "run.sh"),
             "python train.py --steps 2 \\\n  --bad 1  # noqa: OPM201\npython train.py --bad 2 \\\n  --steps 3  # noqa: "
             "OPM201\n"
-            "python train.py --bad 3 --steps \"2\n\"\n");
+            "python train.py --bad 3 --steps \"2\n\"\npython train.py --bad 4 \\\n# noqa: OPM201\necho done\n");
+  EXPECT_EQ(testing::ReadFile(dir.path() / "end.sh"), "python train.py --bad 5 \\\n# noqa: OPM201\n");
   const auto after = RunOpmfu(lint);
   EXPECT_EQ(after.exit_code, 1) << after.err;
   EXPECT_NE(after.out.find("run.sh:5:17: OPM201"), std::string::npos) << after.out;  // in a string
@@ -661,12 +663,18 @@ TEST(LintRuffHabits, ANoqaCoversItsCommandInItsOwnFile) {
   const fs::path runs = dir.Write("b.sh", "cd \"$UNKNOWN_DIR\"\npython missing.py  # noqa: OPM205\n");
   const fs::path continued =
       dir.Write("c.sh", "torchrun --nproc_per_node 8 missing.py \\\n    --steps 2 \\\n    --x 1  # noqa: OPM205\n");
-  const auto lint = RunOpmfu(
-      {"lint", "--no-config", "--output-format", "concise", caller.string(), runs.string(), continued.string()});
+  // In a function body, called or not: the directive is read from the file, not from the run.
+  const fs::path in_function = dir.Write("d.sh",
+                                         "run() {\n  torchrun --nproc_per_node 8 \"${D}/x.py\"  # noqa: OPM205\n}\n"
+                                         "unused() {\n  echo  # noqa: OPM205\n}\nrun\n");
+  const auto lint = RunOpmfu({"lint", "--no-config", "--output-format", "concise", caller.string(), runs.string(),
+                              continued.string(), in_function.string()});
   EXPECT_EQ(lint.out.find(": OPM205 "), std::string::npos) << lint.out;
   EXPECT_NE(lint.out.find("a.sh:2:10: OPM003"), std::string::npos) << lint.out;
   EXPECT_EQ(lint.out.find("b.sh:2:20: OPM003"), std::string::npos) << lint.out;
   EXPECT_EQ(lint.out.find("c.sh:3:12: OPM003"), std::string::npos) << lint.out;
+  EXPECT_EQ(lint.out.find("d.sh:2:"), std::string::npos) << lint.out;
+  EXPECT_NE(lint.out.find("d.sh:5:9: OPM003"), std::string::npos) << lint.out;  // hides nothing
 }
 
 // ruff's inline --config: a TOML setting laid over the config in force, key by key (in the lint
