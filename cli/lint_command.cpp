@@ -28,8 +28,8 @@ std::string NoqaSummary(const lint::NoqaEdits& noqa) {
   if (noqa.left_reported == 0) return line;
   return line + " " + std::to_string(noqa.left_reported) +
          (noqa.left_reported == 1 ? " finding takes" : " findings take") +
-         " none (a meta rule, a JSON config, a file that did not parse, a line inside a multi-line string or continued "
-         "with \\, or one with another directive): still reported.";
+         " none (a meta rule, a JSON config, a file that did not parse, a line inside a multi-line string, or one "
+         "with another directive): still reported.";
 }
 
 // The run's limits, and with `chatty` its skipped files (--verbose) and the launcher files that
