@@ -65,7 +65,17 @@ void ReportParsedAsRecorded(LintCheckContext& context, const linter::OfflineAnal
   if (!left_out) return;  // None written: the user's to replace
   TSNode arguments = ts_node_child_by_field_name(call.call, "arguments", 9);
   if (ts_node_is_null(arguments) || !IsType(arguments, "argument_list")) return;
-  const std::string text = "export_type=['text', 'db']";
+  // Quoted as the call's first string is (`profiler_path="./prof"` gives "text", "db").
+  char quote = 0;
+  WalkTree(arguments, [&](TSNode node) {
+    if (quote != 0) return false;
+    if (!IsType(node, "string")) return true;
+    const std::string_view written = context.module().tree().Text(node);
+    if (const std::size_t at = written.find_first_of("'\""); at != std::string_view::npos) quote = written[at];
+    return false;
+  });
+  if (quote == 0) quote = '\'';
+  const std::string text = std::string("export_type=[") + quote + "text" + quote + ", " + quote + "db" + quote + "]";
   Fix fix;
   fix.safe = false;  // an analyse of torch_npu before 7.1.0 has no such parameter
   fix.edits.push_back(python::AppendItemEdit(context.module().tree(), arguments, text));

@@ -567,7 +567,8 @@ TEST(LintRuffHabits, UnsafeFixesOnlyWhenAskedFor) {
   const auto plain = RunOpmfu(lint);
   EXPECT_EQ(plain.exit_code, 1) << plain.err;
   EXPECT_NE(plain.out.find("OPM115"), std::string::npos) << plain.out;
-  EXPECT_NE(plain.out.find("= fix (unsafe): add `export_type=['text', 'db']`"), std::string::npos) << plain.out;
+  // Quoted as the call's own string is.
+  EXPECT_NE(plain.out.find("= fix (unsafe): add `export_type=[\"text\", \"db\"]`"), std::string::npos) << plain.out;
   EXPECT_NE(plain.err.find("Found 1 finding (1 warning); 1 hidden fix can be enabled with --unsafe-fixes."),
             std::string::npos)
       << plain.err;
@@ -581,7 +582,7 @@ TEST(LintRuffHabits, UnsafeFixesOnlyWhenAskedFor) {
   EXPECT_EQ(safe_diff.out, "");
   const auto unsafe_diff = with({"--diff", "--unsafe-fixes"});
   EXPECT_EQ(unsafe_diff.exit_code, 1) << unsafe_diff.err;
-  EXPECT_NE(unsafe_diff.out.find("+analyse(\"./prof\", export_type=['text', 'db'])"), std::string::npos)
+  EXPECT_NE(unsafe_diff.out.find("+analyse(\"./prof\", export_type=[\"text\", \"db\"])"), std::string::npos)
       << unsafe_diff.out;
   EXPECT_EQ(testing::ReadFile(script), original);  // --diff changes nothing
   const auto safe_fix = with({"--fix"});
@@ -590,7 +591,7 @@ TEST(LintRuffHabits, UnsafeFixesOnlyWhenAskedFor) {
   EXPECT_EQ(unsafe_fix.exit_code, 0) << unsafe_fix.err;
   EXPECT_NE(unsafe_fix.err.find("Fixed 1 finding in "), std::string::npos) << unsafe_fix.err;
   EXPECT_EQ(testing::ReadFile(script),
-            "from torch_npu.profiler.profiler import analyse\nanalyse(\"./prof\", export_type=['text', 'db'])\n");
+            "from torch_npu.profiler.profiler import analyse\nanalyse(\"./prof\", export_type=[\"text\", \"db\"])\n");
   EXPECT_EQ(RunOpmfu(lint).exit_code, 0);
 }
 
