@@ -70,7 +70,8 @@ std::optional<TextEdit> NoqaEdit(const SyntaxTree& tree, std::uint32_t start, st
     const auto at = static_cast<std::uint32_t>(start + std::min(line.size(), line.find_first_of('\r')));
     return TextEdit{at, at, NoqaComment(codes) + (at == tree.source().size() ? "\n" : "")};
   }
-  if (last == std::string_view::npos || line[last] == '\\') return std::nullopt;  // blank, or continued to the end
+  if (last == std::string_view::npos || linter::ContinuesOnNextLine(line))
+    return std::nullopt;  // blank, or continued to the end
   const auto at = static_cast<std::uint32_t>(start + last);
   const TSNode node = NodeAt(tree, at);
   if (ts_node_is_null(node) || InsideMultiLineText(node, end)) return std::nullopt;
@@ -154,9 +155,7 @@ NoqaEdits AddNoqaDirectives(const LintReport& report, const LintOptions& options
     };
     const auto continued = [&](int line) {
       const auto [start, end] = bounds(line);
-      const std::string_view text = std::string_view(file.source).substr(start, end - start);
-      const std::size_t last = text.find_last_not_of(" \t\r");
-      return last != std::string_view::npos && text[last] == '\\';
+      return linter::ContinuesOnNextLine(std::string_view(file.source).substr(start, end - start));
     };
     // A finding on a line continued with `\` takes its directive at the command's last line, which
     // covers the whole command (linter/suppressions.h).

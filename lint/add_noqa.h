@@ -3,8 +3,9 @@
 // end of the line it is reported on (of a command continued with `\`, its last line), so that old
 // code can adopt the linter and only new findings fail CI. A line that cannot take a trailing
 // comment without changing what the file means is left alone: a line inside a multi-line string or
-// heredoc, a line whose comment is another opmfu directive, a JSON config. The checks of the linting itself (a syntax
-// error, a suppression, a limit, "nothing was checked") are not hidden by a noqa, so they get none.
+// heredoc, a line whose comment is another opmfu directive, a JSON config. The checks of the
+// linting itself (a syntax error, a suppression, a limit, "nothing was checked") are not hidden by
+// a noqa, so they get none.
 
 #include <cstddef>
 #include <vector>

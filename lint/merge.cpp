@@ -48,9 +48,7 @@ void MergeOutcomes(const FileReader& files, std::vector<FileOutcome>& outcomes, 
       }
       const auto owner = launcher_by_path.find(d.file);
       if (owner == launcher_by_path.end() || owner->second == &launcher) return false;
-      std::vector<Diagnostic> one{d};
-      linter::ApplySuppressions(owner->second->suppressions, one);
-      return one.empty();
+      return linter::Suppresses(owner->second->suppressions, d);
     });
   }
   std::set<std::tuple<std::string, int, int, std::string, std::string>> launcher_findings;

@@ -107,34 +107,40 @@ std::pair<int, int> NextStatementLines(const SyntaxTree& tree, TSNode comment) {
   return {tree.RangeOf(node).start.line, tree.RangeOf(node).end.line};
 }
 
+bool ContinuesOnNextLine(std::string_view line) {
+  const std::size_t last = line.find_last_not_of(" \t\r\n");
+  return last != std::string_view::npos && line[last] == '\\';
+}
+
 int FirstContinuedLine(const SyntaxTree& tree, TSNode comment) {
   const std::string& source = tree.source();
   int line = tree.RangeOf(comment).start.line;
   std::size_t start = tree.LineOf(ts_node_start_byte(comment)).data() - source.data();
   while (start > 0) {
     const std::string_view before = tree.LineOf(static_cast<std::uint32_t>(start - 1));
-    const std::size_t last = before.find_last_not_of(" \t\r\n");
-    if (last == std::string_view::npos || before[last] != '\\') break;
+    if (!ContinuesOnNextLine(before)) break;
     --line;
     start = before.data() - source.data();
   }
   return line;
 }
 
-void ApplySuppressions(Suppressions& suppressions, std::vector<Diagnostic>& diagnostics) {
-  std::erase_if(diagnostics, [&](const Diagnostic& d) {
-    bool suppressed = false;
-    for (Suppression& s : suppressions.entries) {
-      if (d.range.start.line < s.first_line || d.range.start.line > s.last_line) continue;
-      if (std::find(s.codes.begin(), s.codes.end(), d.rule_id) == s.codes.end() &&
-          std::find(s.codes.begin(), s.codes.end(), kEveryRule) == s.codes.end()) {
-        continue;
-      }
-      s.used = true;
-      suppressed = true;
+bool Suppresses(Suppressions& suppressions, const Diagnostic& d) {
+  bool suppressed = false;
+  for (Suppression& s : suppressions.entries) {
+    if (d.range.start.line < s.first_line || d.range.start.line > s.last_line) continue;
+    if (std::find(s.codes.begin(), s.codes.end(), d.rule_id) == s.codes.end() &&
+        std::find(s.codes.begin(), s.codes.end(), kEveryRule) == s.codes.end()) {
+      continue;
     }
-    return suppressed;
-  });
+    s.used = true;
+    suppressed = true;
+  }
+  return suppressed;
+}
+
+void ApplySuppressions(Suppressions& suppressions, std::vector<Diagnostic>& diagnostics) {
+  std::erase_if(diagnostics, [&](const Diagnostic& d) { return Suppresses(suppressions, d); });
 }
 
 }  // namespace opmfu::linter

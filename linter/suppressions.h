@@ -49,6 +49,8 @@ Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>&
 
 /// Drops the diagnostics a suppression covers and marks those suppressions used.
 void ApplySuppressions(Suppressions& suppressions, std::vector<Diagnostic>& diagnostics);
+/// Whether a suppression covers `d` (those that do are marked used).
+bool Suppresses(Suppressions& suppressions, const Diagnostic& d);
 
 // ---- implementation details the template needs --------------------------------------------------
 
@@ -65,6 +67,8 @@ std::pair<int, int> NextStatementLines(const SyntaxTree& tree, TSNode comment);
 /// The first line of the command a trailing comment ends: its own line, or the first of the lines
 /// before it continued with a `\` (one line to bash and Python).
 int FirstContinuedLine(const SyntaxTree& tree, TSNode comment);
+/// A line that ends in `\` (trailing blanks aside), which joins the next one to it.
+bool ContinuesOnNextLine(std::string_view line);
 
 template <typename KnownCode>
 Suppressions ReadSuppressions(const SyntaxTree& tree, const std::vector<TSNode>& comments, KnownCode&& known_code) {
